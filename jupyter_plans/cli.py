@@ -1,0 +1,116 @@
+"""The jupyter-plans command: read and drive a plan session from a shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .errors import DecisionRefused, PlanStoreError
+
+_VERBS = ("on", "off", "approve", "revise")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jupyter-plans",
+        description="Read and drive the durable plan of a notebook agent.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def with_session(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--db", required=True, help="a SQLAlchemy URL or the path of a plan file")
+        sub.add_argument("--session", required=True, metavar="SID", help="the session id")
+        return sub
+
+    with_session("snapshot", "print the session's snapshot as JSON")
+
+    events = with_session("events", "print the session's events as JSON Lines")
+    events.add_argument("--after", type=int, default=0, metavar="N", help="only events after seq N")
+
+    call = with_session("call", "call a plan tool; exit 0 when accepted, 1 when refused")
+    call.add_argument("tool", metavar="TOOL", help="update_plan, plan_submit or record_decision")
+    call.add_argument("args_json", metavar="ARGS_JSON", help="the tool's arguments as JSON")
+    call.add_argument("--turn-id", default=None, help="the agent's turn")
+    call.add_argument("--call-id", default=None, help="the call's id (a retry repeats it)")
+
+    plan = with_session("plan", "a person's decision: on, off, approve [HASH], revise NOTES")
+    plan.add_argument("verb", metavar="VERB", help="on, off, approve or revise")
+    plan.add_argument("rest", nargs="*", metavar="ARG", help="HASH for approve, NOTES for revise")
+
+    demo = commands.add_parser(
+        "demo",
+        help="run the scripted demo session and print the plan as it goes",
+        description="Run a scripted agent through plan mode against a fresh plan file.",
+    )
+    demo.add_argument("--db", default=None, help="where to keep the plan (default: a new temp folder)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except (PlanStoreError, DecisionRefused) as exc:
+        print(f"jupyter-plans: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "demo":
+        from ._demo import run_demo
+
+        return run_demo(args.db)
+
+    from .store import PlanStore
+
+    with PlanStore(args.db) as store:
+        session = store.session(args.session)
+        if args.command == "snapshot":
+            print(session.snapshot().model_dump_json())
+            return 0
+        if args.command == "events":
+            for event in session.events(after=args.after):
+                print(event.model_dump_json())
+            return 0
+        if args.command == "call":
+            return _call(session, args)
+        return _decide(session, args.verb, args.rest)
+
+
+def _call(session, args: argparse.Namespace) -> int:
+    try:
+        tool_args = json.loads(args.args_json)
+    except json.JSONDecodeError as exc:
+        result = {"is_error": True, "content": f"ARGS_JSON is not valid JSON: {exc}"}
+        print(json.dumps(result))
+        return 1
+    result = session.call_tool(args.tool, tool_args, turn_id=args.turn_id, call_id=args.call_id)
+    print(result.model_dump_json())
+    return 1 if result.is_error else 0
+
+
+def _decide(session, verb: str, rest: list[str]) -> int:
+    # Verbs match without case; a hash never does.
+    verb = verb.lower()
+    if verb not in _VERBS:
+        raise DecisionRefused(f"unknown verb {verb!r}; use one of {', '.join(_VERBS)}")
+    if verb in ("on", "off"):
+        if rest:
+            raise DecisionRefused(f"{verb} takes no arguments; found {' '.join(rest)!r}")
+        getattr(session, verb)()
+    elif verb == "approve":
+        if len(rest) > 1:
+            raise DecisionRefused(f"approve takes at most one HASH; found {' '.join(rest)!r}")
+        session.approve(rest[0] if rest else None)
+    else:
+        session.revise(" ".join(rest))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

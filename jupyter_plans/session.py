@@ -1,0 +1,682 @@
+"""PlanSession: the operations on one durable plan, each one transaction that appends its events."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
+
+from . import policy
+from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
+from .errors import DecisionRefused, PlanStoreError
+from .models import (
+    Decision,
+    Event,
+    Message,
+    PlanSubmitArgs,
+    RecordDecisionArgs,
+    Snapshot,
+    ToolResult,
+    UpdatePlanArgs,
+)
+from .store.schema import decisions, events, messages, proposals, sessions, turns
+from .validation import (
+    Refused,
+    check_decision,
+    check_expected_revision,
+    check_plan,
+    check_raw,
+    parse,
+)
+
+if TYPE_CHECKING:
+    from .store import PlanStore
+
+ENFORCEMENT = "session-metadata-only"
+MAX_MESSAGE_BYTES = 65536
+_HASH = re.compile("[0-9a-f]{64}")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# Statements, built once.
+_SID = bindparam("sid")
+_RECORDED = (
+    select(events.c.result)
+    .where(events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
+    .scalar_subquery()
+)
+_SELECT_STATE = (
+    select(sessions, _RECORDED.label("recorded"))
+    .where(sessions.c.session_id == _SID)
+    .with_for_update(of=sessions)
+)
+_SELECT_ROW = select(sessions).where(sessions.c.session_id == _SID)
+_UPDATE_STATE = (
+    update(sessions)
+    .where(sessions.c.session_id == _SID, sessions.c.cursor == bindparam("loaded_cursor"))
+    .values(
+        cursor=bindparam("b_cursor"),
+        revision=bindparam("b_revision"),
+        mode=bindparam("b_mode"),
+        pending_proposal_hash=bindparam("b_pending"),
+        approved_proposal_hash=bindparam("b_approved"),
+        plan=bindparam("b_plan"),
+        newest_turn_id=bindparam("b_turn_id"),
+        newest_turn_ordinal=bindparam("b_turn_ordinal"),
+        newest_turn_cancelled=bindparam("b_turn_cancelled"),
+    )
+)
+_INSERT_EVENT = insert(events)
+_INSERT_TURN = insert(turns)
+_INSERT_DECISION = insert(decisions)
+_INSERT_PROPOSAL = insert(proposals)
+_INSERT_MESSAGE = insert(messages)
+_SELECT_EVENTS = (
+    select(events.c.seq, events.c.kind, events.c.data, events.c.at)
+    .where(events.c.session_id == _SID, events.c.seq > bindparam("after"))
+    .order_by(events.c.seq)
+)
+_SELECT_DECISIONS = (
+    select(decisions.c.title, decisions.c.rationale, decisions.c.sources)
+    .where(decisions.c.session_id == _SID)
+    .order_by(decisions.c.seq)
+)
+_SELECT_TURN = select(turns.c.ordinal, turns.c.cancelled).where(
+    turns.c.session_id == _SID, turns.c.turn_id == bindparam("turn_id")
+)
+_CANCEL_TURN = (
+    update(turns)
+    .where(turns.c.session_id == _SID, turns.c.turn_id == bindparam("turn_id"))
+    .values(cancelled=True)
+)
+_SELECT_WAITING = (
+    select(messages.c.message_id, messages.c.source, messages.c.text)
+    .where(messages.c.session_id == _SID, messages.c.delivered_seq.is_(None))
+    .order_by(messages.c.message_id)
+)
+_NEXT_MESSAGE_ID = select(func.coalesce(func.max(messages.c.message_id), 0) + 1).where(
+    messages.c.session_id == _SID
+)
+_MARK_DELIVERED = (
+    update(messages)
+    .where(messages.c.session_id == _SID, messages.c.message_id == bindparam("b_message_id"))
+    .values(delivered_seq=bindparam("b_seq"))
+)
+_SELECT_PROPOSALS = (
+    select(proposals.c.hash, proposals.c.body)
+    .where(proposals.c.session_id == _SID)
+    .order_by(proposals.c.seq.desc())
+)
+_PROPOSAL_KNOWN = select(proposals.c.seq).where(
+    and_(proposals.c.session_id == _SID, proposals.c.hash == bindparam("hash"))
+)
+
+
+@dataclass
+class _State:
+    """The session row: the fold of the session's events, kept current in every write."""
+
+    session_id: str
+    cursor: int = 0
+    revision: int = 0
+    mode: str = "default"
+    pending_proposal_hash: str | None = None
+    approved_proposal_hash: str | None = None
+    plan: dict | None = None
+    newest_turn_id: str | None = None
+    newest_turn_ordinal: int = 0
+    newest_turn_cancelled: bool = False
+
+    @classmethod
+    def from_row(cls, row: Any) -> _State:
+        return cls(
+            session_id=row.session_id,
+            cursor=row.cursor,
+            revision=row.revision,
+            mode=row.mode,
+            pending_proposal_hash=row.pending_proposal_hash,
+            approved_proposal_hash=row.approved_proposal_hash,
+            plan=json.loads(row.plan) if row.plan is not None else None,
+            newest_turn_id=row.newest_turn_id,
+            newest_turn_ordinal=row.newest_turn_ordinal,
+            newest_turn_cancelled=bool(row.newest_turn_cancelled),
+        )
+
+
+@dataclass
+class _Change:
+    """The writes of one operation, applied together when it ends."""
+
+    conn: Connection
+    state: _State
+    recorded: str | None
+    loaded_cursor: int
+    events: list[dict] = field(default_factory=list)
+    rows: list[tuple[Any, dict]] = field(default_factory=list)
+    plan_changed: bool = False
+
+    def emit(self, kind: str, data: dict, call_id: str | None = None, result: Any = None) -> int:
+        self.state.cursor += 1
+        self.events.append(
+            {
+                "session_id": self.state.session_id,
+                "seq": self.state.cursor,
+                "kind": kind,
+                "data": _dumps(data),
+                "at": _now(),
+                "call_id": call_id,
+                "result": None if result is None else _dumps(result),
+            }
+        )
+        return self.state.cursor
+
+    def add(self, statement: Any, params: dict) -> None:
+        self.rows.append((statement, params))
+
+
+def _write_state(change: _Change) -> None:
+    s = change.state
+    params = {
+        "sid": s.session_id,
+        "loaded_cursor": change.loaded_cursor,
+        "b_cursor": s.cursor,
+        "b_revision": s.revision,
+        "b_mode": s.mode,
+        "b_pending": s.pending_proposal_hash,
+        "b_approved": s.approved_proposal_hash,
+        "b_plan": _dumps(s.plan) if s.plan is not None else None,
+        "b_turn_id": s.newest_turn_id,
+        "b_turn_ordinal": s.newest_turn_ordinal,
+        "b_turn_cancelled": s.newest_turn_cancelled,
+    }
+    if change.conn.execute(_UPDATE_STATE, params).rowcount != 1:
+        # The row lock (or SQLite's write lock) makes this unreachable unless another writer
+        # ignored the locking protocol; refuse rather than lose its update.
+        raise PlanStoreError(f"session {s.session_id!r} was changed by another writer; retry")
+
+
+def _write_rows(change: _Change) -> None:
+    for statement, params in change.rows:
+        change.conn.execute(statement, params)
+
+
+def _append_events(change: _Change) -> None:
+    change.conn.execute(_INSERT_EVENT, change.events)
+
+
+class PlanSession:
+    """One durable plan. Every method that changes it is one transaction with its events."""
+
+    def __init__(self, store: PlanStore, session_id: str) -> None:
+        if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200:
+            raise ValueError(f"a session id is 1 to 200 characters; found {session_id!r}")
+        self.store = store
+        self.session_id = session_id
+        self._insert_session = (
+            store.insert(sessions)
+            .values(
+                session_id=_SID,
+                cursor=0,
+                revision=0,
+                mode="default",
+                newest_turn_ordinal=0,
+                newest_turn_cancelled=False,
+                created_at=bindparam("created_at"),
+            )
+            .on_conflict_do_nothing(index_elements=[sessions.c.session_id])
+        )
+
+    def __repr__(self) -> str:
+        return f"<PlanSession {self.session_id!r} in {self.store!r}>"
+
+    # The transaction every change goes through.
+
+    @contextmanager
+    def _writing(self, call_id: str | None = None) -> Iterator[_Change]:
+        key = {"sid": self.session_id, "call_id": call_id}
+        with self.store.write() as conn:
+            row = conn.execute(_SELECT_STATE, key).first()
+            if row is None:
+                conn.execute(self._insert_session, {"sid": self.session_id, "created_at": _now()})
+                row = conn.execute(_SELECT_STATE, key).first()
+            change = _Change(conn, _State.from_row(row), row.recorded, row.cursor)
+            yield change
+            if change.events:
+                _write_state(change)
+                _write_rows(change)
+                _append_events(change)
+        if change.events:
+            self.store.notify(self.session_id, change.state.cursor)
+
+    # Reading.
+
+    def snapshot(self) -> Snapshot:
+        with self.store.read() as conn:
+            row = conn.execute(_SELECT_ROW, {"sid": self.session_id}).first()
+            decided = conn.execute(_SELECT_DECISIONS, {"sid": self.session_id}).all()
+        if row is None:
+            return Snapshot(
+                session_id=self.session_id,
+                cursor=0,
+                mode="default",
+                pending_proposal_hash=None,
+                approved_proposal_hash=None,
+                plan=None,
+                decisions=[],
+            )
+        return Snapshot.model_validate(
+            {
+                "session_id": self.session_id,
+                "cursor": row.cursor,
+                "mode": row.mode,
+                "pending_proposal_hash": row.pending_proposal_hash,
+                "approved_proposal_hash": row.approved_proposal_hash,
+                "plan": json.loads(row.plan) if row.plan is not None else None,
+                "decisions": [
+                    {"title": d.title, "rationale": d.rationale, "sources": json.loads(d.sources)}
+                    for d in decided
+                ],
+            }
+        )
+
+    def events(self, after: int = 0) -> list[Event]:
+        with self.store.read() as conn:
+            rows = conn.execute(_SELECT_EVENTS, {"sid": self.session_id, "after": after}).all()
+        return [
+            Event(seq=r.seq, kind=r.kind, data=json.loads(r.data), at=r.at) for r in rows
+        ]
+
+    def cursor(self) -> int:
+        """The seq of the newest event; cheap enough to poll."""
+        with self.store.read() as conn:
+            row = conn.execute(_SELECT_ROW, {"sid": self.session_id}).first()
+        return row.cursor if row is not None else 0
+
+    def waiting_messages(self) -> list[Message]:
+        """The queue as it stands, oldest first, whether or not it may be delivered now."""
+        with self.store.read() as conn:
+            rows = conn.execute(_SELECT_WAITING, {"sid": self.session_id}).all()
+        return [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
+
+    def proposal_changes(self) -> dict | None:
+        """What the waiting proposal changed since the one before it: added, removed, reworded.
+
+        None when no proposal waits or it is the first.
+        """
+        with self.store.read() as conn:
+            row = conn.execute(_SELECT_ROW, {"sid": self.session_id}).first()
+            if row is None or row.pending_proposal_hash is None:
+                return None
+            found = conn.execute(_SELECT_PROPOSALS.limit(2), {"sid": self.session_id}).all()
+        if len(found) < 2:
+            return None
+        new, old = (json.loads(r.body) for r in found)
+        return diff_steps(_body_steps(old), _body_steps(new))
+
+    # Agent tools.
+
+    def call_tool(
+        self,
+        name: str,
+        args: Any,
+        *,
+        turn_id: str | None = None,
+        call_id: str | None = None,
+    ) -> ToolResult:
+        """Run a tool call from an agent; never raises for bad input, returns is_error instead."""
+        if call_id is None:
+            call_id = f"call-{uuid.uuid4().hex}"
+        with self._writing(call_id) as change:
+            if change.recorded is not None:
+                return ToolResult.model_validate_json(change.recorded)
+            try:
+                self._see_turn(change, turn_id)
+                refusal = policy.refusal_for_tool(name, change.state.mode)
+                if refusal:
+                    raise Refused(refusal)
+                raw = check_raw(args)
+                content = getattr(self, f"_tool_{name}")(change, raw, turn_id, call_id)
+                return ToolResult(is_error=False, content=content)
+            except Refused as refusal:
+                result = ToolResult(is_error=True, content=str(refusal))
+                change.emit(
+                    "tool_finished",
+                    {"name": name, "call_id": call_id, "result": result.model_dump()},
+                )
+                return result
+
+    def _see_turn(self, change: _Change, turn_id: str | None) -> None:
+        """Refuse a call from a cancelled or older turn; register a new turn as the newest."""
+        if turn_id is None:
+            return
+        s = change.state
+        if turn_id == s.newest_turn_id and not s.newest_turn_cancelled:
+            return
+        found = change.conn.execute(
+            _SELECT_TURN, {"sid": s.session_id, "turn_id": turn_id}
+        ).first()
+        if found is not None and found.cancelled:
+            raise Refused(
+                f"turn {turn_id!r} was cancelled when the person left plan mode; "
+                "this call is late and was not applied"
+            )
+        if found is not None:
+            raise Refused(
+                f"turn {turn_id!r} is older than the newest turn {s.newest_turn_id!r}; "
+                "this call is late and was not applied"
+            )
+        s.newest_turn_ordinal += 1
+        s.newest_turn_id = turn_id
+        s.newest_turn_cancelled = False
+        change.add(
+            _INSERT_TURN,
+            {
+                "session_id": s.session_id,
+                "turn_id": turn_id,
+                "ordinal": s.newest_turn_ordinal,
+                "cancelled": False,
+            },
+        )
+
+    def _tool_update_plan(self, change: _Change, raw: dict, turn_id, call_id) -> str:
+        args = parse(UpdatePlanArgs, raw)
+        check_plan(args, proposal=False)
+        s = change.state
+        check_expected_revision(args.expected_revision, s.revision, required=True)
+        plan, reopened = build_plan(args, s.plan, s.revision + 1, turn_id, call_id)
+        content = f"Plan updated to revision {plan['revision']}."
+        if reopened:
+            content += (
+                " Reopened as pending, because a step they depend on is no longer completed: "
+                + ", ".join(reopened)
+                + "."
+            )
+        if s.pending_proposal_hash is not None:
+            content += (
+                " Your proposal still waits for the person's decision and stays bound to the "
+                "text you submitted; call plan_submit again if the proposal should change."
+            )
+        self._store_plan(change, "update_plan", plan, content, turn_id, call_id)
+        return content
+
+    def _tool_plan_submit(self, change: _Change, raw: dict, turn_id, call_id) -> str:
+        args = parse(PlanSubmitArgs, raw)
+        check_plan(args, proposal=True)
+        s = change.state
+        check_expected_revision(args.expected_revision, s.revision, required=False)
+        plan, _ = build_plan(args, s.plan, s.revision + 1, turn_id, call_id)
+        body = proposal_body(plan)
+        digest = body_hash(body)
+        content = (
+            f"Proposal submitted as revision {plan['revision']} (hash {digest}). "
+            "End your turn now and wait: the person will approve it, ask for changes, "
+            "or leave plan mode."
+        )
+        self._store_plan(change, "plan_submit", plan, content, turn_id, call_id)
+        self._propose(change, digest, body)
+        return content
+
+    def _tool_record_decision(self, change: _Change, raw: dict, turn_id, call_id) -> str:
+        args = parse(RecordDecisionArgs, raw)
+        check_decision(args.title, args.rationale, args.sources)
+        content = f"Decision recorded: {args.title}"
+        data = Decision(title=args.title, rationale=args.rationale, sources=args.sources)
+        seq = change.emit(
+            "decision_recorded",
+            data.model_dump(),
+            call_id=call_id,
+            result={"is_error": False, "content": content},
+        )
+        change.add(
+            _INSERT_DECISION,
+            {
+                "session_id": change.state.session_id,
+                "seq": seq,
+                "title": args.title,
+                "rationale": args.rationale,
+                "sources": _dumps(args.sources),
+            },
+        )
+        return content
+
+    def _store_plan(self, change, name, plan, content, turn_id, call_id) -> None:
+        change.state.plan = plan
+        change.state.revision = plan["revision"]
+        result = {"is_error": False, "content": content}
+        change.emit(
+            "plan_updated",
+            {
+                "name": name,
+                "call_id": call_id,
+                "turn_id": turn_id,
+                "plan": plan,
+                "result": result,
+                "enforcement": ENFORCEMENT,
+            },
+            call_id=call_id,
+            result=result,
+        )
+
+    def _propose(self, change: _Change, digest: str, body: dict) -> None:
+        s = change.state
+        s.pending_proposal_hash = digest
+        seq = change.emit("proposal_submitted", {"hash": digest, "revision": s.revision})
+        change.add(
+            _INSERT_PROPOSAL,
+            {
+                "session_id": s.session_id,
+                "seq": seq,
+                "hash": digest,
+                "revision": s.revision,
+                "body": _dumps(body),
+            },
+        )
+
+    # The person's verbs. Each raises DecisionRefused, changing nothing, when refused.
+
+    def on(self) -> Snapshot:
+        """Enter plan mode; a proposal still waiting is dropped."""
+        with self._writing() as change:
+            self._enter_plan_mode(change)
+        return self.snapshot()
+
+    def start_planning(self, task: str) -> Snapshot:
+        """Enter plan mode and queue `task` as the person's message: the task to plan."""
+        _check_person_text("the task", task)
+        with self._writing() as change:
+            self._enter_plan_mode(change)
+            self._queue(change, "person", task)
+        return self.snapshot()
+
+    def off(self) -> Snapshot:
+        """Leave plan mode: clear any wait and cancel the newest turn."""
+        with self._writing() as change:
+            s = change.state
+            if s.pending_proposal_hash is not None:
+                self._decide(change, "left")
+            self._set_mode(change, "default")
+            if s.newest_turn_id is not None and not s.newest_turn_cancelled:
+                s.newest_turn_cancelled = True
+                change.add(_CANCEL_TURN, {"sid": s.session_id, "turn_id": s.newest_turn_id})
+                change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
+        return self.snapshot()
+
+    def approve(self, hash: str | None = None) -> Snapshot:  # noqa: A002 - the documented name
+        """Approve the waiting proposal (only it: a given hash must match in full)."""
+        with self._writing() as change:
+            s = change.state
+            pending = s.pending_proposal_hash
+            if pending is None:
+                raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+            if hash is not None and hash != pending:
+                raise DecisionRefused(self._wrong_hash(change, hash, pending))
+            if body_hash(proposal_body(s.plan)) != pending:
+                raise DecisionRefused(
+                    f"the plan changed after proposal {pending[:12]} was submitted; "
+                    "ask the agent to submit it again before approving"
+                )
+            s.approved_proposal_hash = pending
+            self._decide(change, "approved")
+            self._set_mode(change, "default")
+            self._queue(change, "notice", _approval_notice(s.plan, pending))
+        return self.snapshot()
+
+    def revise(self, notes: str) -> Snapshot:
+        """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent."""
+        with self._writing() as change:
+            if change.state.pending_proposal_hash is None:
+                raise DecisionRefused(
+                    "nothing to revise: no proposal is waiting for a decision"
+                )
+            _check_person_text("the notes", notes)
+            self._decide(change, "changes_requested")
+            self._queue(change, "person", notes)
+        return self.snapshot()
+
+    def edit_plan(self, changes: dict) -> Snapshot:
+        """The person's edit of the plan: the same input as update_plan, authored by the user.
+
+        Explanation, findings and objectives left out are kept. If a proposal is waiting, the
+        wait moves to the edited text, and the agent is told exactly what changed.
+        """
+        try:
+            raw = check_raw(changes)
+            args = parse(UpdatePlanArgs, raw)
+            check_plan(args, proposal=False)
+        except Refused as refusal:
+            raise DecisionRefused(f"edit refused: {refusal}") from None
+        with self._writing() as change:
+            s = change.state
+            try:
+                check_expected_revision(args.expected_revision, s.revision, required=True)
+            except Refused as refusal:
+                raise DecisionRefused(f"edit refused: {refusal}") from None
+            previous = s.plan or {"explanation": None, "findings": [], "objectives": []}
+            for kept in ("explanation", "findings", "objectives"):
+                if kept not in args.model_fields_set:
+                    setattr(args, kept, previous.get(kept))
+            plan, reopened = build_plan(args, s.plan, s.revision + 1, None, None)
+            lines = describe_diff(diff_steps(s.plan["steps"] if s.plan else [], plan["steps"]))
+            if reopened:
+                lines.append("reopened: " + ", ".join(reopened))
+            summary = "; ".join(lines) or "no step changed"
+            content = f"The person edited the plan (revision {plan['revision']}): {summary}."
+            self._store_plan(change, "user_edit", plan, content, None, None)
+            if s.pending_proposal_hash is not None:
+                body = proposal_body(plan)
+                digest = body_hash(body)
+                self._propose(change, digest, body)
+                content += f" The proposal waiting for approval is now this text (hash {digest})."
+            self._queue(change, "notice", content)
+        return self.snapshot()
+
+    def _enter_plan_mode(self, change: _Change) -> None:
+        if change.state.pending_proposal_hash is not None:
+            self._decide(change, "dropped")
+        self._set_mode(change, "plan")
+
+    def _decide(self, change: _Change, action: str) -> None:
+        digest = change.state.pending_proposal_hash
+        change.state.pending_proposal_hash = None
+        change.emit("decision", {"action": action, "hash": digest})
+
+    def _set_mode(self, change: _Change, mode: str) -> None:
+        if change.state.mode != mode:
+            change.state.mode = mode
+            change.emit("mode_changed", {"mode": mode})
+
+    def _wrong_hash(self, change: _Change, given: str, pending: str) -> str:
+        if not isinstance(given, str) or not _HASH.fullmatch(given):
+            return (
+                f"{given!r} is not a proposal hash: give all 64 lowercase hex digits of the "
+                f"waiting proposal {pending[:12]}..., or approve without a hash"
+            )
+        known = change.conn.execute(_PROPOSAL_KNOWN, {"sid": self.session_id, "hash": given})
+        if known.first() is not None:
+            return f"proposal {given[:12]} was superseded by {pending[:12]}; review the new one"
+        return f"{given[:12]} is not the waiting proposal {pending[:12]}"
+
+    # The queue.
+
+    def queue_message(self, text: str, source: str = "automatic") -> Message:
+        """Queue a message for the agent: a person's words, automatic work, or a notice."""
+        if source not in ("person", "automatic", "notice"):
+            raise ValueError(f"source is {source!r}; it must be person, automatic or notice")
+        _check_person_text("the message", text)
+        with self._writing() as change:
+            return self._queue(change, source, text)
+
+    def deliver(self) -> list[Message]:
+        """Take the messages the agent may have now, in order, and mark them delivered."""
+        with self._writing() as change:
+            rows = change.conn.execute(_SELECT_WAITING, {"sid": self.session_id}).all()
+            waiting = [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
+            ready = policy.deliverable(waiting, change.state.pending_proposal_hash is not None)
+            for message in ready:
+                seq = change.emit("message_delivered", {"message_id": message.message_id})
+                change.add(
+                    _MARK_DELIVERED,
+                    {"sid": self.session_id, "b_message_id": message.message_id, "b_seq": seq},
+                )
+        return ready
+
+    def _queue(self, change: _Change, source: str, text: str) -> Message:
+        # Messages queued earlier in this same change are not in the table yet.
+        queued_now = [p["message_id"] + 1 for stmt, p in change.rows if stmt is _INSERT_MESSAGE]
+        next_in_table = change.conn.execute(_NEXT_MESSAGE_ID, {"sid": self.session_id}).scalar()
+        message_id = max([next_in_table, *queued_now])
+        seq = change.emit(
+            "message_queued", {"message_id": message_id, "source": source, "text": text}
+        )
+        change.add(
+            _INSERT_MESSAGE,
+            {
+                "session_id": self.session_id,
+                "message_id": message_id,
+                "source": source,
+                "text": text,
+                "queued_seq": seq,
+                "delivered_seq": None,
+            },
+        )
+        return Message(message_id=message_id, source=source, text=text)
+
+
+def _check_person_text(what: str, text: Any) -> None:
+    if not isinstance(text, str) or not text.strip():
+        raise DecisionRefused(f"{what} is blank; say what you want")
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+        raise DecisionRefused(f"{what} is too long; the limit is {MAX_MESSAGE_BYTES} bytes")
+
+
+def _body_steps(body: dict) -> list[dict]:
+    return [step for phase in body["phases"] for step in phase["steps"]]
+
+
+def _approval_notice(plan: dict, digest: str) -> str:
+    """Tell the agent its proposal was approved, quoting it as the agent's own words."""
+    lines = [
+        f"The person approved your proposal {digest[:12]} (revision {plan['revision']}).",
+        "Carry out the plan as you proposed it, below; it is your own text, quoted:",
+    ]
+    for step in plan["steps"]:
+        lines.append(f"- [{step['id']}] {step['description']}")
+    lines.append(
+        "Each action that changes the world still asks the person unless they opted into "
+        "automatic runs."
+    )
+    return "\n".join(lines)

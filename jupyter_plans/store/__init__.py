@@ -1,0 +1,163 @@
+"""PlanStore: one plan file (or database), its sessions, and the transactions they write in."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Connection, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, OperationalError
+
+from ..errors import PlanStoreError
+from . import migrations
+from .schema import sessions, settings
+from .sqlite import WRITE_OPTION, SQLiteBackend
+
+DEFAULT_SESSION = "default"
+_CURRENT_KEY = "current_session"
+
+ChangeCallback = Callable[[str, int], None]
+
+_SELECT_CURRENT = select(settings.c.value).where(settings.c.key == _CURRENT_KEY)
+_SELECT_SESSIONS = select(
+    sessions.c.session_id,
+    sessions.c.cursor,
+    sessions.c.mode,
+    sessions.c.revision,
+    sessions.c.pending_proposal_hash,
+    sessions.c.created_at,
+).order_by(sessions.c.created_at, sessions.c.session_id)
+
+
+def _backend_for(url_or_path: str | os.PathLike) -> SQLiteBackend:
+    text = os.fspath(url_or_path)
+    if "://" not in text:
+        return SQLiteBackend(Path(text).expanduser().absolute())
+    try:
+        url = make_url(text)
+    except ArgumentError as exc:
+        raise PlanStoreError(f"cannot read the database URL {text!r}: {exc}") from None
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return SQLiteBackend(Path(url.database).expanduser().absolute())
+    raise PlanStoreError(
+        f"unsupported database {text!r}; give a path or a sqlite:///PATH URL"
+    )
+
+
+class PlanStore:
+    """A durable home for plan sessions: a SQLite file beside the notebook, or a database URL."""
+
+    def __init__(self, url_or_path: str | os.PathLike) -> None:
+        self._backend = _backend_for(url_or_path)
+        self.engine = self._backend.engine
+        self.dialect = self._backend.dialect
+        self.insert = self._backend.insert
+        self._listeners: list[ChangeCallback] = []
+        self._listeners_lock = threading.Lock()
+        self._migrate()
+
+    @property
+    def path(self) -> Path | None:
+        return getattr(self._backend, "path", None)
+
+    def __repr__(self) -> str:
+        return f"PlanStore({str(self.path or self.engine.url)!r})"
+
+    def _migrate(self) -> None:
+        try:
+            with self.write() as conn:
+                version = migrations.read_version(conn)
+                if version > migrations.LATEST:
+                    raise PlanStoreError(
+                        f"{self} has plan schema version {version}, newer than the "
+                        f"{migrations.LATEST} this jupyter-plans knows; upgrade jupyter-plans"
+                    )
+                if version < migrations.LATEST:
+                    migrations.upgrade(conn, version)
+        except OperationalError as exc:
+            self._backend.dispose()
+            raise PlanStoreError(f"cannot open {self}: {exc.orig}") from None
+        except PlanStoreError:
+            self._backend.dispose()
+            raise
+
+    # Transactions. One transaction per operation: it commits when the block ends and rolls
+    # back if it raises; nothing is committed in a finally.
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            conn.execution_options(**{WRITE_OPTION: True})
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    # Sessions.
+
+    def session(self, session_id: str | None = None):
+        """The session named `session_id`, or the store's current one."""
+        from ..session import PlanSession
+
+        return PlanSession(self, session_id or self.current_session_id())
+
+    def current_session_id(self) -> str:
+        with self.read() as conn:
+            return conn.execute(_SELECT_CURRENT).scalar() or DEFAULT_SESSION
+
+    def set_current_session(self, session_id: str) -> None:
+        stmt = self.insert(settings).values(key=_CURRENT_KEY, value=session_id)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[settings.c.key], set_={"value": session_id}
+        )
+        with self.write() as conn:
+            conn.execute(stmt)
+        self.notify(session_id, -1)
+
+    def sessions(self) -> list[dict]:
+        """Every session that has been written to, oldest first."""
+        with self.read() as conn:
+            return [dict(row._mapping) for row in conn.execute(_SELECT_SESSIONS)]
+
+    # Change feed.
+
+    def subscribe(self, callback: ChangeCallback) -> Callable[[], None]:
+        """Call `callback(session_id, cursor)` after each commit made through this store.
+
+        Returns a function that unsubscribes.
+        """
+        with self._listeners_lock:
+            self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                if callback in self._listeners:
+                    self._listeners.remove(callback)
+
+        return unsubscribe
+
+    def notify(self, session_id: str, cursor: int) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            callback(session_id, cursor)
+
+    def change_token(self) -> int:
+        """Cheap to read; changes when any process commits to the store."""
+        return self._backend.change_token()
+
+    def close(self) -> None:
+        self._backend.dispose()
+
+    def __enter__(self) -> PlanStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

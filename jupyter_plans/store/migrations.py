@@ -1,0 +1,32 @@
+"""Schema versions as an ordered list: MIGRATIONS[n] takes a store from version n to n + 1."""
+
+from collections.abc import Callable
+
+from sqlalchemy import Connection, insert, select, update
+
+from .schema import TABLES_V1, schema_version
+
+
+def _create_v1(conn: Connection) -> None:
+    for table in TABLES_V1:
+        table.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1]
+LATEST = len(MIGRATIONS)
+
+
+def read_version(conn: Connection) -> int:
+    if not conn.dialect.has_table(conn, schema_version.name):
+        return 0
+    return conn.execute(select(schema_version.c.version)).scalar() or 0
+
+
+def upgrade(conn: Connection, current: int) -> None:
+    """Apply the migrations after `current`, inside the caller's transaction."""
+    for migration in MIGRATIONS[current:]:
+        migration(conn)
+    if current == 0:
+        conn.execute(insert(schema_version).values(version=LATEST))
+    else:
+        conn.execute(update(schema_version).values(version=LATEST))

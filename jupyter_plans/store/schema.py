@@ -1,0 +1,111 @@
+"""The tables of a plan store, shared by every engine."""
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+schema_version = Table(
+    "plans_schema_version",
+    metadata,
+    Column("version", Integer, nullable=False),
+)
+
+# Store-wide settings, such as which session a notebook currently works in.
+settings = Table(
+    "plans_settings",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+# The current state of each session: a cache of the fold of its events, written in the same
+# transaction as the events, so reading a snapshot never replays history.
+sessions = Table(
+    "plans_sessions",
+    metadata,
+    Column("session_id", String(200), primary_key=True),
+    Column("cursor", Integer, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("mode", String(16), nullable=False),
+    Column("pending_proposal_hash", String(64)),
+    Column("approved_proposal_hash", String(64)),
+    Column("plan", Text),
+    Column("newest_turn_id", Text),
+    Column("newest_turn_ordinal", Integer, nullable=False),
+    Column("newest_turn_cancelled", Boolean, nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
+
+# Append-only history. call_id is set only on the event of an accepted tool call, so that a
+# retry finds its recorded result; refused calls leave it null and may be retried.
+events = Table(
+    "plans_events",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("data", Text, nullable=False),
+    Column("at", String(40), nullable=False),
+    Column("call_id", Text),
+    Column("result", Text),
+    PrimaryKeyConstraint("session_id", "seq"),
+    Index("plans_events_call", "session_id", "call_id", unique=True),
+)
+
+proposals = Table(
+    "plans_proposals",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("body", Text, nullable=False),
+    PrimaryKeyConstraint("session_id", "seq"),
+)
+
+decisions = Table(
+    "plans_decisions",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("title", Text, nullable=False),
+    Column("rationale", Text, nullable=False),
+    Column("sources", Text, nullable=False),
+    PrimaryKeyConstraint("session_id", "seq"),
+)
+
+turns = Table(
+    "plans_turns",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("turn_id", Text, nullable=False),
+    Column("ordinal", Integer, nullable=False),
+    Column("cancelled", Boolean, nullable=False),
+    PrimaryKeyConstraint("session_id", "turn_id"),
+)
+
+# The durable queue of messages for the agent. delivered_seq is the seq of the
+# message_delivered event, null while the message waits.
+messages = Table(
+    "plans_messages",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("message_id", Integer, nullable=False),
+    Column("source", String(16), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("queued_seq", Integer, nullable=False),
+    Column("delivered_seq", Integer),
+    PrimaryKeyConstraint("session_id", "message_id"),
+)
+
+TABLES_V1 = [schema_version, settings, sessions, events, proposals, decisions, turns, messages]

@@ -1,0 +1,104 @@
+"""SQLite engine for a plan file: WAL, synchronous=FULL, a busy timeout, BEGIN IMMEDIATE for writers.
+
+pysqlite's own transaction handling reads outside the transaction and sends a plain BEGIN, which
+lets two writers deadlock into "database is locked"; so the driver is put in autocommit and the
+BEGIN is ours: IMMEDIATE for writers (they take the write lock up front and wait their turn),
+plain for readers (who never block a writer in WAL mode).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from ..errors import PlanStoreError
+from .migrations import LATEST
+
+BUSY_TIMEOUT_MS = 10_000
+WRITE_OPTION = "plans_write"
+
+
+def check_plan_file(path: Path) -> None:
+    """Refuse, without writing a byte, a file that is not ours to open."""
+    if path.is_symlink():
+        raise PlanStoreError(f"{path} is a symbolic link; a plan file must be a regular file")
+    if not path.exists():
+        if not path.parent.is_dir():
+            raise PlanStoreError(f"cannot create {path}: the folder {path.parent} does not exist")
+        return
+    if not path.is_file():
+        raise PlanStoreError(f"{path} is not a regular file")
+    if path.stat().st_size == 0:
+        return
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise PlanStoreError(f"cannot open {path}: {exc}") from None
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "plans_schema_version" not in tables:
+            raise PlanStoreError(
+                f"{path} is an SQLite database of another program (it has no plan tables); "
+                "choose another file for the plan"
+            )
+        if tables:
+            version = conn.execute("SELECT max(version) FROM plans_schema_version").fetchone()[0]
+            if version is not None and version > LATEST:
+                raise PlanStoreError(
+                    f"{path} has plan schema version {version}, newer than the {LATEST} this "
+                    "jupyter-plans knows; upgrade jupyter-plans to open it"
+                )
+    except sqlite3.DatabaseError as exc:
+        raise PlanStoreError(f"{path} is not a readable plan file: {exc}") from None
+    finally:
+        conn.close()
+
+
+class SQLiteBackend:
+    """The engine of one plan file, and the engine-specific statements the session needs."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        check_plan_file(path)
+        self.path = path
+        self.engine: Engine = create_engine(f"sqlite+pysqlite:///{path}")
+        event.listen(self.engine, "connect", _configure_connection)
+        event.listen(self.engine, "begin", _begin)
+        self._version_lock = threading.Lock()
+        self._version_conn: sqlite3.Connection | None = None
+
+    insert = staticmethod(sqlite_insert)
+
+    def change_token(self) -> int:
+        """A number that changes whenever any connection, in any process, commits to the file."""
+        with self._version_lock:
+            if self._version_conn is None:
+                self._version_conn = sqlite3.connect(str(self.path), check_same_thread=False)
+            return self._version_conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def dispose(self) -> None:
+        with self._version_lock:
+            if self._version_conn is not None:
+                self._version_conn.close()
+                self._version_conn = None
+        self.engine.dispose()
+
+
+def _configure_connection(dbapi_connection, _record) -> None:
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.close()
+
+
+def _begin(conn) -> None:
+    writer = conn.get_execution_options().get(WRITE_OPTION, False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")

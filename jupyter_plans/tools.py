@@ -1,0 +1,60 @@
+"""The tool catalog of a plan session: names, argument models, and which mode offers each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from .models import PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
+
+# Names no integration may rebind, whether or not this version offers them.
+RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan", "ask_user")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    args_model: type[BaseModel]
+    modes: tuple[str, ...]
+    description: str
+
+
+CATALOG: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        ToolSpec(
+            "update_plan",
+            UpdatePlanArgs,
+            ("default", "plan"),
+            "Replace the whole session plan with this one. Send expected_revision (the "
+            "revision you last read; 0 for a new session) and exactly one of steps or phases. "
+            "Mark a step in_progress when you start it and completed when done; a step with "
+            "an acceptance needs evidence to be completed.",
+        ),
+        ToolSpec(
+            "plan_submit",
+            PlanSubmitArgs,
+            ("plan",),
+            "Submit your researched plan as a proposal for the person to approve. All steps "
+            "are pending. After submitting, end your turn and wait for the decision.",
+        ),
+        ToolSpec(
+            "record_decision",
+            RecordDecisionArgs,
+            ("default", "plan"),
+            "Record a lasting decision (not progress): a short title, the rationale and "
+            "optional sources.",
+        ),
+    )
+}
+
+
+def offered(mode: str) -> list[str]:
+    """The tools an agent is offered in a mode, in catalog order."""
+    return [name for name, spec in CATALOG.items() if mode in spec.modes]
+
+
+def json_schemas() -> dict[str, dict]:
+    """The JSON schema of every tool's arguments, generated from the models."""
+    return {name: spec.args_model.model_json_schema() for name, spec in CATALOG.items()}

@@ -1,0 +1,322 @@
+"""The bounds of a tool input (DESIGN section 2): one function per rule, each refusing in one line.
+
+Every message names the field, the limit and what was found, so a model can correct itself in
+one try.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .models import Phase, Step, _PlanInput
+
+MAX_INPUT_BYTES = 65536
+MAX_STEPS = 32
+MAX_PHASES = 8
+MAX_ID_BYTES = 64
+MAX_DESCRIPTION_BYTES = 240
+MAX_EXPLANATION_BYTES = 500
+MAX_FINDING_BYTES = 500
+MAX_FINDINGS = 20
+MAX_TITLE_BYTES = 120
+MAX_ACCEPTANCE_BYTES = 240
+MAX_EVIDENCE_BYTES = 500
+MAX_DECISION_TITLE_BYTES = 120
+MAX_RATIONALE_BYTES = 500
+MAX_SOURCES = 20
+MAX_SOURCE_BYTES = 500
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_STEP_ID = re.compile("[\x21-\x7e]+")
+
+
+class Refused(ValueError):
+    """An input that breaks a bound; the message is the one line the caller sees."""
+
+
+def path(*parts: str | int) -> str:
+    """('steps', 3, 'description') -> 'steps[3].description'."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out or "input"
+
+
+def _found(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# Whole-input rules, on the raw arguments.
+
+
+def check_object(args: Any) -> dict:
+    if not isinstance(args, dict):
+        raise Refused(f"the arguments must be a JSON object; found {type(args).__name__}")
+    return args
+
+
+def check_input_size(args: dict) -> None:
+    try:
+        text = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:
+        raise Refused("the input is nested too deeply to be a plan") from None
+    except (TypeError, ValueError) as exc:
+        raise Refused(f"the input is not JSON data: {exc}") from None
+    try:
+        size = len(text.encode())
+    except UnicodeEncodeError:
+        where, char = next(_find(args, _SURROGATE))
+        raise Refused(
+            f"{where} contains a lone surrogate U+{ord(char):04X}; text must be valid Unicode"
+        ) from None
+    if size > MAX_INPUT_BYTES:
+        raise Refused(f"the input is {size} bytes; the limit is {MAX_INPUT_BYTES}")
+
+
+def check_no_control_characters(args: dict) -> None:
+    for where, char in _find(args, _CONTROL):
+        raise Refused(
+            f"{where} contains the control character U+{ord(char):04X}; "
+            "text may not hold control characters (newline and tab included)"
+        )
+
+
+def _find(value: Any, pattern: re.Pattern) -> Iterator[tuple[str, str]]:
+    """Yield (field path, offending character) for every string, keys included."""
+    stack: list[tuple[tuple, Any]] = [((), value)]
+    while stack:
+        parts, item = stack.pop()
+        if isinstance(item, str):
+            match = pattern.search(item)
+            if match:
+                yield path(*parts), match.group()
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                if isinstance(key, str) and pattern.search(key):
+                    yield path(*parts, "(a key)"), pattern.search(key).group()
+                stack.append(((*parts, str(key)), child))
+        elif isinstance(item, list | tuple):
+            stack.extend(((*parts, i), child) for i, child in reversed(list(enumerate(item))))
+
+
+def parse(model: type[BaseModel], args: dict) -> Any:
+    """Validate the shape with pydantic and turn its first error into one line."""
+    try:
+        return model.model_validate(args)
+    except ValidationError as exc:
+        raise Refused(_describe(model, exc.errors(include_url=False)[0])) from None
+
+
+def _describe(model: type[BaseModel], error: dict) -> str:
+    loc = [part for part in error["loc"] if not (isinstance(part, str) and "[" in part)]
+    where = path(*loc)
+    kind, value = error["type"], error.get("input")
+    if kind == "missing":
+        return f"{where} is required"
+    if kind == "extra_forbidden":
+        return f"{where} is not a field of this tool; {_fields_hint(model, loc)}"
+    if kind == "literal_error" and loc and loc[-1] == "status":
+        return f"{where} is {_found(value)}; it must be exactly 'pending', 'in_progress' or 'completed'"
+    expected = {
+        "string_type": "a string",
+        "int_type": "an integer",
+        "list_type": "a list",
+        "model_type": "an object",
+        "dict_type": "an object",
+    }.get(kind)
+    if expected:
+        if kind == "string_type" and loc and loc[-1] in ("acceptance", "evidence", "title"):
+            expected = "a string or null"
+        return f"{where} must be {expected}; found {type(value).__name__} {_found(value)}"
+    return f"{where}: {error['msg']}; found {_found(value)}"
+
+
+def _fields_hint(model: type[BaseModel], loc: list) -> str:
+    owner: type[BaseModel] = model
+    if "steps" in loc[:-1]:
+        owner = Step
+    elif "phases" in loc[:-1]:
+        owner = Phase
+    return "the fields are " + ", ".join(owner.model_fields)
+
+
+# Plan rules, on parsed input.
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode())
+
+
+def check_bytes(where: str, text: str | None, limit: int) -> None:
+    if text is not None and (size := utf8_len(text)) > limit:
+        raise Refused(f"{where} is {size} bytes; the limit is {limit}")
+
+
+def check_not_blank(where: str, text: str) -> None:
+    if not text.strip():
+        raise Refused(f"{where} is blank; it needs some text")
+
+
+def check_count(where: str, items: list, limit: int, what: str) -> None:
+    if len(items) > limit:
+        raise Refused(f"{where} has {len(items)} {what}; the limit is {limit}")
+
+
+def check_one_shape(args: _PlanInput) -> None:
+    if (args.steps is None) == (args.phases is None):
+        found = "both" if args.steps is not None else "neither"
+        raise Refused(f"send exactly one of steps and phases; found {found}")
+
+
+def located_steps(args: _PlanInput) -> list[tuple[str, Step]]:
+    """Every step with its field path, phases flattened in order."""
+    if args.steps is not None:
+        return [(path("steps", i), step) for i, step in enumerate(args.steps)]
+    return [
+        (path("phases", p, "steps", i), step)
+        for p, phase in enumerate(args.phases or [])
+        for i, step in enumerate(phase.steps)
+    ]
+
+
+def check_phases(args: _PlanInput) -> None:
+    phases = args.phases or []
+    check_count("phases", phases, MAX_PHASES, "phases")
+    for p, phase in enumerate(phases):
+        check_bytes(path("phases", p, "title"), phase.title, MAX_TITLE_BYTES)
+
+
+def check_step_count(steps: list[tuple[str, Step]]) -> None:
+    if len(steps) > MAX_STEPS:
+        raise Refused(f"the plan has {len(steps)} steps in all; the limit is {MAX_STEPS}")
+
+
+def check_step_ids(steps: list[tuple[str, Step]]) -> None:
+    seen: dict[str, str] = {}
+    for where, step in steps:
+        size = utf8_len(step.id)
+        if not 1 <= size <= MAX_ID_BYTES:
+            raise Refused(f"{where}.id is {size} bytes; it must be 1 to {MAX_ID_BYTES}")
+        if not _STEP_ID.fullmatch(step.id):
+            raise Refused(
+                f"{where}.id is {_found(step.id)}; an id is printable ASCII without spaces"
+            )
+        if step.id in seen:
+            raise Refused(f"{where}.id {step.id!r} is already used by {seen[step.id]}")
+        seen[step.id] = where
+
+
+def check_step_texts(steps: list[tuple[str, Step]]) -> None:
+    for where, step in steps:
+        check_not_blank(f"{where}.description", step.description)
+        check_bytes(f"{where}.description", step.description, MAX_DESCRIPTION_BYTES)
+        check_bytes(f"{where}.acceptance", step.acceptance, MAX_ACCEPTANCE_BYTES)
+        check_bytes(f"{where}.evidence", step.evidence, MAX_EVIDENCE_BYTES)
+
+
+def check_one_in_progress(steps: list[tuple[str, Step]]) -> None:
+    active = [step.id for _, step in steps if step.status == "in_progress"]
+    if len(active) > 1:
+        raise Refused(
+            f"{len(active)} steps are in_progress ({', '.join(active)}); the limit is 1"
+        )
+
+
+def check_dependencies(steps: list[tuple[str, Step]]) -> None:
+    earlier: set[str] = set()
+    for where, step in steps:
+        for i, dep in enumerate(step.depends_on):
+            if dep not in earlier:
+                reason = "itself" if dep == step.id else "no earlier step"
+                raise Refused(
+                    f"{where}.depends_on[{i}] is {_found(dep)}, which names {reason}; "
+                    "a step may depend only on steps before it"
+                )
+        earlier.add(step.id)
+
+
+def check_evidence(steps: list[tuple[str, Step]]) -> None:
+    for where, step in steps:
+        if step.status == "completed" and step.acceptance is not None:
+            if step.evidence is None or not step.evidence.strip():
+                raise Refused(
+                    f"{where} is completed but its evidence is blank; a step with an "
+                    "acceptance needs evidence that it was met"
+                )
+
+
+def check_proposal_steps(steps: list[tuple[str, Step]]) -> None:
+    for where, step in steps:
+        if step.status != "pending":
+            raise Refused(f"{where}.status is {step.status!r}; a proposal's steps are 'pending'")
+        if step.evidence is not None:
+            raise Refused(f"{where}.evidence is set; a proposal's steps carry no evidence")
+
+
+def check_plan_texts(args: _PlanInput) -> None:
+    check_bytes("explanation", args.explanation, MAX_EXPLANATION_BYTES)
+    for field in ("findings", "objectives"):
+        items = getattr(args, field)
+        check_count(field, items, MAX_FINDINGS, "items")
+        for i, text in enumerate(items):
+            check_bytes(path(field, i), text, MAX_FINDING_BYTES)
+
+
+def check_expected_revision(expected: int | None, current: int, required: bool) -> None:
+    if expected is None:
+        if required:
+            raise Refused(
+                f"expected_revision is required; the session is at revision {current}"
+            )
+        return
+    if expected != current:
+        raise Refused(
+            f"expected_revision is {expected} but the session is at revision {current}; "
+            "read the plan again and resend it against the current revision"
+        )
+
+
+def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[str, Step]]:
+    """Every bound of a plan input that does not depend on the stored session."""
+    check_one_shape(args)
+    check_plan_texts(args)
+    check_phases(args)
+    steps = located_steps(args)
+    check_step_count(steps)
+    check_step_ids(steps)
+    check_step_texts(steps)
+    if proposal:
+        check_proposal_steps(steps)
+    else:
+        check_one_in_progress(steps)
+        check_evidence(steps)
+    check_dependencies(steps)
+    return steps
+
+
+def check_decision(title: str, rationale: str, sources: list[str]) -> None:
+    check_not_blank("title", title)
+    check_bytes("title", title, MAX_DECISION_TITLE_BYTES)
+    check_not_blank("rationale", rationale)
+    check_bytes("rationale", rationale, MAX_RATIONALE_BYTES)
+    check_count("sources", sources, MAX_SOURCES, "items")
+    for i, source in enumerate(sources):
+        check_bytes(path("sources", i), source, MAX_SOURCE_BYTES)
+
+
+def check_raw(args: Any) -> dict:
+    """The rules that hold for every tool's raw arguments."""
+    args = check_object(args)
+    check_input_size(args)
+    check_no_control_characters(args)
+    return args
