@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
+import itertools
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
+import pydantic_core
+from sqlalchemy import and_, bindparam, func, insert, select, update
 
 from . import policy
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
@@ -26,6 +27,7 @@ from .models import (
     ToolResult,
     UpdatePlanArgs,
 )
+from .store._tx import Tx
 from .store.schema import decisions, events, messages, proposals, sessions, turns
 from .validation import (
     Refused,
@@ -45,11 +47,36 @@ _HASH = re.compile("[0-9a-f]{64}")
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return pydantic_core.to_json(value).decode()
+
+
+_loads = pydantic_core.from_json
+
+
+def _encode_event(kind: str, data: dict) -> str:
+    """Event data as stored: a plan's `steps` are left out, being its phases' steps in order."""
+    if kind == "plan_updated":
+        plan = {key: value for key, value in data["plan"].items() if key != "steps"}
+        data = {**data, "plan": plan}
+    return _dumps(data)
+
+
+def _decode_event(kind: str, text: str) -> dict:
+    data = _loads(text)
+    if kind == "plan_updated":
+        plan = data["plan"]
+        plan["steps"] = [step for phase in plan["phases"] for step in phase["steps"]]
+    return data
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+
+
+# Ids for calls that come without one: unique per process, cheap to make.
+_CALL_PREFIX = f"call-{uuid.uuid4().hex[:12]}-"
+_call_numbers = itertools.count(1)
 
 
 # Statements, built once.
@@ -65,6 +92,12 @@ _SELECT_STATE = (
     .with_for_update(of=sessions)
 )
 _SELECT_ROW = select(sessions).where(sessions.c.session_id == _SID)
+_SELECT_EVENT_DATA = select(events.c.data).where(
+    events.c.session_id == _SID, events.c.seq == bindparam("seq")
+)
+_SELECT_HEAD = select(sessions.c.cursor, sessions.c.pending_proposal_hash).where(
+    sessions.c.session_id == _SID
+)
 _UPDATE_STATE = (
     update(sessions)
     .where(sessions.c.session_id == _SID, sessions.c.cursor == bindparam("loaded_cursor"))
@@ -74,7 +107,7 @@ _UPDATE_STATE = (
         mode=bindparam("b_mode"),
         pending_proposal_hash=bindparam("b_pending"),
         approved_proposal_hash=bindparam("b_approved"),
-        plan=bindparam("b_plan"),
+        plan_seq=bindparam("b_plan_seq"),
         newest_turn_id=bindparam("b_turn_id"),
         newest_turn_ordinal=bindparam("b_turn_ordinal"),
         newest_turn_cancelled=bindparam("b_turn_cancelled"),
@@ -100,7 +133,7 @@ _SELECT_TURN = select(turns.c.ordinal, turns.c.cancelled).where(
 )
 _CANCEL_TURN = (
     update(turns)
-    .where(turns.c.session_id == _SID, turns.c.turn_id == bindparam("turn_id"))
+    .where(turns.c.session_id == _SID, turns.c.turn_id == bindparam("b_turn_id"))
     .values(cancelled=True)
 )
 _SELECT_WAITING = (
@@ -116,10 +149,11 @@ _MARK_DELIVERED = (
     .where(messages.c.session_id == _SID, messages.c.message_id == bindparam("b_message_id"))
     .values(delivered_seq=bindparam("b_seq"))
 )
-_SELECT_PROPOSALS = (
+_SELECT_LAST_TWO_PROPOSALS = (
     select(proposals.c.hash, proposals.c.body)
     .where(proposals.c.session_id == _SID)
     .order_by(proposals.c.seq.desc())
+    .limit(2)
 )
 _PROPOSAL_KNOWN = select(proposals.c.seq).where(
     and_(proposals.c.session_id == _SID, proposals.c.hash == bindparam("hash"))
@@ -137,12 +171,13 @@ class _State:
     pending_proposal_hash: str | None = None
     approved_proposal_hash: str | None = None
     plan: dict | None = None
+    plan_seq: int | None = None
     newest_turn_id: str | None = None
     newest_turn_ordinal: int = 0
     newest_turn_cancelled: bool = False
 
     @classmethod
-    def from_row(cls, row: Any) -> _State:
+    def from_row(cls, row: Any, plan: dict | None) -> _State:
         return cls(
             session_id=row.session_id,
             cursor=row.cursor,
@@ -150,7 +185,8 @@ class _State:
             mode=row.mode,
             pending_proposal_hash=row.pending_proposal_hash,
             approved_proposal_hash=row.approved_proposal_hash,
-            plan=json.loads(row.plan) if row.plan is not None else None,
+            plan=plan,
+            plan_seq=row.plan_seq,
             newest_turn_id=row.newest_turn_id,
             newest_turn_ordinal=row.newest_turn_ordinal,
             newest_turn_cancelled=bool(row.newest_turn_cancelled),
@@ -161,7 +197,7 @@ class _State:
 class _Change:
     """The writes of one operation, applied together when it ends."""
 
-    conn: Connection
+    tx: Tx
     state: _State
     recorded: str | None
     loaded_cursor: int
@@ -176,7 +212,7 @@ class _Change:
                 "session_id": self.state.session_id,
                 "seq": self.state.cursor,
                 "kind": kind,
-                "data": _dumps(data),
+                "data": _encode_event(kind, data),
                 "at": _now(),
                 "call_id": call_id,
                 "result": None if result is None else _dumps(result),
@@ -198,12 +234,12 @@ def _write_state(change: _Change) -> None:
         "b_mode": s.mode,
         "b_pending": s.pending_proposal_hash,
         "b_approved": s.approved_proposal_hash,
-        "b_plan": _dumps(s.plan) if s.plan is not None else None,
+        "b_plan_seq": s.plan_seq,
         "b_turn_id": s.newest_turn_id,
         "b_turn_ordinal": s.newest_turn_ordinal,
         "b_turn_cancelled": s.newest_turn_cancelled,
     }
-    if change.conn.execute(_UPDATE_STATE, params).rowcount != 1:
+    if change.tx.execute(_UPDATE_STATE, params) != 1:
         # The row lock (or SQLite's write lock) makes this unreachable unless another writer
         # ignored the locking protocol; refuse rather than lose its update.
         raise PlanStoreError(f"session {s.session_id!r} was changed by another writer; retry")
@@ -211,11 +247,11 @@ def _write_state(change: _Change) -> None:
 
 def _write_rows(change: _Change) -> None:
     for statement, params in change.rows:
-        change.conn.execute(statement, params)
+        change.tx.execute(statement, params)
 
 
 def _append_events(change: _Change) -> None:
-    change.conn.execute(_INSERT_EVENT, change.events)
+    change.tx.execute_many(_INSERT_EVENT, change.events)
 
 
 class PlanSession:
@@ -248,26 +284,45 @@ class PlanSession:
     @contextmanager
     def _writing(self, call_id: str | None = None) -> Iterator[_Change]:
         key = {"sid": self.session_id, "call_id": call_id}
-        with self.store.write() as conn:
-            row = conn.execute(_SELECT_STATE, key).first()
+        with self.store.write() as tx:
+            row = tx.first(_SELECT_STATE, key)
             if row is None:
-                conn.execute(self._insert_session, {"sid": self.session_id, "created_at": _now()})
-                row = conn.execute(_SELECT_STATE, key).first()
-            change = _Change(conn, _State.from_row(row), row.recorded, row.cursor)
+                tx.execute(self._insert_session, {"sid": self.session_id, "created_at": _now()})
+                row = tx.first(_SELECT_STATE, key)
+            plan = self._plan_at(tx, row.plan_seq)
+            change = _Change(tx, _State.from_row(row, plan), row.recorded, row.cursor)
             yield change
             if change.events:
                 _write_state(change)
                 _write_rows(change)
                 _append_events(change)
         if change.events:
+            if change.state.plan_seq is not None:
+                self.store.plan_cache[self.session_id] = (change.state.plan_seq, change.state.plan)
             self.store.notify(self.session_id, change.state.cursor)
+
+    def _plan_at(self, tx: Tx, plan_seq: int | None) -> dict | None:
+        """The plan stored in event `plan_seq`, parsed once per process and then shared.
+
+        Events never change, so a plan parsed once stays right; callers must not mutate it.
+        """
+        if plan_seq is None:
+            return None
+        cached = self.store.plan_cache.get(self.session_id)
+        if cached is not None and cached[0] == plan_seq:
+            return cached[1]
+        data = tx.scalar(_SELECT_EVENT_DATA, {"sid": self.session_id, "seq": plan_seq})
+        plan = _decode_event("plan_updated", data)["plan"]
+        self.store.plan_cache[self.session_id] = (plan_seq, plan)
+        return plan
 
     # Reading.
 
     def snapshot(self) -> Snapshot:
-        with self.store.read() as conn:
-            row = conn.execute(_SELECT_ROW, {"sid": self.session_id}).first()
-            decided = conn.execute(_SELECT_DECISIONS, {"sid": self.session_id}).all()
+        with self.store.read() as tx:
+            row = tx.first(_SELECT_ROW, {"sid": self.session_id})
+            decided = tx.all(_SELECT_DECISIONS, {"sid": self.session_id})
+            plan = self._plan_at(tx, row.plan_seq) if row is not None else None
         if row is None:
             return Snapshot(
                 session_id=self.session_id,
@@ -285,31 +340,32 @@ class PlanSession:
                 "mode": row.mode,
                 "pending_proposal_hash": row.pending_proposal_hash,
                 "approved_proposal_hash": row.approved_proposal_hash,
-                "plan": json.loads(row.plan) if row.plan is not None else None,
+                "plan": plan,
                 "decisions": [
-                    {"title": d.title, "rationale": d.rationale, "sources": json.loads(d.sources)}
+                    {"title": d.title, "rationale": d.rationale, "sources": _loads(d.sources)}
                     for d in decided
                 ],
             }
         )
 
     def events(self, after: int = 0) -> list[Event]:
-        with self.store.read() as conn:
-            rows = conn.execute(_SELECT_EVENTS, {"sid": self.session_id, "after": after}).all()
+        with self.store.read() as tx:
+            rows = tx.all(_SELECT_EVENTS, {"sid": self.session_id, "after": after})
         return [
-            Event(seq=r.seq, kind=r.kind, data=json.loads(r.data), at=r.at) for r in rows
+            Event(seq=r.seq, kind=r.kind, data=_decode_event(r.kind, r.data), at=r.at)
+            for r in rows
         ]
 
     def cursor(self) -> int:
         """The seq of the newest event; cheap enough to poll."""
-        with self.store.read() as conn:
-            row = conn.execute(_SELECT_ROW, {"sid": self.session_id}).first()
+        with self.store.read() as tx:
+            row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
         return row.cursor if row is not None else 0
 
     def waiting_messages(self) -> list[Message]:
         """The queue as it stands, oldest first, whether or not it may be delivered now."""
-        with self.store.read() as conn:
-            rows = conn.execute(_SELECT_WAITING, {"sid": self.session_id}).all()
+        with self.store.read() as tx:
+            rows = tx.all(_SELECT_WAITING, {"sid": self.session_id})
         return [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
 
     def proposal_changes(self) -> dict | None:
@@ -317,14 +373,14 @@ class PlanSession:
 
         None when no proposal waits or it is the first.
         """
-        with self.store.read() as conn:
-            row = conn.execute(_SELECT_ROW, {"sid": self.session_id}).first()
+        with self.store.read() as tx:
+            row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
             if row is None or row.pending_proposal_hash is None:
                 return None
-            found = conn.execute(_SELECT_PROPOSALS.limit(2), {"sid": self.session_id}).all()
+            found = tx.all(_SELECT_LAST_TWO_PROPOSALS, {"sid": self.session_id})
         if len(found) < 2:
             return None
-        new, old = (json.loads(r.body) for r in found)
+        new, old = (_loads(r.body) for r in found)
         return diff_steps(_body_steps(old), _body_steps(new))
 
     # Agent tools.
@@ -339,7 +395,7 @@ class PlanSession:
     ) -> ToolResult:
         """Run a tool call from an agent; never raises for bad input, returns is_error instead."""
         if call_id is None:
-            call_id = f"call-{uuid.uuid4().hex}"
+            call_id = f"{_CALL_PREFIX}{next(_call_numbers)}"
         with self._writing(call_id) as change:
             if change.recorded is not None:
                 return ToolResult.model_validate_json(change.recorded)
@@ -366,9 +422,7 @@ class PlanSession:
         s = change.state
         if turn_id == s.newest_turn_id and not s.newest_turn_cancelled:
             return
-        found = change.conn.execute(
-            _SELECT_TURN, {"sid": s.session_id, "turn_id": turn_id}
-        ).first()
+        found = change.tx.first(_SELECT_TURN, {"sid": s.session_id, "turn_id": turn_id})
         if found is not None and found.cancelled:
             raise Refused(
                 f"turn {turn_id!r} was cancelled when the person left plan mode; "
@@ -457,7 +511,7 @@ class PlanSession:
         change.state.plan = plan
         change.state.revision = plan["revision"]
         result = {"is_error": False, "content": content}
-        change.emit(
+        change.state.plan_seq = change.emit(
             "plan_updated",
             {
                 "name": name,
@@ -511,7 +565,7 @@ class PlanSession:
             self._set_mode(change, "default")
             if s.newest_turn_id is not None and not s.newest_turn_cancelled:
                 s.newest_turn_cancelled = True
-                change.add(_CANCEL_TURN, {"sid": s.session_id, "turn_id": s.newest_turn_id})
+                change.add(_CANCEL_TURN, {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
                 change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
         return self.snapshot()
 
@@ -605,8 +659,7 @@ class PlanSession:
                 f"{given!r} is not a proposal hash: give all 64 lowercase hex digits of the "
                 f"waiting proposal {pending[:12]}..., or approve without a hash"
             )
-        known = change.conn.execute(_PROPOSAL_KNOWN, {"sid": self.session_id, "hash": given})
-        if known.first() is not None:
+        if change.tx.first(_PROPOSAL_KNOWN, {"sid": self.session_id, "hash": given}) is not None:
             return f"proposal {given[:12]} was superseded by {pending[:12]}; review the new one"
         return f"{given[:12]} is not the waiting proposal {pending[:12]}"
 
@@ -623,7 +676,7 @@ class PlanSession:
     def deliver(self) -> list[Message]:
         """Take the messages the agent may have now, in order, and mark them delivered."""
         with self._writing() as change:
-            rows = change.conn.execute(_SELECT_WAITING, {"sid": self.session_id}).all()
+            rows = change.tx.all(_SELECT_WAITING, {"sid": self.session_id})
             waiting = [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
             ready = policy.deliverable(waiting, change.state.pending_proposal_hash is not None)
             for message in ready:
@@ -637,7 +690,7 @@ class PlanSession:
     def _queue(self, change: _Change, source: str, text: str) -> Message:
         # Messages queued earlier in this same change are not in the table yet.
         queued_now = [p["message_id"] + 1 for stmt, p in change.rows if stmt is _INSERT_MESSAGE]
-        next_in_table = change.conn.execute(_NEXT_MESSAGE_ID, {"sid": self.session_id}).scalar()
+        next_in_table = change.tx.scalar(_NEXT_MESSAGE_ID, {"sid": self.session_id})
         message_id = max([next_in_table, *queued_now])
         seq = change.emit(
             "message_queued", {"message_id": message_id, "source": source, "text": text}

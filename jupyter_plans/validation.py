@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from .models import Phase, Step, _PlanInput
@@ -32,8 +33,8 @@ MAX_SOURCES = 20
 MAX_SOURCE_BYTES = 500
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_C1 = re.compile("[\x80-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_STEP_ID = re.compile("[\x21-\x7e]+")
 
 
 class Refused(ValueError):
@@ -65,7 +66,19 @@ def check_object(args: Any) -> dict:
     return args
 
 
-def check_input_size(args: dict) -> None:
+def check_input_size(args: dict) -> str:
+    """Refuse an input over the limit; return its compact JSON text.
+
+    pydantic's serializer writes the same compact JSON as the standard library, six times
+    faster; it may differ only in how numbers are spelled, never by half the size, so it
+    decides alone when the input is well under the limit.
+    """
+    try:
+        fast = pydantic_core.to_json(args).decode()
+        if len(fast) * 4 <= MAX_INPUT_BYTES:
+            return fast
+    except (ValueError, RecursionError):
+        pass  # the exact encoder below says what is wrong
     try:
         text = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
     except RecursionError:
@@ -81,9 +94,14 @@ def check_input_size(args: dict) -> None:
         ) from None
     if size > MAX_INPUT_BYTES:
         raise Refused(f"the input is {size} bytes; the limit is {MAX_INPUT_BYTES}")
+    return text
 
 
-def check_no_control_characters(args: dict) -> None:
+def check_no_control_characters(args: dict, text: str) -> None:
+    # JSON escapes U+0000 to U+001F with a backslash and leaves U+007F to U+009F as they are,
+    # so text with neither holds no control character and needs no walk.
+    if "\\" not in text and "\x7f" not in text and (text.isascii() or not _C1.search(text)):
+        return
     for where, char in _find(args, _CONTROL):
         raise Refused(
             f"{where} contains the control character U+{ord(char):04X}; "
@@ -153,18 +171,31 @@ def _fields_hint(model: type[BaseModel], loc: list) -> str:
 # Plan rules, on parsed input.
 
 
+class Where(tuple):
+    """A field's location, spelled out only when a message needs it."""
+
+    def __str__(self) -> str:
+        return path(*self)
+
+    def __format__(self, spec: str) -> str:
+        return path(*self)
+
+
 def utf8_len(text: str) -> int:
     return len(text.encode())
 
 
-def check_bytes(where: str, text: str | None, limit: int) -> None:
-    if text is not None and (size := utf8_len(text)) > limit:
-        raise Refused(f"{where} is {size} bytes; the limit is {limit}")
+def check_bytes(where: Any, text: str | None, limit: int, field: str = "") -> None:
+    # A character is at most 4 bytes in UTF-8: short text needs no encoding to be measured.
+    if text is None or len(text) * 4 <= limit:
+        return
+    if (size := utf8_len(text)) > limit:
+        raise Refused(f"{where}{field} is {size} bytes; the limit is {limit}")
 
 
-def check_not_blank(where: str, text: str) -> None:
-    if not text.strip():
-        raise Refused(f"{where} is blank; it needs some text")
+def check_not_blank(where: Any, text: str, field: str = "") -> None:
+    if not text or text.isspace():
+        raise Refused(f"{where}{field} is blank; it needs some text")
 
 
 def check_count(where: str, items: list, limit: int, what: str) -> None:
@@ -178,12 +209,12 @@ def check_one_shape(args: _PlanInput) -> None:
         raise Refused(f"send exactly one of steps and phases; found {found}")
 
 
-def located_steps(args: _PlanInput) -> list[tuple[str, Step]]:
+def located_steps(args: _PlanInput) -> list[tuple[Where, Step]]:
     """Every step with its field path, phases flattened in order."""
     if args.steps is not None:
-        return [(path("steps", i), step) for i, step in enumerate(args.steps)]
+        return [(Where(("steps", i)), step) for i, step in enumerate(args.steps)]
     return [
-        (path("phases", p, "steps", i), step)
+        (Where(("phases", p, "steps", i)), step)
         for p, phase in enumerate(args.phases or [])
         for i, step in enumerate(phase.steps)
     ]
@@ -193,21 +224,38 @@ def check_phases(args: _PlanInput) -> None:
     phases = args.phases or []
     check_count("phases", phases, MAX_PHASES, "phases")
     for p, phase in enumerate(phases):
-        check_bytes(path("phases", p, "title"), phase.title, MAX_TITLE_BYTES)
+        check_bytes(Where(("phases", p, "title")), phase.title, MAX_TITLE_BYTES)
 
 
-def check_step_count(steps: list[tuple[str, Step]]) -> None:
+def check_step_count(steps: list[tuple[Where, Step]]) -> None:
     if len(steps) > MAX_STEPS:
         raise Refused(f"the plan has {len(steps)} steps in all; the limit is {MAX_STEPS}")
 
 
-def check_step_ids(steps: list[tuple[str, Step]]) -> None:
-    seen: dict[str, str] = {}
+def check_step_ids(steps: list[tuple[Where, Step]]) -> None:
+    ids = [step.id for _, step in steps]
+    joined = "".join(ids)
+    # Printable ASCII without the space is exactly 0x21 to 0x7E.
+    if (
+        joined.isascii()
+        and joined.isprintable()
+        and " " not in joined
+        and all(0 < len(ident) <= MAX_ID_BYTES for ident in ids)
+        and len(set(ids)) == len(ids)
+    ):
+        return
+    seen: dict[str, Where] = {}
     for where, step in steps:
-        size = utf8_len(step.id)
-        if not 1 <= size <= MAX_ID_BYTES:
-            raise Refused(f"{where}.id is {size} bytes; it must be 1 to {MAX_ID_BYTES}")
-        if not _STEP_ID.fullmatch(step.id):
+        ident = step.id
+        if not (
+            0 < len(ident) <= MAX_ID_BYTES
+            and ident.isascii()
+            and ident.isprintable()
+            and " " not in ident
+        ):
+            size = utf8_len(step.id)
+            if not 1 <= size <= MAX_ID_BYTES:
+                raise Refused(f"{where}.id is {size} bytes; it must be 1 to {MAX_ID_BYTES}")
             raise Refused(
                 f"{where}.id is {_found(step.id)}; an id is printable ASCII without spaces"
             )
@@ -216,15 +264,21 @@ def check_step_ids(steps: list[tuple[str, Step]]) -> None:
         seen[step.id] = where
 
 
-def check_step_texts(steps: list[tuple[str, Step]]) -> None:
+def check_step_texts(steps: list[tuple[Where, Step]]) -> None:
+    # Runs on every update: the common case (short text) costs no call at all.
     for where, step in steps:
-        check_not_blank(f"{where}.description", step.description)
-        check_bytes(f"{where}.description", step.description, MAX_DESCRIPTION_BYTES)
-        check_bytes(f"{where}.acceptance", step.acceptance, MAX_ACCEPTANCE_BYTES)
-        check_bytes(f"{where}.evidence", step.evidence, MAX_EVIDENCE_BYTES)
+        description, acceptance, evidence = step.description, step.acceptance, step.evidence
+        if not description or description.isspace():
+            check_not_blank(where, description, ".description")
+        if len(description) > MAX_DESCRIPTION_BYTES // 4:
+            check_bytes(where, description, MAX_DESCRIPTION_BYTES, ".description")
+        if acceptance is not None and len(acceptance) > MAX_ACCEPTANCE_BYTES // 4:
+            check_bytes(where, acceptance, MAX_ACCEPTANCE_BYTES, ".acceptance")
+        if evidence is not None and len(evidence) > MAX_EVIDENCE_BYTES // 4:
+            check_bytes(where, evidence, MAX_EVIDENCE_BYTES, ".evidence")
 
 
-def check_one_in_progress(steps: list[tuple[str, Step]]) -> None:
+def check_one_in_progress(steps: list[tuple[Where, Step]]) -> None:
     active = [step.id for _, step in steps if step.status == "in_progress"]
     if len(active) > 1:
         raise Refused(
@@ -232,20 +286,25 @@ def check_one_in_progress(steps: list[tuple[str, Step]]) -> None:
         )
 
 
-def check_dependencies(steps: list[tuple[str, Step]]) -> None:
+def check_dependencies(steps: list[tuple[Where, Step]]) -> None:
     earlier: set[str] = set()
     for where, step in steps:
-        for i, dep in enumerate(step.depends_on):
-            if dep not in earlier:
-                reason = "itself" if dep == step.id else "no earlier step"
-                raise Refused(
-                    f"{where}.depends_on[{i}] is {_found(dep)}, which names {reason}; "
-                    "a step may depend only on steps before it"
-                )
+        if step.depends_on and not earlier.issuperset(step.depends_on):
+            _refuse_dependency(where, step, earlier)
         earlier.add(step.id)
 
 
-def check_evidence(steps: list[tuple[str, Step]]) -> None:
+def _refuse_dependency(where: Where, step: Step, earlier: set[str]) -> None:
+    for i, dep in enumerate(step.depends_on):
+        if dep not in earlier:
+            reason = "itself" if dep == step.id else "no earlier step"
+            raise Refused(
+                f"{where}.depends_on[{i}] is {_found(dep)}, which names {reason}; "
+                "a step may depend only on steps before it"
+            )
+
+
+def check_evidence(steps: list[tuple[Where, Step]]) -> None:
     for where, step in steps:
         if step.status == "completed" and step.acceptance is not None:
             if step.evidence is None or not step.evidence.strip():
@@ -255,7 +314,7 @@ def check_evidence(steps: list[tuple[str, Step]]) -> None:
                 )
 
 
-def check_proposal_steps(steps: list[tuple[str, Step]]) -> None:
+def check_proposal_steps(steps: list[tuple[Where, Step]]) -> None:
     for where, step in steps:
         if step.status != "pending":
             raise Refused(f"{where}.status is {step.status!r}; a proposal's steps are 'pending'")
@@ -286,7 +345,7 @@ def check_expected_revision(expected: int | None, current: int, required: bool) 
         )
 
 
-def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[str, Step]]:
+def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[Where, Step]]:
     """Every bound of a plan input that does not depend on the stored session."""
     check_one_shape(args)
     check_plan_texts(args)
@@ -317,6 +376,6 @@ def check_decision(title: str, rationale: str, sources: list[str]) -> None:
 def check_raw(args: Any) -> dict:
     """The rules that hold for every tool's raw arguments."""
     args = check_object(args)
-    check_input_size(args)
-    check_no_control_characters(args)
+    text = check_input_size(args)
+    check_no_control_characters(args, text)
     return args

@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError
 
 from ..errors import PlanStoreError
 from . import migrations
+from ._tx import StatementCache, Tx
 from .schema import sessions, settings
 from .sqlite import WRITE_OPTION, SQLiteBackend
 
@@ -56,9 +58,21 @@ class PlanStore:
         self.engine = self._backend.engine
         self.dialect = self._backend.dialect
         self.insert = self._backend.insert
+        self._statements = StatementCache(self.engine.dialect)
+        self._local = threading.local()
+        self._held: list[Any] = []
+        self._held_lock = threading.Lock()
+        self._closed = False
+        # session id -> (seq of its plan_updated event, the plan): see PlanSession._plan_at.
+        self.plan_cache: dict[str, tuple[int, dict]] = {}
         self._listeners: list[ChangeCallback] = []
         self._listeners_lock = threading.Lock()
         self._migrate()
+        self._upsert_current = (
+            self.insert(settings)
+            .values(key=_CURRENT_KEY, value=bindparam("value"))
+            .on_conflict_do_update(index_elements=[settings.c.key], set_={"value": bindparam("value")})
+        )
 
     @property
     def path(self) -> Path | None:
@@ -69,7 +83,7 @@ class PlanStore:
 
     def _migrate(self) -> None:
         try:
-            with self.write() as conn:
+            with self._connection() as conn:
                 version = migrations.read_version(conn)
                 if version > migrations.LATEST:
                     raise PlanStoreError(
@@ -86,19 +100,45 @@ class PlanStore:
             raise
 
     # Transactions. One transaction per operation: it commits when the block ends and rolls
-    # back if it raises; nothing is committed in a finally.
+    # back if it raises; nothing is committed in a finally. Each thread holds one connection.
+
+    def _cursor(self) -> Any:
+        cursor = getattr(self._local, "cursor", None)
+        if cursor is None:
+            if self._closed:
+                raise PlanStoreError(f"{self} is closed")
+            connection = self.engine.raw_connection()
+            with self._held_lock:
+                self._held.append(connection)
+            cursor = self._local.cursor = connection.driver_connection.cursor()
+        return cursor
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
+    def _transaction(self, begin: str) -> Iterator[Tx]:
+        cursor = self._cursor()
+        cursor.execute(begin)
+        try:
+            yield Tx(cursor, self._statements)
+        except BaseException:
+            cursor.execute("ROLLBACK")
+            raise
+        cursor.execute("COMMIT")
+
+    def write(self) -> AbstractContextManager[Tx]:
+        """A transaction that holds the write lock from its first statement."""
+        return self._transaction(self._backend.begin_write)
+
+    def read(self) -> AbstractContextManager[Tx]:
+        """A transaction that sees one consistent state and never blocks a writer."""
+        return self._transaction(self._backend.begin_read)
+
+    @contextmanager
+    def _connection(self) -> Iterator[Connection]:
+        """A SQLAlchemy connection in a write transaction, for migrations."""
         with self.engine.connect() as conn:
             conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
                 yield conn
-
-    @contextmanager
-    def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn, conn.begin():
-            yield conn
 
     # Sessions.
 
@@ -109,22 +149,18 @@ class PlanStore:
         return PlanSession(self, session_id or self.current_session_id())
 
     def current_session_id(self) -> str:
-        with self.read() as conn:
-            return conn.execute(_SELECT_CURRENT).scalar() or DEFAULT_SESSION
+        with self.read() as tx:
+            return tx.scalar(_SELECT_CURRENT) or DEFAULT_SESSION
 
     def set_current_session(self, session_id: str) -> None:
-        stmt = self.insert(settings).values(key=_CURRENT_KEY, value=session_id)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[settings.c.key], set_={"value": session_id}
-        )
-        with self.write() as conn:
-            conn.execute(stmt)
+        with self.write() as tx:
+            tx.execute(self._upsert_current, {"value": session_id})
         self.notify(session_id, -1)
 
     def sessions(self) -> list[dict]:
         """Every session that has been written to, oldest first."""
-        with self.read() as conn:
-            return [dict(row._mapping) for row in conn.execute(_SELECT_SESSIONS)]
+        with self.read() as tx:
+            return [row._asdict() for row in tx.all(_SELECT_SESSIONS)]
 
     # Change feed.
 
@@ -154,6 +190,11 @@ class PlanStore:
         return self._backend.change_token()
 
     def close(self) -> None:
+        self._closed = True
+        with self._held_lock:
+            held, self._held = self._held, []
+        for connection in held:
+            connection.close()
         self._backend.dispose()
 
     def __enter__(self) -> PlanStore:

@@ -29,7 +29,8 @@ settings = Table(
 )
 
 # The current state of each session: a cache of the fold of its events, written in the same
-# transaction as the events, so reading a snapshot never replays history.
+# transaction as the events, so reading a snapshot never replays history. The plan itself is
+# not copied here: plan_seq points at the plan_updated event that holds it.
 sessions = Table(
     "plans_sessions",
     metadata,
@@ -39,7 +40,7 @@ sessions = Table(
     Column("mode", String(16), nullable=False),
     Column("pending_proposal_hash", String(64)),
     Column("approved_proposal_hash", String(64)),
-    Column("plan", Text),
+    Column("plan_seq", Integer),
     Column("newest_turn_id", Text),
     Column("newest_turn_ordinal", Integer, nullable=False),
     Column("newest_turn_cancelled", Boolean, nullable=False),

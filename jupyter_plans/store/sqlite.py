@@ -74,6 +74,8 @@ class SQLiteBackend:
         self._version_conn: sqlite3.Connection | None = None
 
     insert = staticmethod(sqlite_insert)
+    begin_write = "BEGIN IMMEDIATE"
+    begin_read = "BEGIN"
 
     def change_token(self) -> int:
         """A number that changes whenever any connection, in any process, commits to the file."""
@@ -101,4 +103,6 @@ def _configure_connection(dbapi_connection, _record) -> None:
 
 def _begin(conn) -> None:
     writer = conn.get_execution_options().get(WRITE_OPTION, False)
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+    # Straight to the driver: this runs on every transaction, and SQLAlchemy's execute path
+    # would cost more than the statement.
+    conn.connection.driver_connection.execute("BEGIN IMMEDIATE" if writer else "BEGIN")

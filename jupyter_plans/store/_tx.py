@@ -1,0 +1,91 @@
+"""Transactions on a held driver connection, running Core statements compiled once per store.
+
+SQLAlchemy builds and compiles every statement (for whichever dialect the store uses); the
+statements then run straight on the driver. Measured on a 12-step plan, SQLAlchemy's execution
+layer (pool checkout, events, result objects) cost more than the commit's fsync; this keeps the
+SQL in Core and the time in the database.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+
+class _Compiled(NamedTuple):
+    sql: str
+    positions: Any  # takes a positional driver's parameters, in order, from a dict
+    defaults: dict[str, Any]  # values the statement itself gives, such as .values(mode="plan")
+    row: Any  # the namedtuple type of a result row, or None
+
+
+class StatementCache:
+    """Compiled statements of one dialect, keyed by the statement object itself."""
+
+    def __init__(self, dialect: Any) -> None:
+        self._dialect = dialect
+        self._cache: dict[int, tuple[Any, _Compiled]] = {}
+
+    def get(self, statement: Any) -> _Compiled:
+        found = self._cache.get(id(statement))
+        if found is not None and found[0] is statement:
+            return found[1]
+        compiled = statement.compile(dialect=self._dialect)
+        positions = None
+        if compiled.positional:
+            names = tuple(compiled.positiontup)
+            positions = (lambda params: ()) if not names else itemgetter(*names)
+            if len(names) == 1:
+                positions = (lambda get: lambda params: (get(params),))(positions)
+        row = None
+        if getattr(statement, "is_select", False) or getattr(statement, "_returning", ()):
+            row = namedtuple("Row", [c.key for c in statement.selected_columns], rename=True)
+        defaults = {name: b.value for name, b in compiled.binds.items() if not b.required}
+        entry = _Compiled(str(compiled), positions, defaults, row)
+        self._cache[id(statement)] = (statement, entry)
+        return entry
+
+
+class Tx:
+    """One open transaction: run statements, read rows with attribute access."""
+
+    __slots__ = ("_cursor", "_statements")
+
+    def __init__(self, cursor: Any, statements: StatementCache) -> None:
+        self._cursor = cursor
+        self._statements = statements
+
+    def _params(self, compiled: _Compiled, params: dict | None) -> Any:
+        if compiled.defaults:
+            params = {**compiled.defaults, **(params or {})}
+        elif params is None:
+            params = {}
+        if compiled.positions is None:
+            return params
+        return compiled.positions(params)
+
+    def execute(self, statement: Any, params: dict | None = None) -> int:
+        """Run a statement; return the number of rows it changed."""
+        compiled = self._statements.get(statement)
+        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        return self._cursor.rowcount
+
+    def execute_many(self, statement: Any, rows: list[dict]) -> None:
+        compiled = self._statements.get(statement)
+        self._cursor.executemany(compiled.sql, [self._params(compiled, r) for r in rows])
+
+    def all(self, statement: Any, params: dict | None = None) -> list:
+        compiled = self._statements.get(statement)
+        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        return [compiled.row._make(r) for r in self._cursor.fetchall()]
+
+    def first(self, statement: Any, params: dict | None = None) -> Any:
+        compiled = self._statements.get(statement)
+        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        found = self._cursor.fetchone()
+        return None if found is None else compiled.row._make(found)
+
+    def scalar(self, statement: Any, params: dict | None = None) -> Any:
+        row = self.first(statement, params)
+        return None if row is None else row[0]

@@ -1,0 +1,142 @@
+"""Every change is one transaction: a failure leaves nothing, two writers lose nothing."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from jupyter_plans import PlanStore
+from jupyter_plans import session as session_module
+from jupyter_plans._fold import fold
+
+
+def _dump(path):
+    """Every row of every table, to compare a store before and after."""
+    conn = sqlite3.connect(path)
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    dump = {t: sorted(map(repr, conn.execute(f"SELECT * FROM {t}"))) for t in sorted(tables)}
+    conn.close()
+    return dump
+
+
+def _plan(revision, *ids, status="pending"):
+    return {
+        "expected_revision": revision,
+        "steps": [{"id": i, "description": f"step {i}", "status": status} for i in ids],
+    }
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        lambda s: s.call_tool("update_plan", _plan(1, "a", "b"), call_id="next"),
+        lambda s: s.call_tool("record_decision", {"title": "t", "rationale": "r"}),
+        lambda s: s.on(),
+        lambda s: s.queue_message("more work"),
+    ],
+    ids=["update_plan", "record_decision", "on", "queue_message"],
+)
+def test_error_between_plan_write_and_event_write_leaves_store_as_it_was(
+    tmp_path, monkeypatch, operation
+):
+    path = tmp_path / "a.plans.sqlite"
+    store = PlanStore(path)
+    session = store.session("s")
+    assert not session.call_tool("update_plan", _plan(0, "a"), call_id="first").is_error
+    before_dump, before_snapshot = _dump(path), session.snapshot()
+    heard = []
+    store.subscribe(lambda sid, cursor: heard.append(cursor))
+    written = []
+
+    def fail_after_state_written(change):
+        written.append(change.state.cursor)
+        raise OSError("disk unplugged")
+
+    monkeypatch.setattr(session_module, "_append_events", fail_after_state_written)
+    with pytest.raises(OSError, match="disk unplugged"):
+        operation(session)
+    assert written, "the failure was injected after the plan row was written"
+    monkeypatch.undo()
+    assert session.snapshot() == before_snapshot
+    assert _dump(path) == before_dump
+    assert heard == []
+    # The store still works, and the call id of the failed call was not recorded.
+    assert not session.call_tool("update_plan", _plan(1, "a", "b"), call_id="next").is_error
+    assert session.snapshot().plan.revision == 2
+    store.close()
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys
+    from jupyter_plans import PlanStore
+    path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    session = PlanStore(path).session("shared")
+    stale = 0
+    for i in range(count):
+        while True:
+            snap = session.snapshot()
+            revision = snap.plan.revision if snap.plan else 0
+            steps = [s.model_dump() for s in snap.plan.steps] if snap.plan else []
+            steps = [s for s in steps if s["id"] != name] + [
+                {"id": name, "description": f"{name} update {i}"}
+            ]
+            result = session.call_tool(
+                "update_plan",
+                {"expected_revision": revision, "steps": steps},
+                call_id=f"{name}-{i}",
+            )
+            if not result.is_error:
+                break
+            assert "expected_revision" in result.content, result.content
+            stale += 1
+    print(stale)
+    """
+)
+
+
+def test_two_processes_on_one_file_lose_no_update(tmp_path):
+    path = tmp_path / "shared.plans.sqlite"
+    PlanStore(path).close()
+    count = 150
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), name, str(count)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("alpha", "beta")
+    ]
+    outputs = [w.communicate(timeout=300) for w in writers]
+    for writer, (out, err) in zip(writers, outputs, strict=True):
+        assert writer.returncode == 0, err
+    stale = sum(int(out) for out, _ in outputs)
+    session = PlanStore(path).session("shared")
+    events = session.events()
+    accepted = [e.data["call_id"] for e in events if e.kind == "plan_updated"]
+    expected = {f"{name}-{i}" for name in ("alpha", "beta") for i in range(count)}
+    assert sorted(accepted) == sorted(expected), "every update present exactly once"
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert session.snapshot().plan.revision == 2 * count
+    assert fold("shared", events) == session.snapshot()
+    print(f"2 processes x {count} updates: {2 * count} accepted, {stale} stale retries")
+
+
+def test_a_retry_after_a_commit_that_reached_the_disk_is_idempotent(tmp_path):
+    path = tmp_path / "a.plans.sqlite"
+    session = PlanStore(path).session("s")
+    first = session.call_tool("update_plan", _plan(0, "a"), call_id="c1", turn_id="t1")
+    # The writer never saw the result; a new process retries the same call.
+    retry = PlanStore(path).session("s").call_tool(
+        "update_plan", _plan(0, "a"), call_id="c1", turn_id="t1"
+    )
+    assert retry == first
+    assert [e.kind for e in session.events()] == ["plan_updated"]
+    stored = json.loads(
+        sqlite3.connect(path).execute("SELECT result FROM plans_events").fetchone()[0]
+    )
+    assert stored == first.model_dump()

@@ -1,0 +1,153 @@
+"""The plan file itself: how it is opened, configured, and which files are refused untouched."""
+
+import hashlib
+import os
+import sqlite3
+
+import pytest
+
+from jupyter_plans import PlanStore, PlanStoreError
+from jupyter_plans.store import migrations
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_new_file_is_created_with_wal_and_current_schema(tmp_path):
+    path = tmp_path / "analysis.plans.sqlite"
+    with PlanStore(path) as store:
+        store.session("default").on()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("SELECT version FROM plans_schema_version").fetchall() == [
+        (migrations.LATEST,)
+    ]
+    conn.close()
+
+
+def test_connections_use_synchronous_full_and_a_busy_timeout(tmp_path):
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        conn = store.engine.raw_connection()
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+        conn.close()
+
+
+def test_sqlite_url_and_path_open_the_same_file(tmp_path):
+    path = tmp_path / "a.plans.sqlite"
+    with PlanStore(path) as store:
+        store.session("s").on()
+    with PlanStore(f"sqlite:///{path}") as store:
+        assert store.session("s").snapshot().mode == "plan"
+
+
+def test_symlinked_plan_file_is_refused(tmp_path):
+    real = tmp_path / "real.plans.sqlite"
+    PlanStore(real).close()
+    link = tmp_path / "link.plans.sqlite"
+    link.symlink_to(real)
+    before = _digest(real)
+    with pytest.raises(PlanStoreError, match="symbolic link"):
+        PlanStore(link)
+    assert _digest(real) == before
+
+
+def test_symlink_to_a_missing_file_is_refused_and_creates_nothing(tmp_path):
+    link = tmp_path / "dangling.plans.sqlite"
+    link.symlink_to(tmp_path / "elsewhere.sqlite")
+    with pytest.raises(PlanStoreError, match="symbolic link"):
+        PlanStore(link)
+    assert not (tmp_path / "elsewhere.sqlite").exists()
+
+
+def test_newer_schema_is_refused_and_the_file_untouched(tmp_path):
+    path = tmp_path / "future.plans.sqlite"
+    PlanStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE plans_schema_version SET version = ?", (migrations.LATEST + 1,))
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(PlanStoreError) as info:
+        PlanStore(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"version {migrations.LATEST + 1}" in message and "upgrade" in message
+    assert _digest(path) == before
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_untouched(tmp_path):
+    path = tmp_path / "notes.plans.sqlite"
+    path.write_bytes(b"These are my notes, not a database.\n" * 200)
+    before = _digest(path)
+    with pytest.raises(PlanStoreError, match="not a readable plan file"):
+        PlanStore(path)
+    assert _digest(path) == before
+    assert sorted(os.listdir(tmp_path)) == ["notes.plans.sqlite"]
+
+
+def test_another_programs_database_is_refused_and_untouched(tmp_path):
+    path = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE customers (id INTEGER)")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(PlanStoreError, match="another program"):
+        PlanStore(path)
+    assert _digest(path) == before
+
+
+def test_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(PlanStoreError, match="does not exist"):
+        PlanStore(tmp_path / "no" / "such" / "a.plans.sqlite")
+
+
+def test_unsupported_url_is_a_clear_error():
+    with pytest.raises(PlanStoreError, match="unsupported database"):
+        PlanStore("mysql://localhost/plans")
+
+
+def test_current_session_defaults_and_can_change(tmp_path):
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        assert store.current_session_id() == "default"
+        assert store.session().session_id == "default"
+        store.set_current_session("second")
+        assert store.session().session_id == "second"
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        assert store.current_session_id() == "second"
+
+
+def test_sessions_lists_written_sessions(tmp_path):
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        store.session("one").on()
+        store.session("two").call_tool("record_decision", {"title": "t", "rationale": "r"})
+        listed = {s["session_id"]: s for s in store.sessions()}
+    assert set(listed) == {"one", "two"}
+    assert listed["one"]["mode"] == "plan" and listed["two"]["cursor"] == 1
+
+
+def test_change_token_moves_when_another_connection_commits(tmp_path):
+    path = tmp_path / "a.plans.sqlite"
+    with PlanStore(path) as watcher, PlanStore(path) as writer:
+        before = watcher.change_token()
+        assert watcher.change_token() == before
+        writer.session("s").on()
+        assert watcher.change_token() != before
+
+
+def test_subscribers_hear_commits_and_not_refused_verbs(tmp_path):
+    from jupyter_plans import DecisionRefused
+
+    heard = []
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        unsubscribe = store.subscribe(lambda sid, cursor: heard.append((sid, cursor)))
+        session = store.session("s")
+        session.on()
+        with pytest.raises(DecisionRefused):
+            session.approve()
+        session.on()  # already in plan mode: nothing changes, nothing is heard
+        unsubscribe()
+        session.off()
+    assert heard == [("s", 1)]
