@@ -54,10 +54,10 @@ class Floor:
         data = json.dumps({"name": "update_plan", "plan": plan}, separators=(",", ":"))
         plan = json.dumps(plan, separators=(",", ":"))
         self.conn.execute("BEGIN IMMEDIATE")
-        self.conn.execute("UPDATE s SET revision = ?, plan = ? WHERE id = 's'", (self.revision, plan))
         self.conn.execute(
-            "INSERT INTO e VALUES ('s', ?, 'plan_updated', ?)", (self.revision, data)
+            "UPDATE s SET revision = ?, plan = ? WHERE id = 's'", (self.revision, plan)
         )
+        self.conn.execute("INSERT INTO e VALUES ('s', ?, 'plan_updated', ?)", (self.revision, data))
         self.conn.execute("COMMIT")
 
 

@@ -44,7 +44,11 @@ def _say(text: str) -> None:
 
 
 def run_demo(db: str | None = None) -> int:
-    path = Path(db) if db else Path(tempfile.mkdtemp(prefix="jupyter-plans-demo-")) / "demo.plans.sqlite"
+    path = (
+        Path(db)
+        if db
+        else Path(tempfile.mkdtemp(prefix="jupyter-plans-demo-")) / "demo.plans.sqlite"
+    )
     with PlanStore(path) as store:
         session = store.session("default")
 

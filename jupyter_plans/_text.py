@@ -1,4 +1,4 @@
-"""The plan as plain text: deterministic (no session ids, times or paths), for terminals and nbval."""
+"""The plan as plain text, deterministic (no session ids, times or paths): terminals, nbval."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ def render_text(snapshot: Snapshot) -> str:
     if plan is None:
         return head + ": no plan yet"
     done = sum(step.status == "completed" for step in plan.steps)
-    lines.append(f"{head}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete")
+    lines.append(
+        f"{head}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete"
+    )
     if snapshot.pending_proposal_hash:
         lines.append(f"Proposal {snapshot.pending_proposal_hash[:12]} waits for your decision")
     if plan.explanation:

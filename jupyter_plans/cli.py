@@ -45,7 +45,9 @@ def _parser() -> argparse.ArgumentParser:
         help="run the scripted demo session and print the plan as it goes",
         description="Run a scripted agent through plan mode against a fresh plan file.",
     )
-    demo.add_argument("--db", default=None, help="where to keep the plan (default: a new temp folder)")
+    demo.add_argument(
+        "--db", default=None, help="where to keep the plan (default: a new temp folder)"
+    )
     return parser
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 Status = Literal["pending", "in_progress", "completed"]
 Mode = Literal["default", "plan"]
@@ -19,10 +19,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-def _none_as_empty(value: Any) -> Any:
-    return [] if value is None else value
-
-
 class Step(_Model):
     id: str = Field(description="Unique id, 1 to 64 bytes of printable ASCII.")
     description: str = Field(description="What the step does, at most 240 bytes.")
@@ -34,16 +30,28 @@ class Step(_Model):
         default_factory=list, description="Ids of earlier steps this one needs."
     )
     evidence: str | None = Field(
-        None, description="What showed the acceptance met; required to complete a step "
-        "that has an acceptance."
+        None,
+        description="What showed the acceptance met; required to complete a step "
+        "that has an acceptance.",
     )
 
-    _empty_lists = field_validator("depends_on", mode="before")(_none_as_empty)
+
+class StepInput(Step):
+    """A step as a tool takes it: depends_on may also be null (no dependencies)."""
+
+    # Optional values are plain unions rather than before-validators: a Python validator per
+    # step doubled the cost of validating a plan.
+    depends_on: list[str] | None = Field(None, description="Ids of earlier steps this one needs.")
 
 
 class Phase(_Model):
     title: str | None = Field(None, description="The phase's title; null for an untitled phase.")
     steps: list[Step] = Field(default_factory=list)
+
+
+class PhaseInput(_Model):
+    title: str | None = Field(None, description="The phase's title; null for an untitled phase.")
+    steps: list[StepInput] = Field(default_factory=list)
 
 
 class PlanBody(_Model):
@@ -115,15 +123,15 @@ class Message(_Model):
 
 class _PlanInput(_Model):
     explanation: str | None = Field(None, description="Why the plan is shaped this way.")
-    findings: list[str] = Field(
-        default_factory=list,
+    findings: list[str] | None = Field(
+        None,
         description="What is actually there, what surprised you, what the plan works around.",
     )
-    objectives: list[str] = Field(default_factory=list, description="What the plan must achieve.")
-    phases: list[Phase] | None = Field(None, description="Titled groups of steps.")
-    steps: list[Step] | None = Field(None, description="A flat list of steps (one untitled phase).")
-
-    _empty_lists = field_validator("findings", "objectives", mode="before")(_none_as_empty)
+    objectives: list[str] | None = Field(None, description="What the plan must achieve.")
+    phases: list[PhaseInput] | None = Field(None, description="Titled groups of steps.")
+    steps: list[StepInput] | None = Field(
+        None, description="A flat list of steps (one untitled phase)."
+    )
 
 
 class UpdatePlanArgs(_PlanInput):
@@ -133,6 +141,12 @@ class UpdatePlanArgs(_PlanInput):
 
 
 class PlanSubmitArgs(_PlanInput):
+    # A proposal says why, what was found and what it is for: these are required here.
+    explanation: str = Field(description="Why the plan is shaped this way.")
+    findings: list[str] = Field(
+        description="What is actually there, what surprised you, what the plan works around."
+    )
+    objectives: list[str] = Field(description="What the plan must achieve.")
     expected_revision: int | None = Field(
         None, description="Optional: the session's current revision."
     )
@@ -141,6 +155,4 @@ class PlanSubmitArgs(_PlanInput):
 class RecordDecisionArgs(_Model):
     title: str = Field(description="The decision in a few words, at most 120 bytes.")
     rationale: str = Field(description="Why, at most 500 bytes.")
-    sources: list[str] = Field(default_factory=list, description="Where the facts came from.")
-
-    _empty_lists = field_validator("sources", mode="before")(_none_as_empty)
+    sources: list[str] | None = Field(None, description="Where the facts came from.")

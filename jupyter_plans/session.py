@@ -29,14 +29,8 @@ from .models import (
 )
 from .store._tx import Tx
 from .store.schema import decisions, events, messages, proposals, sessions, turns
-from .validation import (
-    Refused,
-    check_decision,
-    check_expected_revision,
-    check_plan,
-    check_raw,
-    parse,
-)
+from .tools import CATALOG
+from .validation import Refused, check_expected_revision, check_plan, check_raw, parse
 
 if TYPE_CHECKING:
     from .store import PlanStore
@@ -352,8 +346,7 @@ class PlanSession:
         with self.store.read() as tx:
             rows = tx.all(_SELECT_EVENTS, {"sid": self.session_id, "after": after})
         return [
-            Event(seq=r.seq, kind=r.kind, data=_decode_event(r.kind, r.data), at=r.at)
-            for r in rows
+            Event(seq=r.seq, kind=r.kind, data=_decode_event(r.kind, r.data), at=r.at) for r in rows
         ]
 
     def cursor(self) -> int:
@@ -396,6 +389,14 @@ class PlanSession:
         """Run a tool call from an agent; never raises for bad input, returns is_error instead."""
         if call_id is None:
             call_id = f"{_CALL_PREFIX}{next(_call_numbers)}"
+        # The bounds that need no stored state are checked before the write lock is taken,
+        # so a writer holds it only for what depends on the session.
+        spec, parsed, invalid = CATALOG.get(name), None, None
+        if spec is not None:
+            try:
+                parsed = spec.parse(args)
+            except Refused as refusal:
+                invalid = refusal
         with self._writing(call_id) as change:
             if change.recorded is not None:
                 return ToolResult.model_validate_json(change.recorded)
@@ -404,8 +405,9 @@ class PlanSession:
                 refusal = policy.refusal_for_tool(name, change.state.mode)
                 if refusal:
                     raise Refused(refusal)
-                raw = check_raw(args)
-                content = getattr(self, f"_tool_{name}")(change, raw, turn_id, call_id)
+                if invalid is not None:
+                    raise invalid
+                content = getattr(self, f"_tool_{name}")(change, parsed, turn_id, call_id)
                 return ToolResult(is_error=False, content=content)
             except Refused as refusal:
                 result = ToolResult(is_error=True, content=str(refusal))
@@ -446,9 +448,7 @@ class PlanSession:
             },
         )
 
-    def _tool_update_plan(self, change: _Change, raw: dict, turn_id, call_id) -> str:
-        args = parse(UpdatePlanArgs, raw)
-        check_plan(args, proposal=False)
+    def _tool_update_plan(self, change: _Change, args: UpdatePlanArgs, turn_id, call_id) -> str:
         s = change.state
         check_expected_revision(args.expected_revision, s.revision, required=True)
         plan, reopened = build_plan(args, s.plan, s.revision + 1, turn_id, call_id)
@@ -467,9 +467,7 @@ class PlanSession:
         self._store_plan(change, "update_plan", plan, content, turn_id, call_id)
         return content
 
-    def _tool_plan_submit(self, change: _Change, raw: dict, turn_id, call_id) -> str:
-        args = parse(PlanSubmitArgs, raw)
-        check_plan(args, proposal=True)
+    def _tool_plan_submit(self, change: _Change, args: PlanSubmitArgs, turn_id, call_id) -> str:
         s = change.state
         check_expected_revision(args.expected_revision, s.revision, required=False)
         plan, _ = build_plan(args, s.plan, s.revision + 1, turn_id, call_id)
@@ -484,11 +482,12 @@ class PlanSession:
         self._propose(change, digest, body)
         return content
 
-    def _tool_record_decision(self, change: _Change, raw: dict, turn_id, call_id) -> str:
-        args = parse(RecordDecisionArgs, raw)
-        check_decision(args.title, args.rationale, args.sources)
+    def _tool_record_decision(
+        self, change: _Change, args: RecordDecisionArgs, turn_id, call_id
+    ) -> str:
         content = f"Decision recorded: {args.title}"
-        data = Decision(title=args.title, rationale=args.rationale, sources=args.sources)
+        sources = list(args.sources or [])
+        data = Decision(title=args.title, rationale=args.rationale, sources=sources)
         seq = change.emit(
             "decision_recorded",
             data.model_dump(),
@@ -502,7 +501,7 @@ class PlanSession:
                 "seq": seq,
                 "title": args.title,
                 "rationale": args.rationale,
-                "sources": _dumps(args.sources),
+                "sources": _dumps(sources),
             },
         )
         return content
@@ -593,9 +592,7 @@ class PlanSession:
         """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent."""
         with self._writing() as change:
             if change.state.pending_proposal_hash is None:
-                raise DecisionRefused(
-                    "nothing to revise: no proposal is waiting for a decision"
-                )
+                raise DecisionRefused("nothing to revise: no proposal is waiting for a decision")
             _check_person_text("the notes", notes)
             self._decide(change, "changes_requested")
             self._queue(change, "person", notes)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 
 from .models import PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
+from .validation import check_decision, check_plan, check_raw, parse
 
 # Names no integration may rebind, whether or not this version offers them.
 RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan", "ask_user")
@@ -18,6 +21,13 @@ class ToolSpec:
     args_model: type[BaseModel]
     modes: tuple[str, ...]
     description: str
+    check: Callable[[Any], None]  # the bounds that need no stored state
+
+    def parse(self, raw: Any) -> Any:
+        """The validated arguments, or Refused with a one-line reason."""
+        args = parse(self.args_model, check_raw(raw))
+        self.check(args)
+        return args
 
 
 CATALOG: dict[str, ToolSpec] = {
@@ -31,6 +41,7 @@ CATALOG: dict[str, ToolSpec] = {
             "revision you last read; 0 for a new session) and exactly one of steps or phases. "
             "Mark a step in_progress when you start it and completed when done; a step with "
             "an acceptance needs evidence to be completed.",
+            lambda args: check_plan(args, proposal=False),
         ),
         ToolSpec(
             "plan_submit",
@@ -38,6 +49,7 @@ CATALOG: dict[str, ToolSpec] = {
             ("plan",),
             "Submit your researched plan as a proposal for the person to approve. All steps "
             "are pending. After submitting, end your turn and wait for the decision.",
+            lambda args: check_plan(args, proposal=True),
         ),
         ToolSpec(
             "record_decision",
@@ -45,6 +57,7 @@ CATALOG: dict[str, ToolSpec] = {
             ("default", "plan"),
             "Record a lasting decision (not progress): a short title, the rationale and "
             "optional sources.",
+            lambda args: check_decision(args.title, args.rationale, args.sources),
         ),
     )
 }

@@ -14,7 +14,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from .models import Phase, Step, _PlanInput
+from .models import PhaseInput, StepInput, _PlanInput
 
 MAX_INPUT_BYTES = 65536
 MAX_STEPS = 32
@@ -90,7 +90,7 @@ def check_input_size(args: dict) -> str:
     except UnicodeEncodeError:
         where, char = next(_find(args, _SURROGATE))
         raise Refused(
-            f"{where} contains a lone surrogate U+{ord(char):04X}; text must be valid Unicode"
+            f"{name(where)} contains a lone surrogate U+{ord(char):04X}; text must be valid Unicode"
         ) from None
     if size > MAX_INPUT_BYTES:
         raise Refused(f"the input is {size} bytes; the limit is {MAX_INPUT_BYTES}")
@@ -104,7 +104,7 @@ def check_no_control_characters(args: dict, text: str) -> None:
         return
     for where, char in _find(args, _CONTROL):
         raise Refused(
-            f"{where} contains the control character U+{ord(char):04X}; "
+            f"{name(where)} contains the control character U+{ord(char):04X}; "
             "text may not hold control characters (newline and tab included)"
         )
 
@@ -140,11 +140,14 @@ def _describe(model: type[BaseModel], error: dict) -> str:
     where = path(*loc)
     kind, value = error["type"], error.get("input")
     if kind == "missing":
-        return f"{where} is required"
+        return f"{name(where)} is required"
     if kind == "extra_forbidden":
-        return f"{where} is not a field of this tool; {_fields_hint(model, loc)}"
+        return f"{name(where)} is not a field of this tool; {_fields_hint(model, loc)}"
     if kind == "literal_error" and loc and loc[-1] == "status":
-        return f"{where} is {_found(value)}; it must be exactly 'pending', 'in_progress' or 'completed'"
+        return (
+            f"{name(where)} is {_found(value)}; "
+            "it must be exactly 'pending', 'in_progress' or 'completed'"
+        )
     expected = {
         "string_type": "a string",
         "int_type": "an integer",
@@ -155,30 +158,27 @@ def _describe(model: type[BaseModel], error: dict) -> str:
     if expected:
         if kind == "string_type" and loc and loc[-1] in ("acceptance", "evidence", "title"):
             expected = "a string or null"
-        return f"{where} must be {expected}; found {type(value).__name__} {_found(value)}"
-    return f"{where}: {error['msg']}; found {_found(value)}"
+        return f"{name(where)} must be {expected}; found {type(value).__name__} {_found(value)}"
+    return f"{name(where)}: {error['msg']}; found {_found(value)}"
 
 
 def _fields_hint(model: type[BaseModel], loc: list) -> str:
     owner: type[BaseModel] = model
     if "steps" in loc[:-1]:
-        owner = Step
+        owner = StepInput
     elif "phases" in loc[:-1]:
-        owner = Phase
+        owner = PhaseInput
     return "the fields are " + ", ".join(owner.model_fields)
 
 
 # Plan rules, on parsed input.
 
 
-class Where(tuple):
-    """A field's location, spelled out only when a message needs it."""
+Where = tuple  # a field's location, such as ("steps", 3); spelled out by name() on refusal
 
-    def __str__(self) -> str:
-        return path(*self)
 
-    def __format__(self, spec: str) -> str:
-        return path(*self)
+def name(where: str | tuple) -> str:
+    return where if isinstance(where, str) else path(*where)
 
 
 def utf8_len(text: str) -> int:
@@ -190,17 +190,17 @@ def check_bytes(where: Any, text: str | None, limit: int, field: str = "") -> No
     if text is None or len(text) * 4 <= limit:
         return
     if (size := utf8_len(text)) > limit:
-        raise Refused(f"{where}{field} is {size} bytes; the limit is {limit}")
+        raise Refused(f"{name(where)}{field} is {size} bytes; the limit is {limit}")
 
 
 def check_not_blank(where: Any, text: str, field: str = "") -> None:
     if not text or text.isspace():
-        raise Refused(f"{where}{field} is blank; it needs some text")
+        raise Refused(f"{name(where)}{field} is blank; it needs some text")
 
 
 def check_count(where: str, items: list, limit: int, what: str) -> None:
     if len(items) > limit:
-        raise Refused(f"{where} has {len(items)} {what}; the limit is {limit}")
+        raise Refused(f"{name(where)} has {len(items)} {what}; the limit is {limit}")
 
 
 def check_one_shape(args: _PlanInput) -> None:
@@ -209,12 +209,12 @@ def check_one_shape(args: _PlanInput) -> None:
         raise Refused(f"send exactly one of steps and phases; found {found}")
 
 
-def located_steps(args: _PlanInput) -> list[tuple[Where, Step]]:
+def located_steps(args: _PlanInput) -> list[tuple[Where, StepInput]]:
     """Every step with its field path, phases flattened in order."""
     if args.steps is not None:
-        return [(Where(("steps", i)), step) for i, step in enumerate(args.steps)]
+        return [(("steps", i), step) for i, step in enumerate(args.steps)]
     return [
-        (Where(("phases", p, "steps", i)), step)
+        (("phases", p, "steps", i), step)
         for p, phase in enumerate(args.phases or [])
         for i, step in enumerate(phase.steps)
     ]
@@ -224,15 +224,15 @@ def check_phases(args: _PlanInput) -> None:
     phases = args.phases or []
     check_count("phases", phases, MAX_PHASES, "phases")
     for p, phase in enumerate(phases):
-        check_bytes(Where(("phases", p, "title")), phase.title, MAX_TITLE_BYTES)
+        check_bytes(("phases", p, "title"), phase.title, MAX_TITLE_BYTES)
 
 
-def check_step_count(steps: list[tuple[Where, Step]]) -> None:
+def check_step_count(steps: list[tuple[Where, StepInput]]) -> None:
     if len(steps) > MAX_STEPS:
         raise Refused(f"the plan has {len(steps)} steps in all; the limit is {MAX_STEPS}")
 
 
-def check_step_ids(steps: list[tuple[Where, Step]]) -> None:
+def check_step_ids(steps: list[tuple[Where, StepInput]]) -> None:
     ids = [step.id for _, step in steps]
     joined = "".join(ids)
     # Printable ASCII without the space is exactly 0x21 to 0x7E.
@@ -255,16 +255,16 @@ def check_step_ids(steps: list[tuple[Where, Step]]) -> None:
         ):
             size = utf8_len(step.id)
             if not 1 <= size <= MAX_ID_BYTES:
-                raise Refused(f"{where}.id is {size} bytes; it must be 1 to {MAX_ID_BYTES}")
+                raise Refused(f"{name(where)}.id is {size} bytes; it must be 1 to {MAX_ID_BYTES}")
             raise Refused(
-                f"{where}.id is {_found(step.id)}; an id is printable ASCII without spaces"
+                f"{name(where)}.id is {_found(step.id)}; an id is printable ASCII without spaces"
             )
         if step.id in seen:
-            raise Refused(f"{where}.id {step.id!r} is already used by {seen[step.id]}")
+            raise Refused(f"{name(where)}.id {step.id!r} is already used by {name(seen[step.id])}")
         seen[step.id] = where
 
 
-def check_step_texts(steps: list[tuple[Where, Step]]) -> None:
+def check_step_texts(steps: list[tuple[Where, StepInput]]) -> None:
     # Runs on every update: the common case (short text) costs no call at all.
     for where, step in steps:
         description, acceptance, evidence = step.description, step.acceptance, step.evidence
@@ -278,15 +278,18 @@ def check_step_texts(steps: list[tuple[Where, Step]]) -> None:
             check_bytes(where, evidence, MAX_EVIDENCE_BYTES, ".evidence")
 
 
-def check_one_in_progress(steps: list[tuple[Where, Step]]) -> None:
-    active = [step.id for _, step in steps if step.status == "in_progress"]
+def check_one_in_progress(steps: list[tuple[Where, StepInput]]) -> None:
+    active = [(where, step) for where, step in steps if step.status == "in_progress"]
     if len(active) > 1:
+        (first_where, first), (where, _step) = active[0], active[1]
         raise Refused(
-            f"{len(active)} steps are in_progress ({', '.join(active)}); the limit is 1"
+            f"{name(where)}.status is 'in_progress' but {name(first_where)} ({first.id}) "
+            "already is; "
+            f"the limit is 1 step in_progress, found {len(active)}"
         )
 
 
-def check_dependencies(steps: list[tuple[Where, Step]]) -> None:
+def check_dependencies(steps: list[tuple[Where, StepInput]]) -> None:
     earlier: set[str] = set()
     for where, step in steps:
         if step.depends_on and not earlier.issuperset(step.depends_on):
@@ -294,38 +297,40 @@ def check_dependencies(steps: list[tuple[Where, Step]]) -> None:
         earlier.add(step.id)
 
 
-def _refuse_dependency(where: Where, step: Step, earlier: set[str]) -> None:
+def _refuse_dependency(where: Where, step: StepInput, earlier: set[str]) -> None:
     for i, dep in enumerate(step.depends_on):
         if dep not in earlier:
             reason = "itself" if dep == step.id else "no earlier step"
             raise Refused(
-                f"{where}.depends_on[{i}] is {_found(dep)}, which names {reason}; "
+                f"{name(where)}.depends_on[{i}] is {_found(dep)}, which names {reason}; "
                 "a step may depend only on steps before it"
             )
 
 
-def check_evidence(steps: list[tuple[Where, Step]]) -> None:
+def check_evidence(steps: list[tuple[Where, StepInput]]) -> None:
     for where, step in steps:
         if step.status == "completed" and step.acceptance is not None:
             if step.evidence is None or not step.evidence.strip():
                 raise Refused(
-                    f"{where} is completed but its evidence is blank; a step with an "
-                    "acceptance needs evidence that it was met"
+                    f"{name(where)}.evidence is {_found(step.evidence)} but the step is completed "
+                    "and has an acceptance; say what showed the acceptance met"
                 )
 
 
-def check_proposal_steps(steps: list[tuple[Where, Step]]) -> None:
+def check_proposal_steps(steps: list[tuple[Where, StepInput]]) -> None:
     for where, step in steps:
         if step.status != "pending":
-            raise Refused(f"{where}.status is {step.status!r}; a proposal's steps are 'pending'")
+            raise Refused(
+                f"{name(where)}.status is {step.status!r}; a proposal's steps are 'pending'"
+            )
         if step.evidence is not None:
-            raise Refused(f"{where}.evidence is set; a proposal's steps carry no evidence")
+            raise Refused(f"{name(where)}.evidence is set; a proposal's steps carry no evidence")
 
 
 def check_plan_texts(args: _PlanInput) -> None:
     check_bytes("explanation", args.explanation, MAX_EXPLANATION_BYTES)
     for field in ("findings", "objectives"):
-        items = getattr(args, field)
+        items = getattr(args, field) or []
         check_count(field, items, MAX_FINDINGS, "items")
         for i, text in enumerate(items):
             check_bytes(path(field, i), text, MAX_FINDING_BYTES)
@@ -334,9 +339,7 @@ def check_plan_texts(args: _PlanInput) -> None:
 def check_expected_revision(expected: int | None, current: int, required: bool) -> None:
     if expected is None:
         if required:
-            raise Refused(
-                f"expected_revision is required; the session is at revision {current}"
-            )
+            raise Refused(f"expected_revision is required; the session is at revision {current}")
         return
     if expected != current:
         raise Refused(
@@ -345,7 +348,7 @@ def check_expected_revision(expected: int | None, current: int, required: bool) 
         )
 
 
-def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[Where, Step]]:
+def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[Where, StepInput]]:
     """Every bound of a plan input that does not depend on the stored session."""
     check_one_shape(args)
     check_plan_texts(args)
@@ -363,7 +366,8 @@ def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[Where, Step]]:
     return steps
 
 
-def check_decision(title: str, rationale: str, sources: list[str]) -> None:
+def check_decision(title: str, rationale: str, sources: list[str] | None) -> None:
+    sources = sources or []
     check_not_blank("title", title)
     check_bytes("title", title, MAX_DECISION_TITLE_BYTES)
     check_not_blank("rationale", rationale)

@@ -112,7 +112,7 @@ def test_two_processes_on_one_file_lose_no_update(tmp_path):
         for name in ("alpha", "beta")
     ]
     outputs = [w.communicate(timeout=300) for w in writers]
-    for writer, (out, err) in zip(writers, outputs, strict=True):
+    for writer, (_out, err) in zip(writers, outputs, strict=True):
         assert writer.returncode == 0, err
     stale = sum(int(out) for out, _ in outputs)
     session = PlanStore(path).session("shared")
@@ -131,8 +131,10 @@ def test_a_retry_after_a_commit_that_reached_the_disk_is_idempotent(tmp_path):
     session = PlanStore(path).session("s")
     first = session.call_tool("update_plan", _plan(0, "a"), call_id="c1", turn_id="t1")
     # The writer never saw the result; a new process retries the same call.
-    retry = PlanStore(path).session("s").call_tool(
-        "update_plan", _plan(0, "a"), call_id="c1", turn_id="t1"
+    retry = (
+        PlanStore(path)
+        .session("s")
+        .call_tool("update_plan", _plan(0, "a"), call_id="c1", turn_id="t1")
     )
     assert retry == first
     assert [e.kind for e in session.events()] == ["plan_updated"]

@@ -45,9 +45,7 @@ def _backend_for(url_or_path: str | os.PathLike) -> SQLiteBackend:
         raise PlanStoreError(f"cannot read the database URL {text!r}: {exc}") from None
     if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
         return SQLiteBackend(Path(url.database).expanduser().absolute())
-    raise PlanStoreError(
-        f"unsupported database {text!r}; give a path or a sqlite:///PATH URL"
-    )
+    raise PlanStoreError(f"unsupported database {text!r}; give a path or a sqlite:///PATH URL")
 
 
 class PlanStore:
@@ -71,7 +69,9 @@ class PlanStore:
         self._upsert_current = (
             self.insert(settings)
             .values(key=_CURRENT_KEY, value=bindparam("value"))
-            .on_conflict_do_update(index_elements=[settings.c.key], set_={"value": bindparam("value")})
+            .on_conflict_do_update(
+                index_elements=[settings.c.key], set_={"value": bindparam("value")}
+            )
         )
 
     @property

@@ -1,4 +1,4 @@
-"""SQLite engine for a plan file: WAL, synchronous=FULL, a busy timeout, BEGIN IMMEDIATE for writers.
+"""SQLite engine for a plan file: WAL, synchronous=FULL, busy timeout, BEGIN IMMEDIATE writes.
 
 pysqlite's own transaction handling reads outside the transaction and sends a plain BEGIN, which
 lets two writers deadlock into "database is locked"; so the driver is put in autocommit and the
