@@ -19,7 +19,6 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) benchmarks/run.py
 
 lint: $(STAMP)

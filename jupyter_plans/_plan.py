@@ -6,48 +6,31 @@ import hashlib
 import json
 from typing import Any
 
-from .models import StepInput, _PlanInput
-
 
 def build_plan(
-    args: _PlanInput,
+    body: dict,
     previous: dict | None,
     revision: int,
     turn_id: str | None,
     call_id: str | None,
 ) -> tuple[dict, list[str]]:
-    """The plan to store for an accepted input, and the ids of the steps it reopened."""
-    if args.steps is not None:
-        phases = [{"title": None, "steps": [_stored(s) for s in args.steps]}] if args.steps else []
-    else:
-        phases = [
-            {"title": p.title, "steps": [_stored(s) for s in p.steps]} for p in args.phases or []
-        ]
-    steps = [step for phase in phases for step in phase["steps"]]
+    """The plan to store for an accepted body, and the ids of the steps it reopened.
+
+    `body` is taken over: its step dicts become the stored plan's.
+    """
+    steps = [step for phase in body["phases"] for step in phase["steps"]]
     reopened = _reopen(steps, previous)
     plan = {
         "revision": revision,
         "turn_id": turn_id,
         "call_id": call_id,
-        "explanation": args.explanation,
-        "findings": list(args.findings or []),
-        "objectives": list(args.objectives or []),
-        "phases": phases,
+        "explanation": body["explanation"],
+        "findings": body["findings"],
+        "objectives": body["objectives"],
+        "phases": body["phases"],
         "steps": steps,
     }
     return plan, reopened
-
-
-def _stored(step: StepInput) -> dict:
-    """A step as stored and shown: every field present, absent values as null and []."""
-    return {
-        "id": step.id,
-        "description": step.description,
-        "status": step.status,
-        "acceptance": step.acceptance,
-        "depends_on": list(step.depends_on or []),
-        "evidence": step.evidence,
-    }
 
 
 def _reopen(steps: list[dict], previous: dict | None) -> list[str]:

@@ -12,25 +12,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
-from sqlalchemy import and_, bindparam, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, null, select, update
 
 from . import policy
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from .errors import DecisionRefused, PlanStoreError
-from .models import (
-    Decision,
-    Event,
-    Message,
-    PlanSubmitArgs,
-    RecordDecisionArgs,
-    Snapshot,
-    ToolResult,
-    UpdatePlanArgs,
-)
+from .models import Event, Message, Snapshot, ToolResult
 from .store._tx import Tx
 from .store.schema import decisions, events, messages, proposals, sessions, turns
 from .tools import CATALOG
-from .validation import Refused, check_expected_revision, check_plan, check_raw, parse
+from .validation import CheckedPlan, Refused, check_expected_revision
 
 if TYPE_CHECKING:
     from .store import PlanStore
@@ -63,9 +54,16 @@ def _decode_event(kind: str, text: str) -> dict:
     return data
 
 
+_second: list = [None, ""]  # the last whole second formatted, and its text
+
+
 def _now() -> str:
+    """UTC time in ISO 8601 with milliseconds; formatting the date once a second."""
     now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+    second = int(now)
+    if _second[0] != second:
+        _second[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))]
+    return f"{_second[1]}.{int(now * 1000) % 1000:03d}Z"
 
 
 # Ids for calls that come without one: unique per process, cheap to make.
@@ -82,6 +80,11 @@ _RECORDED = (
 )
 _SELECT_STATE = (
     select(sessions, _RECORDED.label("recorded"))
+    .where(sessions.c.session_id == _SID)
+    .with_for_update(of=sessions)
+)
+_SELECT_STATE_ONLY = (
+    select(sessions, null().label("recorded"))
     .where(sessions.c.session_id == _SID)
     .with_for_update(of=sessions)
 )
@@ -245,7 +248,10 @@ def _write_rows(change: _Change) -> None:
 
 
 def _append_events(change: _Change) -> None:
-    change.tx.execute_many(_INSERT_EVENT, change.events)
+    if len(change.events) == 1:
+        change.tx.execute(_INSERT_EVENT, change.events[0])
+    else:
+        change.tx.execute_many(_INSERT_EVENT, change.events)
 
 
 class PlanSession:
@@ -256,19 +262,6 @@ class PlanSession:
             raise ValueError(f"a session id is 1 to 200 characters; found {session_id!r}")
         self.store = store
         self.session_id = session_id
-        self._insert_session = (
-            store.insert(sessions)
-            .values(
-                session_id=_SID,
-                cursor=0,
-                revision=0,
-                mode="default",
-                newest_turn_ordinal=0,
-                newest_turn_cancelled=False,
-                created_at=bindparam("created_at"),
-            )
-            .on_conflict_do_nothing(index_elements=[sessions.c.session_id])
-        )
 
     def __repr__(self) -> str:
         return f"<PlanSession {self.session_id!r} in {self.store!r}>"
@@ -277,12 +270,19 @@ class PlanSession:
 
     @contextmanager
     def _writing(self, call_id: str | None = None) -> Iterator[_Change]:
+        """The session's state under the write lock; what the block emits commits with it.
+
+        With a `call_id`, the result recorded for an accepted call of that id comes too.
+        """
         key = {"sid": self.session_id, "call_id": call_id}
+        select_state = _SELECT_STATE if call_id is not None else _SELECT_STATE_ONLY
         with self.store.write() as tx:
-            row = tx.first(_SELECT_STATE, key)
+            row = tx.first(select_state, key)
             if row is None:
-                tx.execute(self._insert_session, {"sid": self.session_id, "created_at": _now()})
-                row = tx.first(_SELECT_STATE, key)
+                tx.execute(
+                    self.store.insert_session, {"sid": self.session_id, "created_at": _now()}
+                )
+                row = tx.first(select_state, key)
             plan = self._plan_at(tx, row.plan_seq)
             change = _Change(tx, _State.from_row(row, plan), row.recorded, row.cursor)
             yield change
@@ -387,6 +387,8 @@ class PlanSession:
         call_id: str | None = None,
     ) -> ToolResult:
         """Run a tool call from an agent; never raises for bad input, returns is_error instead."""
+        # An id made here was never used before: there is no recorded result to look up.
+        lookup = call_id
         if call_id is None:
             call_id = f"{_CALL_PREFIX}{next(_call_numbers)}"
         # The bounds that need no stored state are checked before the write lock is taken,
@@ -397,7 +399,7 @@ class PlanSession:
                 parsed = spec.parse(args)
             except Refused as refusal:
                 invalid = refusal
-        with self._writing(call_id) as change:
+        with self._writing(lookup) as change:
             if change.recorded is not None:
                 return ToolResult.model_validate_json(change.recorded)
             try:
@@ -448,10 +450,10 @@ class PlanSession:
             },
         )
 
-    def _tool_update_plan(self, change: _Change, args: UpdatePlanArgs, turn_id, call_id) -> str:
+    def _tool_update_plan(self, change: _Change, args: CheckedPlan, turn_id, call_id) -> str:
         s = change.state
         check_expected_revision(args.expected_revision, s.revision, required=True)
-        plan, reopened = build_plan(args, s.plan, s.revision + 1, turn_id, call_id)
+        plan, reopened = build_plan(args.body, s.plan, s.revision + 1, turn_id, call_id)
         content = f"Plan updated to revision {plan['revision']}."
         if reopened:
             content += (
@@ -467,10 +469,10 @@ class PlanSession:
         self._store_plan(change, "update_plan", plan, content, turn_id, call_id)
         return content
 
-    def _tool_plan_submit(self, change: _Change, args: PlanSubmitArgs, turn_id, call_id) -> str:
+    def _tool_plan_submit(self, change: _Change, args: CheckedPlan, turn_id, call_id) -> str:
         s = change.state
         check_expected_revision(args.expected_revision, s.revision, required=False)
-        plan, _ = build_plan(args, s.plan, s.revision + 1, turn_id, call_id)
+        plan, _ = build_plan(args.body, s.plan, s.revision + 1, turn_id, call_id)
         body = proposal_body(plan)
         digest = body_hash(body)
         content = (
@@ -482,15 +484,11 @@ class PlanSession:
         self._propose(change, digest, body)
         return content
 
-    def _tool_record_decision(
-        self, change: _Change, args: RecordDecisionArgs, turn_id, call_id
-    ) -> str:
-        content = f"Decision recorded: {args.title}"
-        sources = list(args.sources or [])
-        data = Decision(title=args.title, rationale=args.rationale, sources=sources)
+    def _tool_record_decision(self, change: _Change, decision: dict, turn_id, call_id) -> str:
+        content = f"Decision recorded: {decision['title']}"
         seq = change.emit(
             "decision_recorded",
-            data.model_dump(),
+            decision,
             call_id=call_id,
             result={"is_error": False, "content": content},
         )
@@ -499,9 +497,9 @@ class PlanSession:
             {
                 "session_id": change.state.session_id,
                 "seq": seq,
-                "title": args.title,
-                "rationale": args.rationale,
-                "sources": _dumps(sources),
+                "title": decision["title"],
+                "rationale": decision["rationale"],
+                "sources": _dumps(decision["sources"]),
             },
         )
         return content
@@ -605,9 +603,7 @@ class PlanSession:
         wait moves to the edited text, and the agent is told exactly what changed.
         """
         try:
-            raw = check_raw(changes)
-            args = parse(UpdatePlanArgs, raw)
-            check_plan(args, proposal=False)
+            args: CheckedPlan = CATALOG["update_plan"].parse(changes)
         except Refused as refusal:
             raise DecisionRefused(f"edit refused: {refusal}") from None
         with self._writing() as change:
@@ -616,11 +612,11 @@ class PlanSession:
                 check_expected_revision(args.expected_revision, s.revision, required=True)
             except Refused as refusal:
                 raise DecisionRefused(f"edit refused: {refusal}") from None
-            previous = s.plan or {"explanation": None, "findings": [], "objectives": []}
+            body = dict(args.body)
             for kept in ("explanation", "findings", "objectives"):
-                if kept not in args.model_fields_set:
-                    setattr(args, kept, previous.get(kept))
-            plan, reopened = build_plan(args, s.plan, s.revision + 1, None, None)
+                if kept not in args.given and s.plan is not None:
+                    body[kept] = s.plan[kept]
+            plan, reopened = build_plan(body, s.plan, s.revision + 1, None, None)
             lines = describe_diff(diff_steps(s.plan["steps"] if s.plan else [], plan["steps"]))
             if reopened:
                 lines.append("reopened: " + ", ".join(reopened))

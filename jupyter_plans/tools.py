@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 
 from .models import PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
 from .validation import check_decision, check_plan, check_raw, parse
@@ -18,16 +18,14 @@ RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan"
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    args_model: type[BaseModel]
+    args: TypeAdapter
     modes: tuple[str, ...]
     description: str
-    check: Callable[[Any], None]  # the bounds that need no stored state
+    check: Callable[[dict], Any]  # the bounds that need no stored state; returns what is used
 
     def parse(self, raw: Any) -> Any:
-        """The validated arguments, or Refused with a one-line reason."""
-        args = parse(self.args_model, check_raw(raw))
-        self.check(args)
-        return args
+        """The checked arguments, or Refused with a one-line reason."""
+        return self.check(parse(self.args, check_raw(raw)))
 
 
 CATALOG: dict[str, ToolSpec] = {
@@ -35,7 +33,7 @@ CATALOG: dict[str, ToolSpec] = {
     for spec in (
         ToolSpec(
             "update_plan",
-            UpdatePlanArgs,
+            TypeAdapter(UpdatePlanArgs),
             ("default", "plan"),
             "Replace the whole session plan with this one. Send expected_revision (the "
             "revision you last read; 0 for a new session) and exactly one of steps or phases. "
@@ -45,7 +43,7 @@ CATALOG: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "plan_submit",
-            PlanSubmitArgs,
+            TypeAdapter(PlanSubmitArgs),
             ("plan",),
             "Submit your researched plan as a proposal for the person to approve. All steps "
             "are pending. After submitting, end your turn and wait for the decision.",
@@ -53,11 +51,11 @@ CATALOG: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "record_decision",
-            RecordDecisionArgs,
+            TypeAdapter(RecordDecisionArgs),
             ("default", "plan"),
             "Record a lasting decision (not progress): a short title, the rationale and "
             "optional sources.",
-            lambda args: check_decision(args.title, args.rationale, args.sources),
+            check_decision,
         ),
     )
 }
@@ -70,4 +68,4 @@ def offered(mode: str) -> list[str]:
 
 def json_schemas() -> dict[str, dict]:
     """The JSON schema of every tool's arguments, generated from the models."""
-    return {name: spec.args_model.model_json_schema() for name, spec in CATALOG.items()}
+    return {name: spec.args.json_schema() for name, spec in CATALOG.items()}

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pydantic_core
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from .models import PhaseInput, StepInput, _PlanInput
+from .models import PhaseInput, StepInput
 
 MAX_INPUT_BYTES = 65536
 MAX_STEPS = 32
@@ -127,25 +128,25 @@ def _find(value: Any, pattern: re.Pattern) -> Iterator[tuple[str, str]]:
             stack.extend(((*parts, i), child) for i, child in reversed(list(enumerate(item))))
 
 
-def parse(model: type[BaseModel], args: dict) -> Any:
+def parse(adapter: TypeAdapter, args: dict) -> dict:
     """Validate the shape with pydantic and turn its first error into one line."""
     try:
-        return model.model_validate(args)
+        return adapter.validate_python(args)
     except ValidationError as exc:
-        raise Refused(_describe(model, exc.errors(include_url=False)[0])) from None
+        raise Refused(_describe(adapter, exc.errors(include_url=False)[0])) from None
 
 
-def _describe(model: type[BaseModel], error: dict) -> str:
+def _describe(adapter: TypeAdapter, error: dict) -> str:
     loc = [part for part in error["loc"] if not (isinstance(part, str) and "[" in part)]
     where = path(*loc)
     kind, value = error["type"], error.get("input")
     if kind == "missing":
-        return f"{name(where)} is required"
+        return f"{where} is required"
     if kind == "extra_forbidden":
-        return f"{name(where)} is not a field of this tool; {_fields_hint(model, loc)}"
+        return f"{where} is not a field of this tool; {_fields_hint(adapter, loc)}"
     if kind == "literal_error" and loc and loc[-1] == "status":
         return (
-            f"{name(where)} is {_found(value)}; "
+            f"{where} is {_found(value)}; "
             "it must be exactly 'pending', 'in_progress' or 'completed'"
         )
     expected = {
@@ -156,23 +157,35 @@ def _describe(model: type[BaseModel], error: dict) -> str:
         "dict_type": "an object",
     }.get(kind)
     if expected:
-        if kind == "string_type" and loc and loc[-1] in ("acceptance", "evidence", "title"):
-            expected = "a string or null"
-        return f"{name(where)} must be {expected}; found {type(value).__name__} {_found(value)}"
-    return f"{name(where)}: {error['msg']}; found {_found(value)}"
+        if loc and loc[-1] in _NULLABLE:
+            expected += " or null"
+        return f"{where} must be {expected}; found {type(value).__name__} {_found(value)}"
+    return f"{where}: {error['msg']}; found {_found(value)}"
 
 
-def _fields_hint(model: type[BaseModel], loc: list) -> str:
-    owner: type[BaseModel] = model
+_NULLABLE = {
+    "acceptance",
+    "evidence",
+    "title",
+    "explanation",
+    "depends_on",
+    "findings",
+    "objectives",
+    "sources",
+    "expected_revision",
+}
+
+
+def _fields_hint(adapter: TypeAdapter, loc: list) -> str:
+    owner = adapter._type
     if "steps" in loc[:-1]:
         owner = StepInput
     elif "phases" in loc[:-1]:
         owner = PhaseInput
-    return "the fields are " + ", ".join(owner.model_fields)
+    return "the fields are " + ", ".join(owner.__annotations__)
 
 
-# Plan rules, on parsed input.
-
+# Plan rules, on the validated input. Steps are checked in the form they are stored in.
 
 Where = tuple  # a field's location, such as ("steps", 3); spelled out by name() on refusal
 
@@ -200,40 +213,79 @@ def check_not_blank(where: Any, text: str, field: str = "") -> None:
 
 def check_count(where: str, items: list, limit: int, what: str) -> None:
     if len(items) > limit:
-        raise Refused(f"{name(where)} has {len(items)} {what}; the limit is {limit}")
+        raise Refused(f"{where} has {len(items)} {what}; the limit is {limit}")
 
 
-def check_one_shape(args: _PlanInput) -> None:
-    if (args.steps is None) == (args.phases is None):
-        found = "both" if args.steps is not None else "neither"
-        raise Refused(f"send exactly one of steps and phases; found {found}")
+@dataclass(frozen=True)
+class CheckedPlan:
+    """A plan input that passed every bound that needs no stored state."""
+
+    expected_revision: int | None
+    body: dict  # explanation, findings, objectives and phases, steps in their stored form
+    steps: list[tuple[Where, dict]]  # every step with its location, phases flattened in order
+    given: frozenset[str]  # the fields the input named
 
 
-def located_steps(args: _PlanInput) -> list[tuple[Where, StepInput]]:
-    """Every step with its field path, phases flattened in order."""
-    if args.steps is not None:
-        return [(("steps", i), step) for i, step in enumerate(args.steps)]
-    return [
-        (("phases", p, "steps", i), step)
-        for p, phase in enumerate(args.phases or [])
-        for i, step in enumerate(phase.steps)
-    ]
+def stored_step(step: StepInput) -> dict:
+    """A step as stored and shown: every field present, absent values as null and []."""
+    return {
+        "id": step["id"],
+        "description": step["description"],
+        "status": step.get("status", "pending"),
+        "acceptance": step.get("acceptance"),
+        "depends_on": step.get("depends_on") or [],
+        "evidence": step.get("evidence"),
+    }
 
 
-def check_phases(args: _PlanInput) -> None:
-    phases = args.phases or []
-    check_count("phases", phases, MAX_PHASES, "phases")
-    for p, phase in enumerate(phases):
-        check_bytes(("phases", p, "title"), phase.title, MAX_TITLE_BYTES)
+def check_one_shape(args: dict) -> None:
+    flat, phased = args.get("steps") is not None, args.get("phases") is not None
+    if flat == phased:
+        raise Refused(
+            f"send exactly one of steps and phases; found {'both' if flat else 'neither'}"
+        )
 
 
-def check_step_count(steps: list[tuple[Where, StepInput]]) -> None:
+def normalize(args: dict) -> tuple[dict, list[tuple[Where, dict]]]:
+    """The plan body in stored form, and each step with the location the input gave it."""
+    located: list[tuple[Where, dict]] = []
+    if args.get("steps") is not None:
+        phases = [{"title": None, "steps": []}] if args["steps"] else []
+        for i, step in enumerate(args["steps"]):
+            stored = stored_step(step)
+            phases[0]["steps"].append(stored)
+            located.append((("steps", i), stored))
+    else:
+        phases = []
+        for p, phase in enumerate(args["phases"]):
+            steps = []
+            for i, step in enumerate(phase["steps"]):
+                stored = stored_step(step)
+                steps.append(stored)
+                located.append((("phases", p, "steps", i), stored))
+            phases.append({"title": phase.get("title"), "steps": steps})
+    body = {
+        "explanation": args.get("explanation"),
+        "findings": args.get("findings") or [],
+        "objectives": args.get("objectives") or [],
+        "phases": phases,
+    }
+    return body, located
+
+
+def check_phases(body: dict) -> None:
+    check_count("phases", body["phases"], MAX_PHASES, "phases")
+    for p, phase in enumerate(body["phases"]):
+        check_bytes(("phases", p, "title"), phase["title"], MAX_TITLE_BYTES)
+
+
+def check_step_count(steps: list[tuple[Where, dict]]) -> None:
     if len(steps) > MAX_STEPS:
         raise Refused(f"the plan has {len(steps)} steps in all; the limit is {MAX_STEPS}")
 
 
-def check_step_ids(steps: list[tuple[Where, StepInput]]) -> None:
-    ids = [step.id for _, step in steps]
+def check_step_ids(steps: list[tuple[Where, dict]]) -> None:
+    ids = [step["id"] for _, step in steps]
     joined = "".join(ids)
     # Printable ASCII without the space is exactly 0x21 to 0x7E.
     if (
@@ -246,28 +298,27 @@ def check_step_ids(steps: list[tuple[Where, StepInput]]) -> None:
         return
     seen: dict[str, Where] = {}
     for where, step in steps:
-        ident = step.id
-        if not (
-            0 < len(ident) <= MAX_ID_BYTES
-            and ident.isascii()
-            and ident.isprintable()
-            and " " not in ident
-        ):
-            size = utf8_len(step.id)
-            if not 1 <= size <= MAX_ID_BYTES:
-                raise Refused(f"{name(where)}.id is {size} bytes; it must be 1 to {MAX_ID_BYTES}")
+        ident = step["id"]
+        size = utf8_len(ident)
+        if not 1 <= size <= MAX_ID_BYTES:
+            raise Refused(f"{name(where)}.id is {size} bytes; it must be 1 to {MAX_ID_BYTES}")
+        if not (ident.isascii() and ident.isprintable() and " " not in ident):
             raise Refused(
-                f"{name(where)}.id is {_found(step.id)}; an id is printable ASCII without spaces"
+                f"{name(where)}.id is {_found(ident)}; an id is printable ASCII without spaces"
             )
-        if step.id in seen:
-            raise Refused(f"{name(where)}.id {step.id!r} is already used by {name(seen[step.id])}")
-        seen[step.id] = where
+        if ident in seen:
+            raise Refused(f"{name(where)}.id {ident!r} is already used by {name(seen[ident])}")
+        seen[ident] = where
 
 
-def check_step_texts(steps: list[tuple[Where, StepInput]]) -> None:
+def check_step_texts(steps: list[tuple[Where, dict]]) -> None:
     # Runs on every update: the common case (short text) costs no call at all.
     for where, step in steps:
-        description, acceptance, evidence = step.description, step.acceptance, step.evidence
+        description, acceptance, evidence = (
+            step["description"],
+            step["acceptance"],
+            step["evidence"],
+        )
         if not description or description.isspace():
             check_not_blank(where, description, ".description")
         if len(description) > MAX_DESCRIPTION_BYTES // 4:
@@ -278,62 +329,62 @@ def check_step_texts(steps: list[tuple[Where, StepInput]]) -> None:
             check_bytes(where, evidence, MAX_EVIDENCE_BYTES, ".evidence")
 
 
-def check_one_in_progress(steps: list[tuple[Where, StepInput]]) -> None:
-    active = [(where, step) for where, step in steps if step.status == "in_progress"]
+def check_one_in_progress(steps: list[tuple[Where, dict]]) -> None:
+    active = [(where, step) for where, step in steps if step["status"] == "in_progress"]
     if len(active) > 1:
-        (first_where, first), (where, _step) = active[0], active[1]
+        (first_where, first), (where, _) = active[0], active[1]
         raise Refused(
-            f"{name(where)}.status is 'in_progress' but {name(first_where)} ({first.id}) "
-            "already is; "
-            f"the limit is 1 step in_progress, found {len(active)}"
+            f"{name(where)}.status is 'in_progress' but {name(first_where)} ({first['id']}) "
+            f"already is; the limit is 1 step in_progress, found {len(active)}"
         )
 
 
-def check_dependencies(steps: list[tuple[Where, StepInput]]) -> None:
+def check_dependencies(steps: list[tuple[Where, dict]]) -> None:
     earlier: set[str] = set()
     for where, step in steps:
-        if step.depends_on and not earlier.issuperset(step.depends_on):
+        if step["depends_on"] and not earlier.issuperset(step["depends_on"]):
             _refuse_dependency(where, step, earlier)
-        earlier.add(step.id)
+        earlier.add(step["id"])
 
 
-def _refuse_dependency(where: Where, step: StepInput, earlier: set[str]) -> None:
-    for i, dep in enumerate(step.depends_on):
+def _refuse_dependency(where: Where, step: dict, earlier: set[str]) -> None:
+    for i, dep in enumerate(step["depends_on"]):
         if dep not in earlier:
-            reason = "itself" if dep == step.id else "no earlier step"
+            reason = "itself" if dep == step["id"] else "no earlier step"
             raise Refused(
                 f"{name(where)}.depends_on[{i}] is {_found(dep)}, which names {reason}; "
                 "a step may depend only on steps before it"
             )
 
 
-def check_evidence(steps: list[tuple[Where, StepInput]]) -> None:
+def check_evidence(steps: list[tuple[Where, dict]]) -> None:
     for where, step in steps:
-        if step.status == "completed" and step.acceptance is not None:
-            if step.evidence is None or not step.evidence.strip():
+        if step["status"] == "completed" and step["acceptance"] is not None:
+            evidence = step["evidence"]
+            if not evidence or evidence.isspace():
                 raise Refused(
-                    f"{name(where)}.evidence is {_found(step.evidence)} but the step is completed "
+                    f"{name(where)}.evidence is {_found(evidence)} but the step is completed "
                     "and has an acceptance; say what showed the acceptance met"
                 )
 
 
-def check_proposal_steps(steps: list[tuple[Where, StepInput]]) -> None:
+def check_proposal_steps(steps: list[tuple[Where, dict]]) -> None:
     for where, step in steps:
-        if step.status != "pending":
+        if step["status"] != "pending":
             raise Refused(
-                f"{name(where)}.status is {step.status!r}; a proposal's steps are 'pending'"
+                f"{name(where)}.status is {step['status']!r}; a proposal's steps are 'pending'"
             )
-        if step.evidence is not None:
+        if step["evidence"] is not None:
             raise Refused(f"{name(where)}.evidence is set; a proposal's steps carry no evidence")
 
 
-def check_plan_texts(args: _PlanInput) -> None:
-    check_bytes("explanation", args.explanation, MAX_EXPLANATION_BYTES)
+def check_plan_texts(body: dict) -> None:
+    check_bytes("explanation", body["explanation"], MAX_EXPLANATION_BYTES)
     for field in ("findings", "objectives"):
-        items = getattr(args, field) or []
+        items = body[field]
         check_count(field, items, MAX_FINDINGS, "items")
         for i, text in enumerate(items):
-            check_bytes(path(field, i), text, MAX_FINDING_BYTES)
+            check_bytes((field, i), text, MAX_FINDING_BYTES)
 
 
 def check_expected_revision(expected: int | None, current: int, required: bool) -> None:
@@ -348,12 +399,12 @@ def check_expected_revision(expected: int | None, current: int, required: bool) 
         )
 
 
-def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[Where, StepInput]]:
+def check_plan(args: dict, proposal: bool) -> CheckedPlan:
     """Every bound of a plan input that does not depend on the stored session."""
     check_one_shape(args)
-    check_plan_texts(args)
-    check_phases(args)
-    steps = located_steps(args)
+    body, steps = normalize(args)
+    check_plan_texts(body)
+    check_phases(body)
     check_step_count(steps)
     check_step_ids(steps)
     check_step_texts(steps)
@@ -363,18 +414,20 @@ def check_plan(args: _PlanInput, proposal: bool) -> list[tuple[Where, StepInput]
         check_one_in_progress(steps)
         check_evidence(steps)
     check_dependencies(steps)
-    return steps
+    return CheckedPlan(args.get("expected_revision"), body, steps, frozenset(args))
 
 
-def check_decision(title: str, rationale: str, sources: list[str] | None) -> None:
-    sources = sources or []
+def check_decision(args: dict) -> dict:
+    """A record_decision input, checked, in its stored form."""
+    title, rationale, sources = args["title"], args["rationale"], args.get("sources") or []
     check_not_blank("title", title)
     check_bytes("title", title, MAX_DECISION_TITLE_BYTES)
     check_not_blank("rationale", rationale)
     check_bytes("rationale", rationale, MAX_RATIONALE_BYTES)
     check_count("sources", sources, MAX_SOURCES, "items")
     for i, source in enumerate(sources):
-        check_bytes(path("sources", i), source, MAX_SOURCE_BYTES)
+        check_bytes(("sources", i), source, MAX_SOURCE_BYTES)
+    return {"title": title, "rationale": rationale, "sources": sources}
 
 
 def check_raw(args: Any) -> dict:

@@ -151,3 +151,23 @@ def test_subscribers_hear_commits_and_not_refused_verbs(tmp_path):
         unsubscribe()
         session.off()
     assert heard == [("s", 1)]
+
+
+def test_a_locked_file_gives_a_clear_error_and_loses_nothing(tmp_path, monkeypatch):
+    from jupyter_plans.store import sqlite as sqlite_backend
+
+    path = tmp_path / "a.plans.sqlite"
+    with PlanStore(path) as store:
+        session = store.session("s")
+        session.on()
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another writer holds the lock and never lets go
+        monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_MS", 50)
+        with PlanStore(path) as impatient:
+            with pytest.raises(PlanStoreError, match="locked"):
+                impatient.session("s").off()
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        assert session.snapshot().mode == "plan"
+        session.off()
+        assert session.snapshot().mode == "default"

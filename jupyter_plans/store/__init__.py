@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from ..errors import PlanStoreError
 from . import migrations
@@ -66,6 +66,19 @@ class PlanStore:
         self._listeners: list[ChangeCallback] = []
         self._listeners_lock = threading.Lock()
         self._migrate()
+        self.insert_session = (
+            self.insert(sessions)
+            .values(
+                session_id=bindparam("sid"),
+                cursor=0,
+                revision=0,
+                mode="default",
+                newest_turn_ordinal=0,
+                newest_turn_cancelled=False,
+                created_at=bindparam("created_at"),
+            )
+            .on_conflict_do_nothing(index_elements=[sessions.c.session_id])
+        )
         self._upsert_current = (
             self.insert(settings)
             .values(key=_CURRENT_KEY, value=bindparam("value"))
@@ -82,19 +95,23 @@ class PlanStore:
         return f"PlanStore({str(self.path or self.engine.url)!r})"
 
     def _migrate(self) -> None:
+        """Bring the schema up to date; a current schema costs one read, and no write lock."""
         try:
-            with self._connection() as conn:
-                version = migrations.read_version(conn)
-                if version > migrations.LATEST:
-                    raise PlanStoreError(
-                        f"{self} has plan schema version {version}, newer than the "
-                        f"{migrations.LATEST} this jupyter-plans knows; upgrade jupyter-plans"
-                    )
-                if version < migrations.LATEST:
-                    migrations.upgrade(conn, version)
-        except OperationalError as exc:
+            for write in (False, True):
+                with self._connection(write) as conn:
+                    version = migrations.read_version(conn)
+                    if version > migrations.LATEST:
+                        raise PlanStoreError(
+                            f"{self} has plan schema version {version}, newer than the "
+                            f"{migrations.LATEST} this jupyter-plans knows; upgrade jupyter-plans"
+                        )
+                    if version == migrations.LATEST:
+                        return
+                    if write:
+                        migrations.upgrade(conn, version)
+        except (DBAPIError, self._backend.driver_error) as exc:
             self._backend.dispose()
-            raise PlanStoreError(f"cannot open {self}: {exc.orig}") from None
+            raise PlanStoreError(f"cannot open {self}: {getattr(exc, 'orig', exc)}") from None
         except PlanStoreError:
             self._backend.dispose()
             raise
@@ -113,30 +130,23 @@ class PlanStore:
             cursor = self._local.cursor = connection.driver_connection.cursor()
         return cursor
 
-    @contextmanager
-    def _transaction(self, begin: str) -> Iterator[Tx]:
-        cursor = self._cursor()
-        cursor.execute(begin)
-        try:
-            yield Tx(cursor, self._statements)
-        except BaseException:
-            cursor.execute("ROLLBACK")
-            raise
-        cursor.execute("COMMIT")
-
-    def write(self) -> AbstractContextManager[Tx]:
+    def write(self) -> Tx:
         """A transaction that holds the write lock from its first statement."""
-        return self._transaction(self._backend.begin_write)
+        return Tx(self._cursor(), self._statements, self._backend.begin_write, self)
 
-    def read(self) -> AbstractContextManager[Tx]:
+    def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""
-        return self._transaction(self._backend.begin_read)
+        return Tx(self._cursor(), self._statements, self._backend.begin_read, self)
+
+    @property
+    def driver_error(self) -> type[Exception]:
+        return self._backend.driver_error
 
     @contextmanager
-    def _connection(self) -> Iterator[Connection]:
-        """A SQLAlchemy connection in a write transaction, for migrations."""
+    def _connection(self, write: bool) -> Iterator[Connection]:
+        """A SQLAlchemy connection in a transaction, for migrations."""
         with self.engine.connect() as conn:
-            conn.execution_options(**{WRITE_OPTION: True})
+            conn.execution_options(**{WRITE_OPTION: write})
             with conn.begin():
                 yield conn
 
@@ -180,6 +190,8 @@ class PlanStore:
         return unsubscribe
 
     def notify(self, session_id: str, cursor: int) -> None:
+        if not self._listeners:
+            return
         with self._listeners_lock:
             listeners = list(self._listeners)
         for callback in listeners:

@@ -12,6 +12,8 @@ from collections import namedtuple
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from ..errors import PlanStoreError
+
 
 class _Compiled(NamedTuple):
     sql: str
@@ -48,13 +50,37 @@ class StatementCache:
 
 
 class Tx:
-    """One open transaction: run statements, read rows with attribute access."""
+    """One transaction, as a context manager: it commits when the block ends and rolls back if
+    the block raises (nothing is committed in a finally). Rows come with attribute access."""
 
-    __slots__ = ("_cursor", "_statements")
+    __slots__ = ("_cursor", "_statements", "_begin", "_store")
 
-    def __init__(self, cursor: Any, statements: StatementCache) -> None:
+    def __init__(self, cursor: Any, statements: StatementCache, begin: str, store: Any) -> None:
         self._cursor = cursor
         self._statements = statements
+        self._begin = begin
+        self._store = store
+
+    def __enter__(self) -> Tx:
+        try:
+            self._cursor.execute(self._begin)
+        except self._store.driver_error as exc:
+            raise PlanStoreError(f"cannot use {self._store}: {exc}") from exc
+        return self
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        if kind is None:
+            try:
+                self._cursor.execute("COMMIT")
+                return
+            except self._store.driver_error as exc:
+                error = exc
+        try:
+            self._cursor.execute("ROLLBACK")
+        except self._store.driver_error:
+            pass  # the database already ended the transaction (SQLite does on some errors)
+        if isinstance(error, self._store.driver_error):
+            raise PlanStoreError(f"{self._store}: the change was not saved: {error}") from error
 
     def _params(self, compiled: _Compiled, params: dict | None) -> Any:
         if compiled.defaults:

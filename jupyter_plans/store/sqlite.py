@@ -76,6 +76,7 @@ class SQLiteBackend:
     insert = staticmethod(sqlite_insert)
     begin_write = "BEGIN IMMEDIATE"
     begin_read = "BEGIN"
+    driver_error = sqlite3.Error
 
     def change_token(self) -> int:
         """A number that changes whenever any connection, in any process, commits to the file."""
