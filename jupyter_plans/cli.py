@@ -87,9 +87,10 @@ def _run(args: argparse.Namespace) -> int:
 def _call(session, args: argparse.Namespace) -> int:
     try:
         tool_args = json.loads(args.args_json)
-    except json.JSONDecodeError as exc:
-        result = {"is_error": True, "content": f"ARGS_JSON is not valid JSON: {exc}"}
-        print(json.dumps(result))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        result = {"is_error": True, "content": f"ARGS_JSON is not valid JSON: {reason}"}
+        print(json.dumps(result, separators=(",", ":")))
         return 1
     result = session.call_tool(args.tool, tool_args, turn_id=args.turn_id, call_id=args.call_id)
     print(result.model_dump_json())

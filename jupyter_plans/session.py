@@ -259,7 +259,9 @@ class PlanSession:
 
     def __init__(self, store: PlanStore, session_id: str) -> None:
         if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200:
-            raise ValueError(f"a session id is 1 to 200 characters; found {session_id!r}")
+            raise PlanStoreError(
+                f"a session id is 1 to 200 characters, not blank; found {session_id!r}"
+            )
         self.store = store
         self.session_id = session_id
 

@@ -171,3 +171,13 @@ def test_a_locked_file_gives_a_clear_error_and_loses_nothing(tmp_path, monkeypat
         assert session.snapshot().mode == "plan"
         session.off()
         assert session.snapshot().mode == "default"
+
+
+def test_a_failing_listener_does_not_fail_the_change(tmp_path, caplog):
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        heard = []
+        store.subscribe(lambda sid, cursor: 1 / 0)
+        store.subscribe(lambda sid, cursor: heard.append(cursor))
+        snapshot = store.session("s").on()
+    assert snapshot.mode == "plan" and heard == [1]
+    assert "listener failed" in caplog.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -18,6 +19,8 @@ from . import migrations
 from ._tx import StatementCache, Tx
 from .schema import sessions, settings
 from .sqlite import WRITE_OPTION, SQLiteBackend
+
+_log = logging.getLogger("jupyter_plans")
 
 DEFAULT_SESSION = "default"
 _CURRENT_KEY = "current_session"
@@ -132,10 +135,14 @@ class PlanStore:
 
     def write(self) -> Tx:
         """A transaction that holds the write lock from its first statement."""
+        if self._closed:
+            raise PlanStoreError(f"{self} is closed")
         return Tx(self._cursor(), self._statements, self._backend.begin_write, self)
 
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""
+        if self._closed:
+            raise PlanStoreError(f"{self} is closed")
         return Tx(self._cursor(), self._statements, self._backend.begin_read, self)
 
     @property
@@ -156,7 +163,7 @@ class PlanStore:
         """The session named `session_id`, or the store's current one."""
         from ..session import PlanSession
 
-        return PlanSession(self, session_id or self.current_session_id())
+        return PlanSession(self, self.current_session_id() if session_id is None else session_id)
 
     def current_session_id(self) -> str:
         with self.read() as tx:
@@ -195,7 +202,11 @@ class PlanStore:
         with self._listeners_lock:
             listeners = list(self._listeners)
         for callback in listeners:
-            callback(session_id, cursor)
+            try:
+                callback(session_id, cursor)
+            except Exception:
+                # The change is committed; a broken listener must not make it look failed.
+                _log.exception("a plan change listener failed")
 
     def change_token(self) -> int:
         """Cheap to read; changes when any process commits to the store."""

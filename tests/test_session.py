@@ -1,0 +1,185 @@
+"""Session operations beyond the contract's examples: re-proposals, the person's edits and
+tasks, the catalog by mode, and hostile input that must never escape as an exception."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_plans import DecisionRefused, PlanStore
+from jupyter_plans.tools import RESERVED_NAMES, json_schemas, offered
+
+
+@pytest.fixture
+def session(tmp_path):
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        yield store.session("s")
+
+
+def _proposal(*steps):
+    return {
+        "explanation": "why",
+        "findings": ["what is there"],
+        "objectives": ["what for"],
+        "steps": [{"id": i, "description": d} for i, d in steps],
+    }
+
+
+def test_a_reproposal_shows_what_changed_since_the_last_one(session):
+    session.on()
+    assert not session.call_tool("plan_submit", _proposal(("a", "Load"), ("b", "Clean"))).is_error
+    assert session.proposal_changes() is None  # the first proposal has nothing to compare with
+    session.revise("merge the loading into cleaning, and add a plot")
+    resubmitted = _proposal(("b", "Clean the loaded data"), ("c", "Plot"))
+    assert not session.call_tool("plan_submit", resubmitted).is_error
+    changes = session.proposal_changes()
+    assert [s["id"] for s in changes["added"]] == ["c"]
+    assert [s["id"] for s in changes["removed"]] == ["a"]
+    assert changes["reworded"] == [{"id": "b", "before": "Clean", "after": "Clean the loaded data"}]
+    session.approve()
+    assert session.proposal_changes() is None  # nothing waits any more
+
+
+def test_plan_task_enters_plan_mode_and_queues_the_task_as_the_persons_words(session):
+    session.queue_message("nightly refresh", source="automatic")
+    snapshot = session.start_planning("Chart revenue by region")
+    assert snapshot.mode == "plan"
+    delivered = session.deliver()
+    assert [(m.source, m.text) for m in delivered] == [
+        ("automatic", "nightly refresh"),
+        ("person", "Chart revenue by region"),
+    ]
+    assert session.deliver() == []
+    kinds = [e.kind for e in session.events()]
+    assert kinds == [
+        "message_queued",
+        "mode_changed",
+        "message_queued",
+        "message_delivered",
+        "message_delivered",
+    ]
+
+
+def test_blank_task_is_refused_and_changes_nothing(session):
+    with pytest.raises(DecisionRefused, match="blank"):
+        session.start_planning("   ")
+    assert session.snapshot().cursor == 0
+
+
+def test_a_persons_edit_without_a_proposal_is_a_user_revision_the_agent_hears_of(session):
+    steps = [{"id": "a", "description": "Load"}, {"id": "b", "description": "Clean"}]
+    session.call_tool("update_plan", {"expected_revision": 0, "explanation": "x", "steps": steps})
+    edited = [{"id": "b", "description": "Clean twice"}, {"id": "c", "description": "Plot"}]
+    snapshot = session.edit_plan({"expected_revision": 1, "steps": edited})
+    assert snapshot.plan.revision == 2
+    assert snapshot.plan.explanation == "x"  # left out of the edit, so kept
+    assert snapshot.pending_proposal_hash is None
+    edit = [e for e in session.events() if e.kind == "plan_updated"][-1]
+    assert edit.data["name"] == "user_edit" and edit.data["call_id"] is None
+    (notice,) = session.deliver()
+    assert notice.source == "notice"
+    for told in ("added step c", "removed step a", "reworded step b", "'Clean twice'"):
+        assert told in notice.text
+
+
+def test_a_stale_edit_is_refused_and_changes_nothing(session):
+    session.call_tool("update_plan", {"expected_revision": 0, "steps": []})
+    before = session.snapshot()
+    with pytest.raises(DecisionRefused, match="expected_revision is 0 but the session is at"):
+        session.edit_plan({"expected_revision": 0, "steps": [{"id": "a", "description": "x"}]})
+    with pytest.raises(DecisionRefused, match=r"steps\[0\].description is blank"):
+        session.edit_plan({"expected_revision": 1, "steps": [{"id": "a", "description": " "}]})
+    assert session.snapshot() == before
+
+
+def test_the_catalog_follows_the_mode(session):
+    assert offered("default") == ["update_plan", "record_decision"]
+    assert offered("plan") == ["update_plan", "plan_submit", "record_decision"]
+    assert set(json_schemas()) == {"update_plan", "plan_submit", "record_decision"}
+    for name in RESERVED_NAMES:
+        assert name in ("update_plan", "plan_submit", "record_decision") or name not in offered(
+            "plan"
+        )
+    result = session.call_tool("rm_rf", {})
+    assert result.is_error and "unknown tool 'rm_rf'" in result.content
+    assert "update_plan, record_decision" in result.content
+
+
+def test_tool_schemas_describe_every_field():
+    schema = json_schemas()["update_plan"]
+    step = schema["$defs"]["StepInput"]["properties"]
+    assert set(step) == {"id", "description", "status", "acceptance", "depends_on", "evidence"}
+    assert all(field.get("description") for field in step.values())
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == ["expected_revision"]
+
+
+def test_decisions_are_kept_apart_and_in_order(session):
+    for title in ("Use parquet", "Drop 2019"):
+        result = session.call_tool(
+            "record_decision", {"title": title, "rationale": "because", "sources": None}
+        )
+        assert not result.is_error
+    assert [d.title for d in session.snapshot().decisions] == ["Use parquet", "Drop 2019"]
+    assert session.snapshot().plan is None  # a decision is not progress
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=30,
+)
+_hostile_step = st.fixed_dictionaries(
+    {"id": _json | st.text(max_size=70), "description": _json | st.text(max_size=300)},
+    optional={"status": _json, "depends_on": _json, "evidence": _json, "extra": _json},
+)
+_hostile = st.one_of(
+    _json,
+    st.fixed_dictionaries(
+        {"expected_revision": _json | st.integers(0, 2)},
+        optional={"steps": st.lists(_hostile_step, max_size=4) | _json, "phases": _json},
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(["update_plan", "plan_submit", "record_decision"]), args=_hostile)
+def test_hostile_input_is_refused_or_accepted_and_never_raises(tmp_path_factory, name, args):
+    path = tmp_path_factory.mktemp("fuzz") / "a.plans.sqlite"
+    with PlanStore(path) as store:
+        session = store.session("s")
+        session.on()
+        before = session.snapshot()
+        result = session.call_tool(name, args)
+        assert isinstance(result.content, str) and result.content
+        if result.is_error:
+            assert "\n" not in result.content
+            after = session.snapshot()
+            assert after.model_copy(update={"cursor": before.cursor}) == before
+            assert [e.kind for e in session.events(after=before.cursor)] == ["tool_finished"]
+
+
+def _deep(levels):
+    value = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        ({"expected_revision": 0, "steps": [{"id": "a", "description": "x\ud800"}]}, "surrogate"),
+        ({"expected_revision": 0, "steps": [{"id": "a", "description": "a\tb"}]}, "U+0009"),
+        ([1, 2], "JSON object"),
+        ({"expected_revision": True, "steps": []}, "expected_revision must be an integer"),
+        ({"expected_revision": "0", "steps": []}, "expected_revision must be an integer"),
+        ({"expected_revision": 0, "steps": [{"id": "a", "description": "x", "x": 1}]}, "x"),
+        ({"expected_revision": 0, "steps": [], "deep": _deep(5000)}, ""),
+    ],
+)
+def test_malformed_input_gets_a_one_line_reason(session, args, named):
+    result = session.call_tool("update_plan", args)
+    assert result.is_error and "\n" not in result.content and named in result.content
+    assert session.snapshot().plan is None
