@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -254,6 +253,51 @@ def _append_events(change: _Change) -> None:
         change.tx.execute_many(_INSERT_EVENT, change.events)
 
 
+class _Writing:
+    """The context of one change (a class, not a generator: it runs on every tool call)."""
+
+    __slots__ = ("session", "call_id", "tx", "change")
+
+    def __init__(self, session: PlanSession, call_id: str | None) -> None:
+        self.session, self.call_id = session, call_id
+
+    def __enter__(self) -> _Change:
+        session = self.session
+        key = {"sid": session.session_id, "call_id": self.call_id}
+        select_state = _SELECT_STATE if self.call_id is not None else _SELECT_STATE_ONLY
+        tx = self.tx = session.store.write().__enter__()
+        try:
+            row = tx.first(select_state, key)
+            if row is None:
+                insert = session.store.insert_session
+                tx.execute(insert, {"sid": session.session_id, "created_at": _now()})
+                row = tx.first(select_state, key)
+            plan = session._plan_at(tx, row.plan_seq)
+            self.change = _Change(tx, _State.from_row(row, plan), row.recorded, row.cursor)
+        except BaseException:
+            tx.__exit__(*sys.exc_info())
+            raise
+        return self.change
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        change = self.change
+        changed = kind is None and bool(change.events)
+        if changed:
+            try:
+                _write_state(change)
+                _write_rows(change)
+                _append_events(change)
+            except BaseException:
+                self.tx.__exit__(*sys.exc_info())
+                raise
+        self.tx.__exit__(kind, error, traceback)
+        if changed:
+            session, state = self.session, change.state
+            if state.plan_seq is not None:
+                session.store.plan_cache[session.session_id] = (state.plan_seq, state.plan)
+            session.store.notify(session.session_id, state.cursor)
+
+
 class PlanSession:
     """One durable plan. Every method that changes it is one transaction with its events."""
 
@@ -270,32 +314,12 @@ class PlanSession:
 
     # The transaction every change goes through.
 
-    @contextmanager
-    def _writing(self, call_id: str | None = None) -> Iterator[_Change]:
+    def _writing(self, call_id: str | None = None) -> _Writing:
         """The session's state under the write lock; what the block emits commits with it.
 
         With a `call_id`, the result recorded for an accepted call of that id comes too.
         """
-        key = {"sid": self.session_id, "call_id": call_id}
-        select_state = _SELECT_STATE if call_id is not None else _SELECT_STATE_ONLY
-        with self.store.write() as tx:
-            row = tx.first(select_state, key)
-            if row is None:
-                tx.execute(
-                    self.store.insert_session, {"sid": self.session_id, "created_at": _now()}
-                )
-                row = tx.first(select_state, key)
-            plan = self._plan_at(tx, row.plan_seq)
-            change = _Change(tx, _State.from_row(row, plan), row.recorded, row.cursor)
-            yield change
-            if change.events:
-                _write_state(change)
-                _write_rows(change)
-                _append_events(change)
-        if change.events:
-            if change.state.plan_seq is not None:
-                self.store.plan_cache[self.session_id] = (change.state.plan_seq, change.state.plan)
-            self.store.notify(self.session_id, change.state.cursor)
+        return _Writing(self, call_id)
 
     def _plan_at(self, tx: Tx, plan_seq: int | None) -> dict | None:
         """The plan stored in event `plan_seq`, parsed once per process and then shared.
