@@ -53,16 +53,13 @@ def _decode_event(kind: str, text: str) -> dict:
     return data
 
 
-_second: list = [None, ""]  # the last whole second formatted, and its text
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
-def _now() -> str:
-    """UTC time in ISO 8601 with milliseconds; formatting the date once a second."""
-    now = time.time()
-    second = int(now)
-    if _second[0] != second:
-        _second[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))]
-    return f"{_second[1]}.{int(now * 1000) % 1000:03d}Z"
+def _iso(ms: int) -> str:
+    """Milliseconds since the epoch as UTC ISO 8601, as events show their time."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
 # Ids for calls that come without one: unique per process, cheap to make.
@@ -209,7 +206,7 @@ class _Change:
                 "seq": self.state.cursor,
                 "kind": kind,
                 "data": _encode_event(kind, data),
-                "at": _now(),
+                "at": _now_ms(),
                 "call_id": call_id,
                 "result": None if result is None else _dumps(result),
             }
@@ -270,7 +267,7 @@ class _Writing:
             row = tx.first(select_state, key)
             if row is None:
                 insert = session.store.insert_session
-                tx.execute(insert, {"sid": session.session_id, "created_at": _now()})
+                tx.execute(insert, {"sid": session.session_id, "created_at": _iso(_now_ms())})
                 row = tx.first(select_state, key)
             plan = session._plan_at(tx, row.plan_seq)
             self.change = _Change(tx, _State.from_row(row, plan), row.recorded, row.cursor)
@@ -372,7 +369,8 @@ class PlanSession:
         with self.store.read() as tx:
             rows = tx.all(_SELECT_EVENTS, {"sid": self.session_id, "after": after})
         return [
-            Event(seq=r.seq, kind=r.kind, data=_decode_event(r.kind, r.data), at=r.at) for r in rows
+            Event(seq=r.seq, kind=r.kind, data=_decode_event(r.kind, r.data), at=_iso(r.at))
+            for r in rows
         ]
 
     def cursor(self) -> int:

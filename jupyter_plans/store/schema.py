@@ -1,6 +1,7 @@
 """The tables of a plan store, shared by every engine."""
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Index,
@@ -56,7 +57,7 @@ events = Table(
     Column("seq", Integer, nullable=False),
     Column("kind", String(32), nullable=False),
     Column("data", Text, nullable=False),
-    Column("at", String(40), nullable=False),
+    Column("at", BigInteger, nullable=False),  # milliseconds since the epoch, UTC
     Column("call_id", Text),
     Column("result", Text),
     PrimaryKeyConstraint("session_id", "seq"),
