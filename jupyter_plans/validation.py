@@ -62,6 +62,13 @@ def _found(value: Any) -> str:
 
 
 def check_object(args: Any) -> dict:
+    if isinstance(args, str | bytes):  # providers send arguments as JSON text
+        try:
+            args = json.loads(args)
+        except RecursionError:
+            raise Refused("the arguments are nested too deeply to be a plan") from None
+        except ValueError as exc:
+            raise Refused(f"the arguments are not valid JSON: {exc}") from None
     if not isinstance(args, dict):
         raise Refused(f"the arguments must be a JSON object; found {type(args).__name__}")
     return args

@@ -183,3 +183,10 @@ def test_malformed_input_gets_a_one_line_reason(session, args, named):
     result = session.call_tool("update_plan", args)
     assert result.is_error and "\n" not in result.content and named in result.content
     assert session.snapshot().plan is None
+
+
+def test_arguments_may_come_as_json_text(session):
+    accepted = session.call_tool("update_plan", '{"expected_revision": 0, "steps": []}')
+    assert not accepted.is_error and session.snapshot().plan.revision == 1
+    refused = session.call_tool("update_plan", '{"expected_revision": 1, "steps": [')
+    assert refused.is_error and refused.content.startswith("the arguments are not valid JSON")
