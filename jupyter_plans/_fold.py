@@ -8,15 +8,7 @@ from .models import Event, Snapshot
 
 
 def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
-    state = {
-        "session_id": session_id,
-        "cursor": 0,
-        "mode": "default",
-        "pending_proposal_hash": None,
-        "approved_proposal_hash": None,
-        "plan": None,
-        "decisions": [],
-    }
+    state = Snapshot.empty(session_id).model_dump()
     for event in events:
         if event.seq != state["cursor"] + 1:
             raise ValueError(f"event seq {event.seq} follows {state['cursor']}: history has a gap")

@@ -85,6 +85,19 @@ class Snapshot(_Model):
     plan: Plan | None
     decisions: list[Decision]
 
+    @classmethod
+    def empty(cls, session_id: str) -> Snapshot:
+        """The snapshot of a session nothing has happened in yet."""
+        return cls(
+            session_id=session_id,
+            cursor=0,
+            mode="default",
+            pending_proposal_hash=None,
+            approved_proposal_hash=None,
+            plan=None,
+            decisions=[],
+        )
+
 
 class Event(_Model):
     seq: int

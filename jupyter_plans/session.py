@@ -341,15 +341,7 @@ class PlanSession:
             decided = tx.all(_SELECT_DECISIONS, {"sid": self.session_id})
             plan = self._plan_at(tx, row.plan_seq) if row is not None else None
         if row is None:
-            return Snapshot(
-                session_id=self.session_id,
-                cursor=0,
-                mode="default",
-                pending_proposal_hash=None,
-                approved_proposal_hash=None,
-                plan=None,
-                decisions=[],
-            )
+            return Snapshot.empty(self.session_id)
         return Snapshot.model_validate(
             {
                 "session_id": self.session_id,

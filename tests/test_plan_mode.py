@@ -9,16 +9,9 @@ import json
 
 import pytest
 
-from jupyter_plans import DecisionRefused, PlanStore
+from jupyter_plans import DecisionRefused
 
 _ids = itertools.count(1)
-
-
-@pytest.fixture
-def session(tmp_path):
-    store = PlanStore(tmp_path / "a.plans.sqlite")
-    yield store.session("s")
-    store.close()
 
 
 def s(step_id, **fields):

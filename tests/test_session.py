@@ -9,12 +9,6 @@ from jupyter_plans import DecisionRefused, PlanStore
 from jupyter_plans.tools import RESERVED_NAMES, json_schemas, offered
 
 
-@pytest.fixture
-def session(tmp_path):
-    with PlanStore(tmp_path / "a.plans.sqlite") as store:
-        yield store.session("s")
-
-
 def _proposal(*steps):
     return {
         "explanation": "why",

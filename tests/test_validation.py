@@ -13,16 +13,7 @@ import re
 
 import pytest
 
-from jupyter_plans import PlanStore
-
 _ids = itertools.count(1)
-
-
-@pytest.fixture
-def session(tmp_path):
-    store = PlanStore(tmp_path / "a.plans.sqlite")
-    yield store.session("s")
-    store.close()
 
 
 @pytest.fixture
