@@ -22,4 +22,45 @@ __all__ = [
     "Step",
     "ToolResult",
     "__version__",
+    "current_session",
+    "load_ipython_extension",
+    "unload_ipython_extension",
 ]
+
+_magics = None  # the loaded extension's PlanMagics, if any
+
+
+def load_ipython_extension(ipython) -> None:
+    """%load_ext jupyter_plans: open this notebook's plan store, register %plan, show the card."""
+    global _magics
+    import sys
+
+    from .magics import PlanMagics
+
+    try:
+        magics = PlanMagics(shell=ipython, config=ipython.config)
+    except PlanStoreError as exc:
+        print(f"jupyter_plans: {exc}", file=sys.stderr)
+        return
+    ipython.register_magics(magics)
+    _magics = magics
+    magics.start()
+
+
+def unload_ipython_extension(ipython) -> None:
+    """%unload_ext jupyter_plans: remove %plan and every hook, and stop every watcher."""
+    global _magics
+    if _magics is None:
+        return
+    _magics.stop()
+    for table in ipython.magics_manager.magics.values():
+        table.pop("plan", None)
+    ipython.magics_manager.registry.pop(type(_magics).__name__, None)
+    _magics = None
+
+
+def current_session() -> PlanSession:
+    """The plan session bound to this notebook by %load_ext jupyter_plans."""
+    if _magics is None:
+        raise PlanStoreError("load the extension first: %load_ext jupyter_plans")
+    return _magics.session

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .models import Snapshot
+from .models import Event, Snapshot
 
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
@@ -41,3 +41,56 @@ def render_text(snapshot: Snapshot) -> str:
         lines.append("Decisions:")
         lines.extend(f"  - {d.title}: {d.rationale}" for d in snapshot.decisions)
     return "\n".join(lines)
+
+
+def status_line(snapshot: Snapshot) -> str:
+    """One line: the mode, the revision, the progress and any waiting proposal."""
+    mode = "Plan mode" if snapshot.mode == "plan" else "Default mode"
+    plan = snapshot.plan
+    if plan is None:
+        line = f"{mode}, no plan yet"
+    else:
+        done = sum(step.status == "completed" for step in plan.steps)
+        line = (
+            f"{mode}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete"
+        )
+    if snapshot.pending_proposal_hash:
+        line += f"; proposal {snapshot.pending_proposal_hash[:12]} waits for your decision"
+    return line
+
+
+def describe_event(event: Event) -> str:
+    """An event in words, for %plan history."""
+    data = event.data
+    kind = event.kind
+    if kind == "plan_updated":
+        who = "you edited" if data["name"] == "user_edit" else f"agent {data['name']}"
+        return f"{event.seq}. {who}: revision {data['plan']['revision']}"
+    if kind == "tool_finished":
+        return f"{event.seq}. agent {data['name']} refused: {data['result']['content']}"
+    if kind == "proposal_submitted":
+        return f"{event.seq}. proposal {data['hash'][:12]} waits for a decision"
+    if kind == "decision":
+        words = {
+            "approved": "you approved",
+            "changes_requested": "you asked for changes to",
+            "left": "you left plan mode, dropping",
+            "dropped": "plan mode restarted, dropping",
+        }[data["action"]]
+        return f"{event.seq}. {words} proposal {(data['hash'] or '')[:12]}"
+    if kind == "mode_changed":
+        return f"{event.seq}. mode is now {data['mode']}"
+    if kind == "decision_recorded":
+        return f"{event.seq}. agent recorded a decision: {data['title']}"
+    if kind == "message_queued":
+        return f"{event.seq}. message queued from {data['source']}: {_clip(data['text'])}"
+    if kind == "message_delivered":
+        return f"{event.seq}. message {data['message_id']} delivered to the agent"
+    if kind == "turn_cancelled":
+        return f"{event.seq}. turn {data['turn_id']} cancelled"
+    return f"{event.seq}. {kind}"
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -143,7 +143,7 @@ _MARK_DELIVERED = (
     .values(delivered_seq=bindparam("b_seq"))
 )
 _SELECT_LAST_TWO_PROPOSALS = (
-    select(proposals.c.hash, proposals.c.body)
+    select(proposals.c.hash, proposals.c.revision, proposals.c.body)
     .where(proposals.c.session_id == _SID)
     .order_by(proposals.c.seq.desc())
     .limit(2)
@@ -378,7 +378,8 @@ class PlanSession:
         return [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
 
     def proposal_changes(self) -> dict | None:
-        """What the waiting proposal changed since the one before it: added, removed, reworded.
+        """What the waiting proposal changed since the one before it: added, removed, reworded
+        and reordered steps, and `since_revision`, the revision of the one before.
 
         None when no proposal waits or it is the first.
         """
@@ -390,7 +391,10 @@ class PlanSession:
         if len(found) < 2:
             return None
         new, old = (_loads(r.body) for r in found)
-        return diff_steps(_body_steps(old), _body_steps(new))
+        return {
+            "since_revision": found[1].revision,
+            **diff_steps(_body_steps(old), _body_steps(new)),
+        }
 
     # Agent tools.
 

@@ -1,0 +1,183 @@
+"""The %plan magic and the extension's life in a kernel: the store, the cards and the hooks."""
+
+from __future__ import annotations
+
+import sys
+
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.display import display
+from traitlets import Bool, Float, Unicode, default, validate
+
+from . import _locate
+from ._text import describe_event, status_line
+from .errors import DecisionRefused, PlanStoreError
+from .session import PlanSession
+from .store import PlanStore
+
+_VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export")
+
+
+@magics_class
+class PlanMagics(Magics):
+    """The %plan magic; its settings are read from ipython_config.py as c.PlanMagics.*"""
+
+    database = Unicode(
+        _locate.DEFAULT_TEMPLATE,
+        help="Where the plan is stored: a path or a SQLAlchemy URL. {notebook_dir}, "
+        "{notebook_stem}, {notebook_name} and {home} are filled in from the notebook.",
+    ).tag(config=True)
+    session_id = Unicode(
+        "", help="The plan session to use; empty means the store's current session."
+    ).tag(config=True)
+    poll_interval = Float(
+        0.2, help="Seconds between checks for changes made by other processes."
+    ).tag(config=True)
+    auto_display = Bool(
+        True, help="Show the card when the extension loads and when a proposal arrives."
+    ).tag(config=True)
+
+    @default("database")
+    def _default_database(self) -> str:
+        return _locate.DEFAULT_TEMPLATE
+
+    @validate("poll_interval")
+    def _check_interval(self, proposal) -> float:
+        if not 0.01 <= proposal["value"] <= 60:
+            raise ValueError(f"poll_interval is {proposal['value']}; it must be 0.01 to 60 s")
+        return proposal["value"]
+
+    def __init__(self, shell=None, **kwargs) -> None:
+        super().__init__(shell=shell, **kwargs)
+        from .watch import CardWatcher
+
+        self.notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
+        self.store = PlanStore(_locate.plan_database(self.database, self.notebook))
+        self.session: PlanSession = self.store.session(self.session_id or None)
+        self.watcher = CardWatcher(self.store, self.poll_interval)
+        self._shown_proposal = self.session.snapshot().pending_proposal_hash
+
+    # The card.
+
+    def card(self):
+        from .widget import PlanCard
+
+        card = PlanCard(self.session, self.notebook.name if self.notebook else None)
+        self.watcher.add(card)
+        return card
+
+    def show(self) -> None:
+        display(self.card())
+
+    def after_cell(self, _result=None) -> None:
+        """Show the card when a proposal arrived during the cell (auto_display)."""
+        waiting = self.session.snapshot().pending_proposal_hash
+        if waiting and waiting != self._shown_proposal and self.auto_display:
+            self.show()
+        self._shown_proposal = waiting
+
+    # The magic.
+
+    @line_magic
+    def plan(self, line: str) -> None:
+        """Review and steer the agent's plan for this notebook.
+
+        %plan                  show the plan card (it stays current by itself)
+        %plan on               start plan mode: the agent researches and proposes
+        %plan TASK...          start plan mode and give the agent TASK to plan
+        %plan approve [HASH]   approve the waiting proposal (only the full 64-hex HASH)
+        %plan revise NOTES     ask for changes; NOTES go to the agent as your words
+        %plan off              leave plan mode, dropping any waiting proposal
+        %plan status           one line: mode, revision, progress, waiting proposal
+        %plan history [N]      the last N events (default 10) in words
+        %plan new              start a fresh plan session in the same file
+
+        Verbs match without case (%plan ON); a hash never does. A refused verb prints one
+        line on stderr and changes nothing.
+
+        Examples:
+            %plan Clean sales.csv and fit a baseline model of weekly revenue
+            %plan approve
+            %plan revise split the cleaning step; keep the outliers
+        """
+        words = line.strip()
+        if not words:
+            self.show()
+            return
+        verb, _, rest = words.partition(" ")
+        verb, rest = verb.lower(), rest.strip()
+        try:
+            if verb in _VERBS:
+                getattr(self, f"_verb_{verb}")(rest)
+            else:
+                self.session.start_planning(words)
+                print(f"Plan mode on; the agent has your task: {words}")
+        except (DecisionRefused, PlanStoreError) as refusal:
+            print(f"%plan {verb}: {refusal}", file=sys.stderr)
+
+    def _no_arguments(self, verb: str, rest: str) -> None:
+        if rest:
+            raise DecisionRefused(f"{verb} takes nothing after it; found {rest!r}")
+
+    def _verb_on(self, rest: str) -> None:
+        self._no_arguments("on", rest)
+        self.session.on()
+        print("Plan mode on: the agent researches and proposes; nothing changes until you approve.")
+
+    def _verb_off(self, rest: str) -> None:
+        self._no_arguments("off", rest)
+        self.session.off()
+        print("Plan mode off.")
+
+    def _verb_approve(self, rest: str) -> None:
+        # approve claims its whole line: anything after it must be the waiting hash.
+        if " " in rest:
+            raise DecisionRefused(
+                f"approve takes only the 64-hex hash of the waiting proposal; found {rest!r}"
+            )
+        snapshot = self.session.approve(rest or None)
+        print(f"Approved proposal {snapshot.approved_proposal_hash[:12]}; the agent may proceed.")
+
+    def _verb_revise(self, rest: str) -> None:
+        if not rest:
+            raise DecisionRefused("revise needs NOTES: say what should change")
+        self.session.revise(rest)
+        print("Your notes went to the agent; the proposal is withdrawn until it submits again.")
+
+    def _verb_status(self, rest: str) -> None:
+        self._no_arguments("status", rest)
+        print(status_line(self.session.snapshot()))
+
+    def _verb_history(self, rest: str) -> None:
+        if rest and not rest.isdigit():
+            raise DecisionRefused(f"history takes a number of events; found {rest!r}")
+        count = int(rest or 10)
+        events = self.session.events(after=max(0, self.session.cursor() - count))
+        print("\n".join(describe_event(e) for e in events) or "Nothing has happened yet.")
+
+    def _verb_new(self, rest: str) -> None:
+        self._no_arguments("new", rest)
+        taken = {s["session_id"] for s in self.store.sessions()} | {self.session.session_id}
+        number = len(taken) + 1
+        while f"session-{number}" in taken:
+            number += 1
+        self.session = self.store.session(f"session-{number}")
+        self.store.set_current_session(self.session.session_id)
+        self._shown_proposal = None
+        print(
+            f"Started a new plan session, {self.session.session_id}; earlier ones stay in the file."
+        )
+
+    def _verb_export(self, rest: str) -> None:
+        raise DecisionRefused("export is not available in this version of jupyter-plans")
+
+    # Life cycle.
+
+    def start(self) -> None:
+        self.shell.events.register("post_run_cell", self.after_cell)
+        if self.auto_display:
+            self.show()
+
+    def stop(self) -> None:
+        self.shell.events.unregister("post_run_cell", self.after_cell)
+        self.watcher.stop()
+        self.store.close()

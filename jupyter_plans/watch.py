@@ -1,0 +1,77 @@
+"""Keeps every card current: commits in this process at once, other processes' within a poll.
+
+Polling costs one `PRAGMA data_version` (or the backend's equivalent) per interval on the
+kernel's event loop; a card reads the store only when its session's cursor moved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .store import PlanStore
+    from .widget import PlanCard
+
+
+class CardWatcher:
+    def __init__(self, store: PlanStore, interval: float) -> None:
+        self.store = store
+        self.interval = interval
+        self._cards: weakref.WeakSet[PlanCard] = weakref.WeakSet()
+        self._token: int | None = None
+        self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = threading.get_ident()
+        self._unsubscribe = store.subscribe(self._on_commit)
+
+    def add(self, card: PlanCard) -> None:
+        self._cards.add(card)
+        self._start()
+
+    def _start(self) -> None:
+        if self._task is not None:
+            return
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # a terminal IPython: no event loop, and no widget to keep current
+        self._token = self.store.change_token()
+        self._task = self._loop.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            self.check()
+
+    def check(self) -> None:
+        """Refresh the cards if any process committed since the last check."""
+        token = self.store.change_token()
+        if token != self._token:
+            self._token = token
+            self.refresh()
+
+    def refresh(self, session_id: str | None = None) -> None:
+        for card in list(self._cards):
+            if card.comm is None:  # closed
+                self._cards.discard(card)
+            elif session_id is None or card.session.session_id == session_id:
+                if card.session.cursor() != card.snapshot.get("cursor"):
+                    card.refresh()
+
+    def _on_commit(self, session_id: str, _cursor: int) -> None:
+        # A commit made by this kernel (an agent in a cell, a button) shows at once; one from
+        # another thread is handed to the event loop, which owns the widgets' messages.
+        if threading.get_ident() == self._thread:
+            self.refresh(session_id)
+        elif self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self.refresh, session_id)
+
+    def stop(self) -> None:
+        self._unsubscribe()
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self._cards.clear()

@@ -1,0 +1,96 @@
+"""PlanCard: the live plan card, an anywidget whose front end is built from labextension/src."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ._card import MIME_TYPE, card_data, card_html
+from ._text import render_text
+from .errors import DecisionRefused, PlanStoreError
+from .models import Snapshot
+from .session import PlanSession
+
+_STATIC = Path(__file__).parent / "static"
+
+
+def _asset(name: str) -> Path:
+    path = _STATIC / name
+    if not path.exists():
+        raise PlanStoreError(
+            f"the card's front end {path} is missing; build it with "
+            "`cd labextension && jlpm install && jlpm build` (pip install does this for you)"
+        )
+    return path
+
+
+class PlanCard(anywidget.AnyWidget):
+    """A card that shows one session's plan and answers its proposal.
+
+    The synced traits are the source of truth; buttons send one-off action messages that run
+    the same decisions as the %plan magic.
+    """
+
+    _esm = _asset("widget.js")
+    _css = _asset("widget.css")
+
+    snapshot = traitlets.Dict(help="The session's snapshot JSON (DESIGN section 5).").tag(sync=True)
+    notebook = traitlets.Unicode(
+        None, allow_none=True, help="The notebook's file name, shown in the header."
+    ).tag(sync=True)
+    changes = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="For a waiting re-proposal: steps added, removed and reworded since the last one.",
+    ).tag(sync=True)
+    error = traitlets.Unicode(
+        None, allow_none=True, help="Why the card's last action was refused, in one line."
+    ).tag(sync=True)
+
+    def __init__(self, session: PlanSession, notebook: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**card_data(session, notebook), **kwargs)
+        self.session = session
+        self.on_msg(self._on_action)
+
+    def refresh(self) -> None:
+        """Bring the card up to date with the store (nothing is sent when nothing changed)."""
+        data = card_data(self.session, self.notebook)
+        with self.hold_sync():
+            self.snapshot = data["snapshot"]
+            self.changes = data["changes"]
+
+    def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
+        action = content.get("action") if isinstance(content, dict) else None
+        verbs = {
+            "approve": lambda: self.session.approve(content.get("hash")),
+            "revise": lambda: self.session.revise(content.get("notes", "")),
+            "off": self.session.off,
+            "on": self.session.on,
+            "edit": lambda: self.session.edit_plan(content.get("change")),
+        }
+        if action not in verbs:
+            self.error = f"the card sent an unknown action {action!r}"
+            return
+        try:
+            verbs[action]()
+        except (DecisionRefused, PlanStoreError) as refusal:
+            self.error = str(refusal)
+        else:
+            self.error = None
+        self.refresh()
+
+    def __repr__(self) -> str:
+        return render_text(Snapshot.model_validate(self.snapshot))
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
+        bundle = dict(bundle)
+        bundle["text/plain"] = repr(self)  # whole, where ipywidgets would cut it at 110 characters
+        data = {"snapshot": self.snapshot, "notebook": self.notebook, "changes": self.changes}
+        bundle[MIME_TYPE] = data
+        bundle["text/html"] = card_html(data)
+        return (bundle, metadata) if metadata is not None else bundle
