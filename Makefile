@@ -3,20 +3,33 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/src/*/*.ts labextension/style/*.css)
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test lab bench lint chromium clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The quickstart notebook, run headlessly; prints the card as text.
 demo: $(STAMP)
-	$(VENV)/bin/jupyter-plans demo
+	$(VENV)/bin/jupyter-plans demo --notebook notebooks/01-quickstart.ipynb
 
-test: $(STAMP)
-	$(PY) -m pytest
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
+
+# Browser tests use Debian's Chromium; as root, install it where it is missing.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing and this is not root: browser tests will skip"; fi; }
+
+test: $(STAMP) chromium
+	$(PY) -m pytest tests notebooks --nbval --nbval-current-env
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
@@ -27,4 +40,4 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check jupyter_plans tests benchmarks
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info jupyter_plans/static labextension/node_modules

@@ -55,6 +55,7 @@ class PlanMagics(Magics):
         self.session: PlanSession = self.store.session(self.session_id or None)
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self._shown_proposal = self.session.snapshot().pending_proposal_hash
+        self._show_after_cell = False
 
     # The card.
 
@@ -69,10 +70,13 @@ class PlanMagics(Magics):
         display(self.card())
 
     def after_cell(self, _result=None) -> None:
-        """Show the card when a proposal arrived during the cell (auto_display)."""
+        """With auto_display, show the card at the end of the cell that loaded the extension
+        (after any %plan new in that cell), and at the end of a cell in which a proposal came."""
         waiting = self.session.snapshot().pending_proposal_hash
-        if waiting and waiting != self._shown_proposal and self.auto_display:
+        arrived = waiting is not None and waiting != self._shown_proposal
+        if self.auto_display and (self._show_after_cell or arrived):
             self.show()
+        self._show_after_cell = False
         self._shown_proposal = waiting
 
     # The magic.
@@ -163,9 +167,7 @@ class PlanMagics(Magics):
         self.session = self.store.session(f"session-{number}")
         self.store.set_current_session(self.session.session_id)
         self._shown_proposal = None
-        print(
-            f"Started a new plan session, {self.session.session_id}; earlier ones stay in the file."
-        )
+        print("Started a new plan session; earlier ones stay in the plan file.")
 
     def _verb_export(self, rest: str) -> None:
         raise DecisionRefused("export is not available in this version of jupyter-plans")
@@ -173,9 +175,8 @@ class PlanMagics(Magics):
     # Life cycle.
 
     def start(self) -> None:
+        self._show_after_cell = True
         self.shell.events.register("post_run_cell", self.after_cell)
-        if self.auto_display:
-            self.show()
 
     def stop(self) -> None:
         self.shell.events.unregister("post_run_cell", self.after_cell)

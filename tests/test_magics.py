@@ -168,7 +168,7 @@ def test_new_starts_a_fresh_session_and_says_so(ip, capsys):
     first = load(ip)
     submit(first)
     out, _ = plan(ip, "new", capsys)
-    assert "session-2" in out
+    assert out == "Started a new plan session; earlier ones stay in the plan file.\n"
     second = jupyter_plans.current_session()
     assert second.session_id == "session-2" and second.snapshot().plan is None
     assert first.snapshot().plan is not None  # kept
@@ -198,10 +198,13 @@ def test_unload_removes_the_magic_the_hook_and_the_watcher(ip):
     ip.run_line_magic("load_ext", "jupyter_plans")  # and it loads again
 
 
-def test_a_proposal_arriving_during_a_cell_shows_the_card(ip, capsys):
+def test_the_card_shows_after_the_loading_cell_and_when_a_proposal_comes(ip, capsys):
     ip.config.PlanMagics.auto_display = True
-    session = load(ip)
     capsys.readouterr()
+    ip.run_cell("%load_ext jupyter_plans\n%plan new")
+    out = capsys.readouterr().out
+    assert out.endswith("Plan (default mode): no plan yet\n")  # the new session's card
+    session = jupyter_plans.current_session()
     ip.run_cell("1 + 1")
     assert "Plan (" not in capsys.readouterr().out
     submit(session)
