@@ -1,0 +1,260 @@
+"""Drives the demo page's cards the way a person would and checks what they send.
+
+Run from labextension/ after `jlpm build:demo`:
+    /work/main/.venv/bin/python demo/interactions.py
+"""
+
+import sys
+
+from playwright.sync_api import expect, sync_playwright
+from screenshots import ARGS, HERE, serve
+
+FULL_HASH = "3f9a1c2e5b7d40a8c6e1f2b3a4d5c6e7f8091a2b3c4d5e6f708192a3b4c5d6e7"
+
+
+def sent(page):
+    return page.evaluate("window.demoLog")
+
+
+def bump(page, cell="waiting"):
+    """An unrelated re-render: the kernel pushes a snapshot with a new cursor."""
+    page.evaluate(f"demoUpdate({cell!r}, d => {{ d.snapshot.cursor += 1 }})")
+
+
+def check_revise(page, url):
+    page.goto(url)
+    card = page.locator("#waiting .jp-plans-card")
+    toggle = card.get_by_role("button", name="Request changes…")
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    toggle.click()
+    note = card.locator("textarea")
+    expect(note).to_be_focused()
+    send = card.get_by_role("button", name="Send")
+    expect(send).to_be_disabled()
+    note.type("Split by week, not ")
+    expect(send).to_be_enabled()
+    bump(page)
+    # The half-typed note, the open form, focus and caret all survive the re-render.
+    expect(note).to_have_value("Split by week, not ")
+    expect(note).to_be_focused()
+    note.type("month")
+    expect(note).to_have_value("Split by week, not month")
+    note.fill("   ")
+    expect(send).to_be_disabled()
+    note.fill("Split by week, not month")
+    send.click()
+    expect(card.get_by_role("button", name="Sending…")).to_be_disabled()
+    assert sent(page)[-1] == {"action": "revise", "notes": "Split by week, not month"}, sent(page)
+    expect(card.locator(".jp-plans-banner-researching")).to_be_visible()
+    expect(card.locator("textarea")).to_have_count(0)
+
+
+def check_approve_and_copy_hint(page, url):
+    page.goto(url)
+    card = page.locator("#waiting .jp-plans-card")
+    expect(card.locator(".jp-plans-command")).to_have_text(f"%plan approve {FULL_HASH}")
+    card.get_by_role("button", name="Approve").focus()
+    page.keyboard.press("Enter")
+    assert sent(page)[-1] == {"action": "approve", "hash": FULL_HASH}, sent(page)
+    expect(card.locator(".jp-plans-chip")).to_have_text("DEFAULT MODE")
+    expect(card.locator(".jp-plans-banner")).to_have_count(0)
+
+
+def check_off(page, url):
+    page.goto(url)
+    card = page.locator("#waiting .jp-plans-card")
+    card.get_by_role("button", name="Leave plan mode").click()
+    assert sent(page)[-1] == {"action": "off"}
+    expect(card.locator(".jp-plans-chip")).to_have_text("DEFAULT MODE")
+
+
+def check_sections_keep_state(page, url):
+    page.goto(url)
+    card = page.locator("#waiting .jp-plans-card")
+    findings = card.get_by_role("button", name="Findings (2)")
+    findings.click()
+    expect(findings).to_have_attribute("aria-expanded", "false")
+    bump(page)
+    expect(card.get_by_role("button", name="Findings (2)")).to_have_attribute("aria-expanded", "false")
+    expect(card.locator(".jp-plans-section-findings .jp-plans-section-body")).to_be_hidden()
+
+
+def check_progress_aria(page, url):
+    page.goto(url)
+    bar = page.locator("#underway [role=progressbar]")
+    expect(bar).to_have_attribute("aria-valuenow", "2")
+    expect(bar).to_have_attribute("aria-valuemax", "5")
+    expect(bar).to_have_attribute("aria-valuetext", "2 of 5 steps marked complete by the agent")
+    expect(page.locator("#underway [data-step-id=features] [role=img]")).to_have_attribute("aria-label", "in progress")
+
+
+def check_edit(page, url):
+    page.goto(url)
+    card = page.locator("#waiting .jp-plans-card")
+    card.get_by_role("button", name="Edit").click()
+    save = card.get_by_role("button", name="Save")
+    expect(save).to_be_disabled()  # nothing changed yet
+    card.get_by_label("load", exact=True).fill("Load sales.csv, stores.csv and holidays.csv")
+    expect(save).to_be_enabled()
+    card.get_by_role("button", name="Remove clean").click()
+    # split is first in Model: moving it up takes it to the end of Prepare.
+    card.get_by_role("button", name="Move split up").click()
+    expect(card.get_by_role("button", name="Move split up")).to_be_focused()
+    # report moves above fit: its dependency on fit would point later, so it is dropped.
+    card.get_by_role("button", name="Move report up").click()
+    card.get_by_role("button", name="Add step to Model").click()
+    new_input = card.get_by_label("step-1", exact=True)
+    expect(new_input).to_be_focused()
+    expect(save).to_be_disabled()  # a blank description
+    expect(card.locator(".jp-plans-editor-status")).to_have_text("Step step-1: the description is blank.")
+    new_input.type("Write the summary")
+    bump(page)  # an unrelated re-render keeps the draft
+    expect(card.get_by_label("step-1", exact=True)).to_have_value("Write the summary")
+    expect(card.get_by_label("step-1", exact=True)).to_be_focused()
+    save.click()
+    change = sent(page)[-1]
+    assert change["action"] == "edit", change
+    edit = change["change"]
+    assert edit["expected_revision"] == 7, edit
+    phases = [(p["title"], [(s["id"], s["depends_on"]) for s in p["steps"]]) for p in edit["phases"]]
+    assert phases == [
+        ("Prepare", [("load", []), ("fix_cents", ["load"]), ("split", ["fix_cents"])]),
+        ("Model", [("report", []), ("fit", ["split"]), ("step-1", [])]),
+    ], phases
+    steps = {s["id"]: s for p in edit["phases"] for s in p["steps"]}
+    assert steps["load"]["description"] == "Load sales.csv, stores.csv and holidays.csv"
+    assert steps["fit"]["acceptance"] == "MAPE printed for the held-out month"
+    assert steps["step-1"] == {
+        "id": "step-1",
+        "description": "Write the summary",
+        "status": "pending",
+        "acceptance": None,
+        "depends_on": [],
+        "evidence": None,
+    }, steps["step-1"]
+    # The pretend kernel answers with rev 8: the editor closes, the new plan shows.
+    expect(card.locator(".jp-plans-rev")).to_have_text("rev 8")
+    expect(card.locator(".jp-plans-editor")).to_have_count(0)
+
+
+def check_edit_refused_keeps_draft(page, url):
+    page.goto(url)
+    card = page.locator("#underway .jp-plans-card")
+    card.get_by_role("button", name="Edit").click()
+    card.get_by_label("train", exact=True).fill("Train three models")
+    page.evaluate("demoUpdate('underway', d => { d.snapshot.plan.revision = 13 })")
+    expect(card.locator(".jp-plans-editor-stale")).to_be_visible()
+    expect(card.get_by_role("button", name="Save")).to_be_disabled()
+    expect(card.get_by_label("train", exact=True)).to_have_value("Train three models")
+    card.get_by_role("button", name="Cancel").click()
+    expect(card.locator(".jp-plans-editor")).to_have_count(0)
+    expect(card.get_by_role("button", name="Edit")).to_be_focused()
+
+
+def check_static(page, url):
+    page.goto(url + "?static")
+    card = page.locator("#static .jp-plans-card")
+    expect(card.locator(".jp-plans-banner-waiting")).to_be_visible()
+    for name in ("Approve", "Request changes…", "Leave plan mode", "Edit"):
+        expect(card.get_by_role("button", name=name)).to_have_count(0)
+
+
+def check_words(page, url):
+    page.goto(url + "?static")
+    text = page.locator("#cards").inner_text().lower()
+    assert "marked complete by the agent" in text
+    assert "done by" not in text
+    assert "verified" not in text.replace("they are not independently verified", "")
+
+
+WIDGET_CHECK = """
+async () => {
+  const { default: widget } = await import("/jupyter_plans/static/widget.js");
+  const handlers = new Map();
+  const values = { snapshot: SNAPSHOT, notebook: "nb.ipynb", changes: null, error: null };
+  const sentMessages = [];
+  const model = {
+    get: (key) => values[key],
+    set: (key, value) => { values[key] = value; },
+    on: (events, callback) => events.split(" ").forEach((e) => handlers.set(e, [...(handlers.get(e) ?? []), callback])),
+    off: (events, callback) => events.split(" ").forEach((e) => handlers.set(e, (handlers.get(e) ?? []).filter((c) => c !== callback))),
+    send: (message) => sentMessages.push(message),
+  };
+  const fire = (key, value) => { values[key] = value; (handlers.get(`change:${key}`) ?? []).forEach((c) => c()); };
+  const el = document.createElement("div");
+  document.body.append(el);
+  const cleanup = await widget.render({ model, el });
+  const result = { first: el.querySelector(".jp-plans-rev")?.textContent };
+  el.querySelector("[data-jp-plans-key=approve]").click();
+  fire("snapshot", { ...SNAPSHOT, pending_proposal_hash: null, mode: "default", plan: { ...SNAPSHOT.plan, revision: 8 } });
+  fire("error", "something went wrong");
+  await Promise.resolve();
+  result.after = el.querySelector(".jp-plans-rev")?.textContent;
+  result.error = el.querySelector(".jp-plans-error")?.textContent;
+  result.chip = el.querySelector(".jp-plans-chip")?.textContent;
+  result.sent = sentMessages;
+  await cleanup();
+  result.listenersLeft = [...handlers.values()].reduce((n, list) => n + list.length, 0);
+  result.emptied = el.childNodes.length === 0;
+  return result;
+}
+"""
+
+
+def check_widget_bundle(page, url):
+    """The built anywidget module against a stand-in model: renders, sends, re-renders, cleans up."""
+    root = HERE.parent.parent
+    server = serve(root)
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/labextension/demo/index.html")
+        snapshot = page.evaluate("() => JSON.stringify(window.demoSnapshot)")
+        result = page.evaluate(WIDGET_CHECK.replace("SNAPSHOT", snapshot))
+    finally:
+        server.shutdown()
+    assert result["first"] == "rev 7", result
+    assert result["sent"] == [{"action": "approve", "hash": FULL_HASH}], result
+    assert result["after"] == "rev 8" and result["chip"] == "DEFAULT MODE", result
+    assert result["error"] == "something went wrong", result
+    assert result["listenersLeft"] == 0 and result["emptied"], result
+
+
+def main() -> int:
+    server = serve()
+    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    checks = [
+        check_revise,
+        check_approve_and_copy_hint,
+        check_off,
+        check_sections_keep_state,
+        check_progress_aria,
+        check_edit,
+        check_edit_refused_keeps_draft,
+        check_static,
+        check_words,
+        check_widget_bundle,
+    ]
+    failed = 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
+        for check in checks:
+            page = browser.new_page(viewport={"width": 960, "height": 900})
+            errors = []
+            page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
+            try:
+                check(page, url)
+                assert not errors, errors
+                print("PASS", check.__name__)
+            except Exception as error:  # report every check, not only the first failure
+                failed += 1
+                print("FAIL", check.__name__, str(error).splitlines()[0] if str(error) else repr(error))
+                page.screenshot(path=f"/tmp/jp-plans-{check.__name__}.png", full_page=True)
+            page.close()
+        browser.close()
+    server.shutdown()
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    sys.exit(main())

@@ -1,0 +1,126 @@
+/**
+ * The plan card: one renderer for the widget, the MIME renderer and the side panel. It
+ * rebuilds the card inside `host` from the data on every call, keeping the person's own
+ * state (open sections, a half-typed note, an unsaved edit, focus) across calls.
+ */
+
+import type { CardActions, CardData } from "./types";
+import type { CardContext } from "./card/context";
+import { KEY_ATTR, h } from "./card/dom";
+import { editor } from "./card/editor";
+import { decisionBanner, emptyState, errorBar, explanation, header, researchingBanner } from "./card/header";
+import { collapsible, decisionList, footer, progress, textList } from "./card/sections";
+import { stepList } from "./card/steps";
+import { dropStaleForms, settleInflight, stateFor } from "./card/state";
+
+export type { CardActions, CardData } from "./types";
+
+interface FocusMemory {
+  key: string;
+  selectionStart: number | null;
+  selectionEnd: number | null;
+}
+
+function rememberFocus(host: HTMLElement): FocusMemory | null {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !host.contains(active)) return null;
+  const key = active.getAttribute(KEY_ATTR);
+  if (key === null) return null;
+  const field = active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement ? active : null;
+  return { key, selectionStart: field?.selectionStart ?? null, selectionEnd: field?.selectionEnd ?? null };
+}
+
+function restoreFocus(host: HTMLElement, memory: FocusMemory | null, preferred: string | null): void {
+  const wanted = preferred ?? memory?.key;
+  if (!wanted) return;
+  // Compared as attribute values, not put into a selector: keys hold model-authored ids.
+  const target = Array.from(host.querySelectorAll<HTMLElement>(`[${KEY_ATTR}]`)).find(
+    (element) => element.getAttribute(KEY_ATTR) === wanted,
+  );
+  if (!target || (target as HTMLButtonElement).disabled) {
+    // Keep keyboard users inside the card when their button was disabled (an action sent).
+    if (memory) host.querySelector<HTMLElement>(".jp-plans-card")?.focus({ preventScroll: true });
+    return;
+  }
+  target.focus({ preventScroll: true });
+  if (memory && memory.key === wanted && memory.selectionStart !== null) {
+    if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) {
+      target.setSelectionRange(memory.selectionStart, memory.selectionEnd ?? memory.selectionStart);
+    }
+  }
+}
+
+function build(ctx: CardContext, error: string | null): HTMLElement {
+  const { snapshot, plan, state, changes } = ctx;
+  const planMode = snapshot.mode === "plan";
+  const card = h("div", {
+    class: `jp-plans-card${planMode ? " jp-plans-mode-plan" : ""}`,
+    attrs: { role: "region", "aria-label": "Plan", tabindex: -1 },
+  });
+  if (error) card.append(errorBar(error));
+  card.append(header(ctx));
+  const body = h("div", "jp-plans-body");
+  card.append(body);
+
+  if (plan?.explanation) body.append(explanation(plan.explanation));
+  const hash = snapshot.pending_proposal_hash;
+  if (hash) body.append(decisionBanner(ctx, hash));
+  else if (planMode) body.append(researchingBanner(ctx));
+
+  if (!plan) {
+    body.append(emptyState(planMode));
+  } else {
+    if (plan.steps.length) body.append(progress(plan));
+    if (plan.findings.length) {
+      body.append(collapsible(ctx, "findings", "Findings", plan.findings.length, textList(plan.findings)));
+    }
+    if (plan.objectives.length) {
+      body.append(collapsible(ctx, "objectives", "Objectives", plan.objectives.length, textList(plan.objectives)));
+    }
+    if (state.draft && ctx.actions) body.append(editor(ctx, state.draft));
+    else if (plan.steps.length || changes?.removed.length) body.append(stepList(plan, changes));
+    else body.append(h("div", "jp-plans-empty", "The plan has no steps."));
+  }
+  if (snapshot.decisions.length) {
+    body.append(
+      collapsible(ctx, "decisions", "Decisions", snapshot.decisions.length, decisionList(snapshot.decisions)),
+    );
+  }
+  if (plan) card.append(footer());
+  return card;
+}
+
+/**
+ * (Re)builds the card inside `host`. Without `actions` (a saved notebook) the card shows no
+ * buttons that act on the plan. `error` is one line shown at the top of the card.
+ */
+export function renderCard(host: HTMLElement, data: CardData, actions?: CardActions, error?: string | null): void {
+  const state = stateFor(host);
+  state.data = data;
+  state.actions = actions;
+  state.error = error ?? null;
+  settleInflight(state, data, state.error);
+  state.selfRender = false;
+  dropStaleForms(state, data);
+  if (!data.snapshot.plan || !actions) state.draft = null;
+
+  const ctx: CardContext = {
+    data,
+    snapshot: data.snapshot,
+    plan: data.snapshot.plan,
+    changes: data.changes,
+    actions,
+    state,
+    rerender: () => {
+      if (!state.data) return;
+      state.selfRender = true;
+      renderCard(host, state.data, state.actions, state.error);
+    },
+  };
+  const focus = rememberFocus(host);
+  const preferred = state.focusNext;
+  state.focusNext = null;
+  host.classList.add("jp-plans-host");
+  host.replaceChildren(build(ctx, state.error));
+  restoreFocus(host, focus, preferred);
+}

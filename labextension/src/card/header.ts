@@ -1,0 +1,303 @@
+/** The top of the card: error bar, header, explanation, and the decision banner. */
+
+import type { Changes } from "../types";
+import type { CardContext } from "./context";
+import { button, h, inlineText, shortHash } from "./dom";
+import { icon } from "./icons";
+import { startInflight } from "./state";
+import { startDraft } from "./draft";
+
+export function errorBar(error: string): HTMLElement {
+  return h(
+    "div",
+    { class: "jp-plans-error", attrs: { role: "alert" } },
+    icon("alert"),
+    h("span", "jp-plans-error-text", error),
+  );
+}
+
+function baseName(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 1] || path;
+}
+
+export function header(ctx: CardContext): HTMLElement {
+  const { snapshot, plan, actions, state } = ctx;
+  const planMode = snapshot.mode === "plan";
+  const bar = h("div", "jp-plans-header", h("span", "jp-plans-title", "Plan"));
+  const notebook = ctx.data.notebook;
+  if (notebook) {
+    bar.append(
+      h("span", { class: "jp-plans-divider", attrs: { "aria-hidden": "true" } }),
+      h("span", { class: "jp-plans-notebook", attrs: { title: notebook } }, icon("notebook"), baseName(notebook)),
+    );
+  }
+  bar.append(
+    h(
+      "span",
+      { class: `jp-plans-chip ${planMode ? "jp-plans-chip-plan" : "jp-plans-chip-default"}` },
+      h("span", { class: "jp-plans-chip-dot", attrs: { "aria-hidden": "true" } }),
+      planMode ? "PLAN MODE" : "DEFAULT MODE",
+    ),
+  );
+  const approved = snapshot.approved_proposal_hash;
+  if (approved && !planMode && !snapshot.pending_proposal_hash) {
+    bar.append(
+      h(
+        "span",
+        { class: "jp-plans-approved", attrs: { title: `Approved proposal ${approved}` } },
+        icon("check"),
+        "approved ",
+        h("code", null, shortHash(approved)),
+      ),
+    );
+  }
+  if (snapshot.session_id && snapshot.session_id !== "default") {
+    bar.append(h("span", "jp-plans-session", "session ", h("code", null, snapshot.session_id)));
+  }
+  bar.append(h("span", "jp-plans-spacer"));
+  if (actions && plan && !state.draft) {
+    bar.append(
+      button(
+        {
+          class: "jp-plans-button-ghost jp-plans-edit-button",
+          key: "edit",
+          title: "Edit the steps: reword, reorder, add or remove",
+          disabled: state.inflight !== null,
+          onClick: () => {
+            state.draft = startDraft(plan);
+            state.focusNext = "save";
+            ctx.rerender();
+          },
+        },
+        icon("pencil"),
+        "Edit",
+      ),
+    );
+  }
+  if (plan) {
+    bar.append(h("span", { class: "jp-plans-rev", attrs: { title: `Plan revision ${plan.revision}` } }, `rev ${plan.revision}`));
+  }
+  return bar;
+}
+
+function changeSummary(changes: Changes): HTMLElement {
+  const line = h("div", "jp-plans-change-summary");
+  const parts: HTMLElement[] = [];
+  if (changes.added.length) parts.push(h("span", "jp-plans-count-added", `+${changes.added.length} added`));
+  if (changes.reworded.length) parts.push(h("span", "jp-plans-count-reworded", `${changes.reworded.length} reworded`));
+  if (changes.removed.length) parts.push(h("span", "jp-plans-count-removed", `${changes.removed.length} removed`));
+  if (parts.length === 0) {
+    line.append(h("span", "jp-plans-muted", `no step added, reworded or removed since the proposal you saw (rev ${changes.since_revision})`));
+    return line;
+  }
+  parts.forEach((part, index) => {
+    if (index > 0) line.append(h("span", { class: "jp-plans-dot-sep", attrs: { "aria-hidden": "true" } }, "·"));
+    line.append(part);
+  });
+  line.append(h("span", "jp-plans-muted", ` since the proposal you saw (rev ${changes.since_revision})`));
+  return line;
+}
+
+function copyHint(ctx: CardContext, hash: string, lead: string): HTMLElement {
+  const command = `%plan approve ${hash}`;
+  const { state } = ctx;
+  const copied = Date.now() < state.copiedUntil;
+  const code = h("code", { class: "jp-plans-command", attrs: { title: command } }, command);
+  const copy = button(
+    {
+      class: "jp-plans-button-icon jp-plans-copy",
+      key: "copy",
+      label: copied ? "Copied" : "Copy the command",
+      onClick: () => {
+        const done = () => {
+          state.copiedUntil = Date.now() + 1500;
+          ctx.rerender();
+          setTimeout(ctx.rerender, 1600);
+        };
+        if (navigator.clipboard?.writeText) {
+          navigator.clipboard.writeText(command).then(done, () => selectText(code));
+        } else {
+          selectText(code);
+        }
+      },
+    },
+    copied ? icon("check") : icon("copy"),
+  );
+  return h("div", "jp-plans-hint", h("span", "jp-plans-muted", lead), h("span", "jp-plans-command-box", code, copy));
+}
+
+function selectText(node: Node): void {
+  const selection = window.getSelection();
+  if (!selection) return;
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  selection.removeAllRanges();
+  selection.addRange(range);
+}
+
+function reviseForm(ctx: CardContext): HTMLElement {
+  const { state, actions } = ctx;
+  const busy = state.inflight !== null;
+  const areaId = `${state.id}-revise`;
+  const area = h("textarea", {
+    class: "jp-plans-textarea",
+    key: "revise-note",
+    attrs: { id: areaId, rows: 3, placeholder: "What should the agent change in this proposal?", disabled: busy },
+  });
+  area.value = state.reviseNote;
+  const send = button(
+    {
+      class: "jp-plans-button-primary",
+      key: "revise-send",
+      disabled: busy || state.reviseNote.trim() === "",
+      onClick: () => {
+        const notes = state.reviseNote.trim();
+        if (!notes || !actions) return;
+        startInflight(state, "revise", ctx.rerender);
+        actions.revise(notes);
+        ctx.rerender();
+      },
+    },
+    busy && state.inflight?.kind === "revise" ? "Sending…" : "Send",
+  );
+  area.addEventListener("input", () => {
+    state.reviseNote = area.value;
+    send.disabled = busy || area.value.trim() === "";
+  });
+  area.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !send.disabled) send.click();
+  });
+  const cancel = button(
+    {
+      class: "jp-plans-button-ghost",
+      key: "revise-cancel",
+      disabled: busy,
+      onClick: () => {
+        state.reviseOpen = false;
+        state.focusNext = "revise-toggle";
+        ctx.rerender();
+      },
+    },
+    "Cancel",
+  );
+  return h(
+    "div",
+    { class: "jp-plans-revise", attrs: { id: `${state.id}-revise-form` } },
+    h("label", { class: "jp-plans-label", attrs: { for: areaId } }, "Request changes: your note goes to the agent as your message"),
+    area,
+    h("div", "jp-plans-row", send, cancel, h("span", "jp-plans-muted jp-plans-small", "Ctrl+Enter sends")),
+  );
+}
+
+function decisionButtons(ctx: CardContext, hash: string): HTMLElement {
+  const { state, actions } = ctx;
+  const busy = state.inflight !== null;
+  const kind = state.inflight?.kind;
+  const act = (which: "approve" | "off", run: () => void) => () => {
+    startInflight(state, which, ctx.rerender);
+    run();
+    ctx.rerender();
+  };
+  return h(
+    "div",
+    "jp-plans-row jp-plans-decision-buttons",
+    button(
+      { class: "jp-plans-button-primary", key: "approve", disabled: busy, onClick: act("approve", () => actions?.approve(hash)) },
+      icon("check"),
+      kind === "approve" ? "Approving…" : "Approve",
+    ),
+    button(
+      {
+        class: `jp-plans-button-secondary${state.reviseOpen ? " jp-plans-pressed" : ""}`,
+        key: "revise-toggle",
+        disabled: busy,
+        attrs: { "aria-expanded": String(state.reviseOpen), "aria-controls": state.reviseOpen ? `${state.id}-revise-form` : undefined },
+        onClick: () => {
+          state.reviseOpen = !state.reviseOpen;
+          state.focusNext = state.reviseOpen ? "revise-note" : null;
+          ctx.rerender();
+        },
+      },
+      "Request changes…",
+    ),
+    button(
+      { class: "jp-plans-button-ghost", key: "off", disabled: busy, onClick: act("off", () => actions?.off()) },
+      kind === "off" ? "Leaving…" : "Leave plan mode",
+    ),
+  );
+}
+
+export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
+  const { actions, changes, state } = ctx;
+  const banner = h(
+    "section",
+    { class: "jp-plans-banner jp-plans-banner-waiting", attrs: { "aria-label": "Waiting for your decision" } },
+    h(
+      "div",
+      "jp-plans-banner-title",
+      icon("pause"),
+      h("strong", null, "Waiting for your decision"),
+      h("span", "jp-plans-muted", "· proposal"),
+      h("code", { class: "jp-plans-hash", attrs: { title: hash } }, shortHash(hash)),
+    ),
+  );
+  if (changes) banner.append(changeSummary(changes));
+  if (actions) {
+    banner.append(decisionButtons(ctx, hash));
+    if (state.reviseOpen) banner.append(reviseForm(ctx));
+    banner.append(copyHint(ctx, hash, "or run"));
+  } else {
+    banner.append(copyHint(ctx, hash, "to approve, run"));
+  }
+  return banner;
+}
+
+export function researchingBanner(ctx: CardContext): HTMLElement {
+  const { actions, state } = ctx;
+  return h(
+    "div",
+    { class: "jp-plans-banner jp-plans-banner-researching", attrs: { role: "status" } },
+    icon("search"),
+    h(
+      "span",
+      "jp-plans-banner-text",
+      "The agent is researching and preparing a proposal for you to review here.",
+    ),
+    actions
+      ? button(
+          {
+            class: "jp-plans-button-ghost",
+            key: "off",
+            disabled: state.inflight !== null,
+            onClick: () => {
+              startInflight(state, "off", ctx.rerender);
+              actions.off();
+              ctx.rerender();
+            },
+          },
+          state.inflight?.kind === "off" ? "Leaving…" : "Leave plan mode",
+        )
+      : null,
+  );
+}
+
+export function explanation(text: string): HTMLElement {
+  return h("p", "jp-plans-explanation", inlineText(text));
+}
+
+export function emptyState(planMode: boolean): HTMLElement {
+  if (planMode) {
+    return h("div", "jp-plans-empty", h("strong", null, "No plan yet."), " The agent's proposal will appear here.");
+  }
+  return h(
+    "div",
+    "jp-plans-empty",
+    h("strong", null, "No plan yet."),
+    " Start plan mode with ",
+    h("code", null, "%plan on"),
+    " or give a task with ",
+    h("code", null, "%plan <task>"),
+    ".",
+  );
+}

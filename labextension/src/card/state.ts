@@ -1,0 +1,136 @@
+/**
+ * What the card remembers between renders of the same host: open sections, a half-typed
+ * note, an unsaved edit, an action waiting for its answer. Kept per host element, so every
+ * surface that calls renderCard on a host it keeps gets this for free.
+ */
+
+import type { CardActions, CardData, Mode, Phase, Step } from "../types";
+
+export interface DraftStep extends Step {
+  isNew: boolean;
+}
+
+export interface DraftPhase {
+  title: string | null;
+  steps: DraftStep[];
+}
+
+export interface Draft {
+  /** The revision the edit started from; saving is checked against it. */
+  baseRevision: number;
+  phases: DraftPhase[];
+  /** The phases as they were when the edit started (JSON), to tell an unchanged draft. */
+  original: string;
+}
+
+export type ActionKind = "approve" | "revise" | "off" | "edit";
+
+/** An action sent and not yet answered: its buttons stay disabled until the snapshot moves. */
+export interface Inflight {
+  kind: ActionKind;
+  mode: Mode;
+  hash: string | null;
+  revision: number | null;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export interface UiState {
+  id: string;
+  data: CardData | null;
+  actions: CardActions | undefined;
+  error: string | null;
+  collapsed: Set<string>;
+  reviseOpen: boolean;
+  reviseNote: string;
+  draft: Draft | null;
+  inflight: Inflight | null;
+  copiedUntil: number;
+  /** Set by the card's own re-renders, so they are not taken for an answer. */
+  selfRender: boolean;
+  /** A key to focus after the next render (a new input, the next row after a removal). */
+  focusNext: string | null;
+}
+
+/** How long an unanswered action keeps its buttons disabled. */
+const INFLIGHT_TIMEOUT_MS = 15000;
+
+const states = new WeakMap<HTMLElement, UiState>();
+let counter = 0;
+
+export function stateFor(host: HTMLElement): UiState {
+  let state = states.get(host);
+  if (!state) {
+    counter += 1;
+    state = {
+      id: `jp-plans-${counter}`,
+      data: null,
+      actions: undefined,
+      error: null,
+      collapsed: new Set(),
+      reviseOpen: false,
+      reviseNote: "",
+      draft: null,
+      inflight: null,
+      copiedUntil: 0,
+      selfRender: false,
+      focusNext: null,
+    };
+    states.set(host, state);
+  }
+  return state;
+}
+
+export function startInflight(state: UiState, kind: ActionKind, rerender: () => void): void {
+  const snapshot = state.data?.snapshot;
+  if (!snapshot) return;
+  if (state.inflight) clearTimeout(state.inflight.timer);
+  state.inflight = {
+    kind,
+    mode: snapshot.mode,
+    hash: snapshot.pending_proposal_hash,
+    revision: snapshot.plan?.revision ?? null,
+    timer: setTimeout(() => {
+      state.inflight = null;
+      rerender();
+    }, INFLIGHT_TIMEOUT_MS),
+  };
+}
+
+/**
+ * Settles a waiting action against fresh data: a moved snapshot answers it (the note or the
+ * edit it carried is done with); an error on an outside render means it was refused, and
+ * the note or the edit stays for another try.
+ */
+export function settleInflight(state: UiState, data: CardData, error: string | null): void {
+  const inflight = state.inflight;
+  if (!inflight) return;
+  const snapshot = data.snapshot;
+  const moved =
+    snapshot.mode !== inflight.mode ||
+    snapshot.pending_proposal_hash !== inflight.hash ||
+    (snapshot.plan?.revision ?? null) !== inflight.revision;
+  if (moved) {
+    if (inflight.kind === "revise") {
+      state.reviseNote = "";
+      state.reviseOpen = false;
+    }
+    if (inflight.kind === "edit") state.draft = null;
+  } else if (!(error && !state.selfRender)) {
+    return;
+  }
+  clearTimeout(inflight.timer);
+  state.inflight = null;
+}
+
+/** A waiting proposal that is gone takes the request-changes form with it. */
+export function dropStaleForms(state: UiState, data: CardData): void {
+  if (!data.snapshot.pending_proposal_hash && !state.inflight) {
+    state.reviseOpen = false;
+  }
+}
+
+export function phasesOf(plan: { phases: Phase[]; steps: Step[] }): Phase[] {
+  // A client that knows only a flat list may send no phases; show its steps as one phase.
+  if (plan.phases.length === 0 && plan.steps.length > 0) return [{ title: null, steps: plan.steps }];
+  return plan.phases;
+}

@@ -1,0 +1,133 @@
+/** The phases and their steps, with what changed since the proposal the person saw. */
+
+import type { Changes, Phase, Plan, Step } from "../types";
+import type { Child } from "./dom";
+import { h, inlineText, plural, srOnly } from "./dom";
+import { statusIcon } from "./icons";
+import { phasesOf } from "./state";
+
+export function phaseHeader(index: number, title: string, count: number): HTMLElement {
+  return h(
+    "div",
+    "jp-plans-phase-header",
+    h("span", "jp-plans-phase-number", String(index + 1)),
+    h("span", { class: "jp-plans-phase-sep", attrs: { "aria-hidden": "true" } }, "·"),
+    h("span", "jp-plans-phase-title", title),
+    h("span", "jp-plans-phase-count", plural(count, "step", "steps")),
+  );
+}
+
+/**
+ * Sets the width of the id column for every phase at once, from the longest id, so the
+ * descriptions line up down the whole card. Longer ids than the cap wrap.
+ */
+export function sizeIdColumn(element: HTMLElement, ids: string[]): void {
+  const longest = ids.reduce((max, id) => Math.max(max, id.length), 4);
+  element.style.setProperty("--jp-plans-id-chars", String(Math.min(longest, 18)));
+}
+
+export function dependsLine(ids: string[]): HTMLElement {
+  const line = h("span", "jp-plans-meta-item", h("span", "jp-plans-meta-label", "after: "));
+  ids.forEach((id, index) => {
+    if (index > 0) line.append(", ");
+    line.append(h("code", null, id));
+  });
+  return line;
+}
+
+function meta(step: Step): HTMLElement | null {
+  const items: Child[] = [];
+  if (step.depends_on.length) items.push(dependsLine(step.depends_on));
+  if (step.acceptance) {
+    items.push(h("span", "jp-plans-meta-item", h("span", "jp-plans-meta-label", "accept: "), inlineText(step.acceptance)));
+  }
+  return items.length ? h("div", "jp-plans-step-meta", ...items) : null;
+}
+
+function tag(kind: "added" | "reworded" | "removed" | "active", text: string): HTMLElement {
+  return h("span", `jp-plans-tag jp-plans-tag-${kind}`, text);
+}
+
+function stepRow(step: Step, before: string | null, added: boolean): HTMLElement {
+  const status = step.status;
+  const change = added ? "added" : before !== null ? "reworded" : null;
+  const body = h("div", "jp-plans-step-body");
+  if (before !== null) {
+    body.append(h("div", "jp-plans-step-before", srOnly("was: "), h("del", null, before)), srOnly("now: "));
+  }
+  body.append(h("div", "jp-plans-step-desc", inlineText(step.description)));
+  const details = meta(step);
+  if (details) body.append(details);
+  if (step.evidence) {
+    body.append(
+      h("div", "jp-plans-step-evidence", h("span", "jp-plans-meta-label", "evidence: "), inlineText(step.evidence)),
+    );
+  }
+  return h(
+    "li",
+    {
+      class: `jp-plans-step jp-plans-status-${status}${change ? ` jp-plans-change-${change}` : ""}`,
+      attrs: { "data-step-id": step.id, "aria-current": status === "in_progress" ? "step" : undefined },
+    },
+    h("span", "jp-plans-step-icon", statusIcon(status)),
+    h("code", "jp-plans-step-id", step.id),
+    body,
+    change === "added"
+      ? tag("added", "+ added")
+      : change === "reworded"
+        ? tag("reworded", "~ reworded")
+        : status === "in_progress"
+          ? tag("active", "in progress")
+          : null,
+  );
+}
+
+function removedRow(step: Step): HTMLElement {
+  return h(
+    "li",
+    { class: "jp-plans-step jp-plans-change-removed", attrs: { "data-step-id": step.id } },
+    h("span", "jp-plans-step-icon", statusIcon("pending")),
+    h("code", "jp-plans-step-id", h("del", null, step.id)),
+    h("div", "jp-plans-step-body", srOnly("removed: "), h("div", "jp-plans-step-desc", h("del", null, step.description))),
+    tag("removed", "− removed"),
+  );
+}
+
+/**
+ * Which phase a removed step is shown in. The change summary does not say where it was,
+ * so it goes after the latest step it depended on that is still there, else at the end.
+ */
+function placeRemoved(phases: Phase[], removed: Step[]): Step[][] {
+  const phaseOf = new Map<string, number>();
+  phases.forEach((phase, index) => phase.steps.forEach((step) => phaseOf.set(step.id, index)));
+  const placed: Step[][] = phases.map(() => []);
+  for (const step of removed) {
+    const homes = step.depends_on.map((id) => phaseOf.get(id)).filter((index): index is number => index !== undefined);
+    const home = homes.length ? Math.max(...homes) : phases.length - 1;
+    placed[home]?.push(step);
+  }
+  return placed;
+}
+
+export function stepList(plan: Plan, changes: Changes | null): HTMLElement {
+  const phases = phasesOf(plan);
+  const added = new Set((changes?.added ?? []).map((step) => step.id));
+  const reworded = new Map((changes?.reworded ?? []).map((change) => [change.id, change.before]));
+  const removed = changes?.removed ?? [];
+  const removedByPhase = placeRemoved(phases, removed);
+  const root = h("div", "jp-plans-phases");
+  sizeIdColumn(root, [...plan.steps, ...removed].map((step) => step.id));
+  phases.forEach((phase, index) => {
+    const block = h("section", { class: "jp-plans-phase", attrs: { "aria-label": phase.title ?? `Phase ${index + 1}` } });
+    if (phase.title) block.append(phaseHeader(index, phase.title, phase.steps.length));
+    const list = h("ol", "jp-plans-steps");
+    for (const step of phase.steps) list.append(stepRow(step, reworded.get(step.id) ?? null, added.has(step.id)));
+    for (const step of removedByPhase[index] ?? []) list.append(removedRow(step));
+    block.append(list);
+    root.append(block);
+  });
+  if (phases.length === 0 && removed.length) {
+    root.append(h("ol", "jp-plans-steps", ...removed.map(removedRow)));
+  }
+  return root;
+}

@@ -1,0 +1,94 @@
+/**
+ * The data contract between Python and the card: the snapshot JSON of DESIGN.md section 5,
+ * the change summary of a re-proposal, and the actions a live card may take.
+ */
+
+export type StepStatus = "pending" | "in_progress" | "completed";
+
+export interface Step {
+  id: string;
+  description: string;
+  status: StepStatus;
+  acceptance: string | null;
+  depends_on: string[];
+  evidence: string | null;
+}
+
+export interface Phase {
+  title: string | null;
+  steps: Step[];
+}
+
+export interface Plan {
+  revision: number;
+  turn_id: string | null;
+  call_id: string | null;
+  explanation: string | null;
+  findings: string[];
+  objectives: string[];
+  phases: Phase[];
+  /** The steps of every phase, flattened in order. */
+  steps: Step[];
+}
+
+export interface Decision {
+  title: string;
+  rationale: string;
+  sources: string[];
+}
+
+export type Mode = "default" | "plan";
+
+export interface Snapshot {
+  session_id: string;
+  cursor: number;
+  mode: Mode;
+  pending_proposal_hash: string | null;
+  approved_proposal_hash: string | null;
+  plan: Plan | null;
+  decisions: Decision[];
+}
+
+export interface Reworded {
+  id: string;
+  before: string;
+  after: string;
+}
+
+/** What changed since the proposal the person last saw. */
+export interface Changes {
+  since_revision: number;
+  added: Step[];
+  removed: Step[];
+  reworded: Reworded[];
+}
+
+export interface CardData {
+  snapshot: Snapshot;
+  notebook: string | null;
+  changes: Changes | null;
+}
+
+/** A person's edit of the plan: a whole new list of phases, checked against a revision. */
+export interface PlanEdit {
+  expected_revision: number;
+  phases: Phase[];
+}
+
+/** Absent for static renderings (saved notebooks): the card then shows no action buttons. */
+export interface CardActions {
+  approve(hash: string): void;
+  /** "Request changes": the notes become the person's message to the agent. */
+  revise(notes: string): void;
+  /** "Leave plan mode". */
+  off(): void;
+  edit(change: PlanEdit): void;
+}
+
+/** The synced traits of the Python `PlanCard` widget. */
+export type CardModel = {
+  snapshot: Snapshot;
+  notebook: string | null;
+  changes: Changes | null;
+  error: string | null;
+};
