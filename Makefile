@@ -28,8 +28,10 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing and this is not root: browser tests will skip"; fi; }
 
+# nbval runs a fresh copy of notebooks/, so every run starts from an empty plan file.
 test: $(STAMP) chromium
-	$(PY) -m pytest tests notebooks --nbval --nbval-current-env
+	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
+	$(PY) -m pytest tests build/nbval --nbval --nbval-current-env
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

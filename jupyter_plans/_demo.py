@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 
@@ -103,4 +104,36 @@ def run_demo(db: str | None = None) -> int:
             f"Try: jupyter-plans snapshot --db {path} --session default\n"
             f"     jupyter-plans events --db {path} --session default"
         )
+    return 0
+
+
+def run_notebook(notebook: str) -> int:
+    """Run a notebook headlessly in a copy (nbclient, a real kernel); print its last card."""
+    import shutil
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from ._card import MIME_TYPE
+
+    source = Path(notebook)
+    folder = Path(tempfile.mkdtemp(prefix="jupyter-plans-demo-"))
+    copy = folder / source.name
+    shutil.copy(source, copy)
+    print(f"Running {source} headlessly in {folder} ...", flush=True)
+    nb = nbformat.read(copy, as_version=4)
+    NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(folder)}}).execute()
+    nbformat.write(nb, copy)
+    cards = [
+        output["data"]["text/plain"]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if MIME_TYPE in output.get("data", {})
+    ]
+    if not cards:
+        print(f"jupyter-plans: {source} showed no plan card", file=sys.stderr)
+        return 1
+    print(cards[-1])
+    print(f"\nThe executed notebook and its plan are in {folder}")
     return 0

@@ -48,6 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--db", default=None, help="where to keep the plan (default: a new temp folder)"
     )
+    demo.add_argument(
+        "--notebook",
+        default=None,
+        help="run this notebook headlessly instead (in a copy) and print its last card",
+    )
     return parser
 
 
@@ -64,9 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "demo":
-        from ._demo import run_demo
+        from ._demo import run_demo, run_notebook
 
-        return run_demo(args.db)
+        return run_notebook(args.notebook) if args.notebook else run_demo(args.db)
 
     from .store import PlanStore
 

@@ -1,0 +1,112 @@
+"""A real JupyterLab server and Debian's Chromium, for the browser tests."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+REPO = Path(__file__).parents[2]
+
+
+def require_chromium() -> None:
+    """Browser tests fail in CI without Chromium, and skip with the reason elsewhere."""
+    if Path(CHROMIUM).exists():
+        return
+    reason = "Debian's chromium is not installed (as root: apt-get install chromium)"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab on a copy of notebooks/, answering on 127.0.0.1."""
+    require_chromium()
+    root = tmp_path_factory.mktemp("lab")
+    for notebook in (REPO / "notebooks").glob("*.ipynb"):
+        shutil.copy(notebook, root / notebook.name)
+    settings = root / ".settings"
+    settings.mkdir()
+    (settings / "overrides.json").write_text(
+        json.dumps(
+            {
+                "@jupyterlab/apputils-extension:notification": {
+                    "checkForUpdates": False,
+                    "fetchNews": "false",
+                }
+            }
+        )
+    )
+    port, token = _free_port(), "plans-e2e-token"
+    log = open(root / "lab.log", "w")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--allow-root",
+            "--no-browser",
+            f"--port={port}",
+            "--ip=127.0.0.1",
+            f"--ServerApp.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.expose_app_in_browser=True",
+            f"--LabApp.app_settings_dir={settings}",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=root,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+            break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise RuntimeError((root / "lab.log").read_text()[-2000:]) from None
+            time.sleep(0.5)
+    yield {"base": base, "token": token, "root": root}
+    server.terminate()
+    server.wait(timeout=20)
+    log.close()
+
+
+@pytest.fixture
+def page(lab):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        context = browser.new_context(viewport={"width": 1100, "height": 2400})
+        yield context.new_page()
+        browser.close()

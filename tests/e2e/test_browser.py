@@ -1,0 +1,105 @@
+"""The quickstart in a real JupyterLab and Chromium: see the card, approve from it, stay safe."""
+
+from pathlib import Path
+
+SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # README images are copied from here
+
+
+def run_js(page, script):
+    return page.evaluate(script)
+
+
+def open_notebook(page, lab, name):
+    page.goto(f"{lab['base']}/lab/tree/{name}?token={lab['token']}")
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.sessionContext"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+        timeout=60_000,
+    )
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
+        " === 'idle'",
+        timeout=60_000,
+    )
+
+
+def cell_index(page, needle):
+    return run_js(
+        page,
+        f"""() => window.jupyterapp.shell.currentWidget.content.widgets
+              .findIndex(c => c.model.sharedModel.getSource().includes({needle!r}))""",
+    )
+
+
+def run_cells(page, first, last):
+    """Run cells first..last (inclusive), one by one, waiting for each."""
+    for index in range(first, last + 1):
+        run_js(
+            page,
+            f"""async () => {{
+                const panel = window.jupyterapp.shell.currentWidget;
+                panel.content.activeCellIndex = {index};
+                await window.jupyterapp.commands.execute('notebook:run-cell');
+            }}""",
+        )
+        page.wait_for_function(
+            f"""() => {{
+                const cell = window.jupyterapp.shell.currentWidget.content.widgets[{index}];
+                return cell.model.type !== 'code' || cell.model.executionCount !== null
+                    && window.jupyterapp.shell.currentWidget.sessionContext.session
+                        .kernel.status === 'idle';
+            }}""",
+            timeout=60_000,
+        )
+
+
+def test_quickstart_card_approve_and_progress(page, lab):
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    open_notebook(page, lab, "01-quickstart.ipynb")
+    run_js(page, "() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    approve_cell = cell_index(page, "%plan approve")
+    assert approve_cell > 0
+    run_cells(page, 0, approve_cell - 1)
+
+    card = page.locator(".jp-plans-card").last
+    card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
+    card.get_by_text("PLAN MODE", exact=False).first.wait_for()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    card.screenshot(path=str(SHOTS / "card-proposal.png"))
+
+    card.get_by_role("button", name="Approve").click()
+    card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
+
+    total = run_js(page, "() => window.jupyterapp.shell.currentWidget.content.widgets.length")
+    run_cells(page, approve_cell + 1, total - 1)
+    page.locator(".jp-plans-card").last.get_by_text("steps marked complete by the agent").wait_for()
+    text = page.locator(".jp-plans-card").last.inner_text()
+    assert "0 of" not in text.split("steps marked complete")[0][-8:]
+    page.locator(".jp-plans-card").last.screenshot(path=str(SHOTS / "card-progress.png"))
+
+    # Model text is text: a step described as HTML shows as those characters, and runs nothing.
+    hostile = "<img src=x onerror=alert(1)>"
+    source = (
+        "import jupyter_plans\n"
+        "s = jupyter_plans.current_session()\n"
+        "s.call_tool('update_plan', {'expected_revision': s.snapshot().plan.revision,"
+        f" 'steps': [{{'id': 'x', 'description': {hostile!r}}}]}})"
+    )
+    page.evaluate(
+        """async (source) => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            panel.content.activeCellIndex = panel.content.widgets.length - 1;
+            await window.jupyterapp.commands.execute('notebook:insert-cell-below');
+            panel.content.activeCell.model.sharedModel.setSource(source);
+            await window.jupyterapp.commands.execute('notebook:run-cell');
+        }""",
+        source,
+    )
+    first_card = page.locator(".jp-plans-card").first
+    first_card.get_by_text(hostile).wait_for(timeout=10_000)
+    page.wait_for_timeout(500)
+    assert dialogs == []
+    assert page.locator(".jp-plans-card img").count() == 0
