@@ -51,7 +51,8 @@ def card_html(data: dict[str, Any]) -> str:
             parts.append(f"<p><strong>{escape(phase['title'])}</strong></p>")
         rows = []
         for step in phase["steps"]:
-            row = f"{_MARKS[step['status']]} <code>{escape(step['id'])}</code> {escape(step['description'])}"
+            mark, ident = _MARKS[step["status"]], escape(step["id"])
+            row = f"{mark} <code>{ident}</code> {escape(step['description'])}"
             if step["evidence"]:
                 row += f" <em>(evidence: {escape(step['evidence'])})</em>"
             rows.append(f"<li>{row}</li>")
