@@ -59,6 +59,10 @@ def unload_ipython_extension(ipython) -> None:
     _magics = None
 
 
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "jupyter_plans.server"}]
+
+
 def current_session() -> PlanSession:
     """The plan session bound to this notebook by %load_ext jupyter_plans."""
     if _magics is None:

@@ -1,0 +1,94 @@
+"""Wiring: the plan stores the server has open, and the routes of DESIGN section 6.6."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from ..store import PlanStore
+
+
+class Forbidden(web.HTTPError):
+    def __init__(self, message: str) -> None:
+        super().__init__(403, reason="Forbidden", log_message=message)
+        self.message = message
+
+
+class NotFound(web.HTTPError):
+    def __init__(self, message: str) -> None:
+        super().__init__(404, reason="Not Found", log_message=message)
+        self.message = message
+
+
+class PlanFiles:
+    """Finds a notebook's plan file inside the server root, and keeps one store per file."""
+
+    def __init__(self, root_dir: str) -> None:
+        self.root = Path(root_dir).resolve()
+        self._stores: dict[Path, PlanStore] = {}
+        self._lock = threading.Lock()
+
+    def locate(self, notebook: str | None) -> tuple[Path, Path]:
+        """(notebook, plan file) for a path relative to the root; refused if it leaves the root."""
+        if not notebook or not notebook.strip():
+            raise web.HTTPError(400, reason="path is required: the notebook's path")
+        relative = Path(notebook.lstrip("/"))
+        if relative.is_absolute() or ".." in relative.parts:
+            raise Forbidden(f"path {notebook!r} leaves the server root")
+        path = self.root / relative
+        plan = path.with_name(f"{path.stem}.plans.sqlite")
+        for candidate in (path, plan):
+            if candidate.is_symlink():
+                raise Forbidden(f"{candidate.name} is a symbolic link; plan files must be regular")
+        if path.parent.exists() and not path.parent.resolve().is_relative_to(self.root):
+            raise Forbidden(f"path {notebook!r} leaves the server root")
+        if not path.exists() and not plan.exists():
+            raise NotFound(f"neither {notebook} nor its plan file exists")
+        return path, plan
+
+    def store(self, plan: Path, create: bool) -> PlanStore | None:
+        """The open store of a plan file; None when it does not exist and may not be created."""
+        with self._lock:
+            if plan in self._stores:
+                return self._stores[plan]
+            if not plan.exists() and not create:
+                return None
+            store = self._stores[plan] = PlanStore(plan)
+            return store
+
+    def close(self) -> None:
+        with self._lock:
+            stores, self._stores = list(self._stores.values()), {}
+        for store in stores:
+            store.close()
+
+
+def setup(serverapp: Any) -> None:
+    from .handlers import (
+        CardHandler,
+        DecisionHandler,
+        EventsHandler,
+        SessionsHandler,
+        SnapshotHandler,
+    )
+
+    web_app = serverapp.web_app
+    files = PlanFiles(os.fspath(serverapp.root_dir))
+    web_app.settings["jupyter_plans_files"] = files
+    base = url_path_join(web_app.settings["base_url"], "api", "plans")
+    web_app.add_handlers(
+        ".*$",
+        [
+            (url_path_join(base, "sessions"), SessionsHandler),
+            (url_path_join(base, "snapshot"), SnapshotHandler),
+            (url_path_join(base, "card"), CardHandler),
+            (url_path_join(base, "events"), EventsHandler),
+            (url_path_join(base, "decision"), DecisionHandler),
+        ],
+    )
+    serverapp.log.info("jupyter_plans: plan routes at %s", base)
