@@ -3,7 +3,6 @@
 import http.client
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -216,7 +215,8 @@ def test_the_stream_resumes_after_last_event_id_and_sees_other_processes(server,
     )
     seqs = [_next_event(response)[0] for _ in range(3)]
     print(
-        f"stream delivered another process's change {time.monotonic() - started:.2f} s after the CLI started"
+        f"stream delivered another process's change {time.monotonic() - started:.2f} s"
+        " after the CLI started"
     )
     assert seqs == [4, 5, 6]
     connection.close()
