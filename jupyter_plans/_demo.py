@@ -69,15 +69,19 @@ def run_notebook(notebook: str) -> int:
     NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(folder)}}).execute()
     nbformat.write(nb, copy)
     cards = [
-        output["data"]["text/plain"]
+        output
         for cell in nb.cells
         if cell.cell_type == "code"
         for output in cell.get("outputs", [])
         if MIME_TYPE in output.get("data", {})
     ]
-    if not cards:
+    plan_files = sorted(folder.glob("*.plans.sqlite"))
+    if not cards or not plan_files:
         print(f"jupyter-plans: {source} showed no plan card", file=sys.stderr)
         return 1
-    print(cards[-1])
+    # The cards stay current in a live notebook; their saved text is as of when each was shown.
+    # Print the card as it stands now.
+    with PlanStore(plan_files[0]) as store:
+        print(render_text(store.session().snapshot()))
     print(f"\nThe executed notebook and its plan are in {folder}")
     return 0
