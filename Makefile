@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/src/*/*.ts labextension/style/*.css)
+FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
+  labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
 .PHONY: demo test lab bench lint chromium clean
 

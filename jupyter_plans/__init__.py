@@ -59,6 +59,10 @@ def unload_ipython_extension(ipython) -> None:
     _magics = None
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    return [{"src": "labextension", "dest": "jupyter-plans"}]
+
+
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "jupyter_plans.server"}]
 

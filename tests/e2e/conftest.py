@@ -67,6 +67,8 @@ def lab(tmp_path_factory):
             f"--ServerApp.root_dir={root}",
             "--LabApp.expose_app_in_browser=True",
             f"--LabApp.app_settings_dir={settings}",
+            f"--LabApp.user_settings_dir={root / '.user-settings'}",
+            f"--LabApp.workspaces_dir={root / '.workspaces'}",
         ],
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -1,0 +1,205 @@
+/**
+ * The Plan side panel: the active notebook's plan, live from the server extension's event
+ * stream, with the person's real decisions (approve, request changes, leave plan mode).
+ */
+
+import { Widget } from "@lumino/widgets";
+import type { Decision, PlansApi } from "./api";
+import { renderCard } from "./card";
+import { PlanFeed } from "./feed";
+import type { FeedSettings, FeedView } from "./feed";
+import type { CardActions } from "./types";
+
+export type PanelSettings = FeedSettings;
+
+const EDIT_NOTICE =
+  "Edits are saved from the card in the notebook; the Plan panel cannot save them yet (your edit is still open below).";
+
+/** An element whose only content is text. */
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+export class PlanPanel extends Widget {
+  private readonly feed: PlanFeed;
+  private actionError: string | null = null;
+  /** The session's cursor when actionError was set: a later change makes it stale. */
+  private actionErrorCursor: number | null = null;
+
+  private readonly sessionPicker = el("select", "jp-plans-panel-sessions");
+  private readonly pickerLabel = el("label", "jp-plans-panel-label", "Session");
+  private readonly status = el("span", "jp-plans-panel-status");
+  private readonly cardHost = el("div", "jp-plans-panel-card");
+  private readonly message = el("div", "jp-plans-panel-message");
+  private readonly actions: CardActions;
+
+  constructor(
+    api: PlansApi,
+    private readonly settings: () => PanelSettings,
+  ) {
+    super();
+    this.addClass("jp-plans-panel");
+    this.title.caption = "Plan";
+    this.feed = new PlanFeed(api, settings, () => this.render());
+
+    this.pickerLabel.append(this.sessionPicker);
+    this.sessionPicker.addEventListener("change", () => {
+      this.clearActionError();
+      this.feed.pickSession(this.sessionPicker.value);
+    });
+    const refresh = el("button", "jp-plans-panel-refresh", "Refresh");
+    refresh.type = "button";
+    refresh.title = "Read the plan again";
+    refresh.addEventListener("click", () => void this.feed.refresh());
+    const bar = el("div", "jp-plans-panel-bar");
+    bar.append(this.pickerLabel, el("span", "jp-plans-panel-spacer"), this.status, refresh);
+    const body = el("div", "jp-plans-panel-body");
+    body.append(this.message, this.cardHost);
+    this.node.append(bar, body);
+
+    this.actions = {
+      approve: (hash) => void this.decide({ action: "approve", hash }),
+      revise: (notes) => void this.decide({ action: "revise", notes }),
+      off: () => void this.decide({ action: "off" }),
+      edit: () => {
+        this.showActionError(EDIT_NOTICE);
+        this.render();
+      },
+    };
+    this.render();
+  }
+
+  /** The notebook shown, as a path relative to the server root; null when none is active. */
+  get notebook(): string | null {
+    return this.feed.notebook;
+  }
+
+  set notebook(path: string | null) {
+    if (path !== this.feed.notebook) this.clearActionError();
+    this.feed.setNotebook(path);
+  }
+
+  refresh(): Promise<void> {
+    return this.feed.refresh();
+  }
+
+  settingsChanged(): void {
+    this.feed.settingsChanged();
+    this.render();
+  }
+
+  override dispose(): void {
+    if (this.isDisposed) return;
+    this.feed.dispose();
+    super.dispose();
+  }
+
+  private async decide(decision: Decision): Promise<void> {
+    const refusal = await this.feed.decide(decision);
+    if (refusal === null) this.clearActionError();
+    else this.showActionError(refusal.message, refusal.cursor);
+    // A refusal changes nothing on the server, so no event redraws the card: draw it here.
+    this.render();
+  }
+
+  /** One line in the card's error bar, until the next decision or the plan moves past `cursor`. */
+  private showActionError(message: string, cursor?: number): void {
+    const view = this.feed.view;
+    this.actionError = message;
+    this.actionErrorCursor = cursor ?? (view.kind === "card" ? view.data.snapshot.cursor : null);
+  }
+
+  private clearActionError(): void {
+    this.actionError = null;
+    this.actionErrorCursor = null;
+  }
+
+  private render(): void {
+    const view = this.feed.view;
+    this.renderPicker();
+    this.renderStatus();
+    const waiting = view.kind === "card" && view.data.snapshot.pending_proposal_hash !== null;
+    this.title.className = waiting ? "jp-plans-tab-waiting" : "";
+    this.title.caption = waiting ? "Plan: a proposal is waiting for your decision" : "Plan";
+    if (view.kind === "card") {
+      const cursor = view.data.snapshot.cursor;
+      if (this.actionErrorCursor !== null && cursor > this.actionErrorCursor) this.clearActionError();
+      this.message.hidden = true;
+      this.message.replaceChildren();
+      this.cardHost.hidden = false;
+      renderCard(this.cardHost, view.data, this.actions, this.actionError);
+      return;
+    }
+    this.cardHost.hidden = true;
+    this.cardHost.replaceChildren();
+    this.message.hidden = false;
+    this.message.replaceChildren(...this.messageFor(view));
+  }
+
+  private messageFor(view: Exclude<FeedView, { kind: "card" }>): Node[] {
+    switch (view.kind) {
+      case "no-notebook":
+        return [el("p", "jp-plans-panel-lead", "Open a notebook to see its plan here.")];
+      case "loading":
+        return [el("p", "jp-plans-panel-muted", "Reading the plan…")];
+      case "no-plan": {
+        const load = el("p", "jp-plans-panel-muted", "Load the extension in the notebook with ");
+        load.append(el("code", "", "%load_ext jupyter_plans"), document.createTextNode("."));
+        const start = el("p", "jp-plans-panel-muted", "Then start plan mode with ");
+        start.append(
+          el("code", "", "%plan on"),
+          document.createTextNode(" or give a task with "),
+          el("code", "", "%plan <task>"),
+          document.createTextNode(": the plan appears here as it is written."),
+        );
+        return [el("p", "jp-plans-panel-lead", "No plan yet for this notebook."), load, start];
+      }
+      case "failed":
+        return [
+          el("p", "jp-plans-panel-lead", "The plan could not be read."),
+          el("p", "jp-plans-panel-error", view.message),
+          el("p", "jp-plans-panel-muted", `Trying again every ${this.settings().pollFallbackSeconds} s.`),
+        ];
+    }
+  }
+
+  private renderPicker(): void {
+    const view = this.feed.view;
+    const list = this.feed.sessions;
+    const sessions = list?.sessions ?? [];
+    this.pickerLabel.hidden = sessions.length < 2 || view.kind !== "card";
+    const options = sessions.map((summary) => {
+      const notes = [
+        summary.session_id === list?.current ? "current" : null,
+        summary.pending_proposal_hash ? "waiting" : summary.mode === "plan" ? "plan mode" : null,
+      ].filter(Boolean);
+      const option = el("option", "", notes.length ? `${summary.session_id} (${notes.join(", ")})` : summary.session_id);
+      option.value = summary.session_id;
+      return option;
+    });
+    this.sessionPicker.replaceChildren(...options);
+    if (view.kind === "card") this.sessionPicker.value = view.data.snapshot.session_id;
+  }
+
+  private renderStatus(): void {
+    const shown = this.feed.view.kind === "card";
+    this.status.hidden = !shown;
+    this.status.classList.toggle("jp-plans-panel-live", this.feed.live);
+    if (!shown) return;
+    const seconds = this.settings().pollFallbackSeconds;
+    const readError = this.feed.readError;
+    if (readError !== null) {
+      this.status.textContent = "not up to date";
+      this.status.title = `The last read failed: ${readError}. Trying again every ${seconds} s.`;
+    } else if (this.feed.live) {
+      this.status.textContent = "live";
+      this.status.title = "Changes from any process appear here as they are written";
+    } else {
+      this.status.textContent = "reconnecting";
+      this.status.title = `The live stream is down; reading the plan every ${seconds} s until it is back`;
+    }
+  }
+}
