@@ -3,7 +3,6 @@
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,8 @@ import pytest
 
 from jupyter_plans import PlanStore
 
+from .jupyter_process import jupyter
+
 TOKEN = "plans-server-token"
 PROPOSAL = {
     "explanation": "why",
@@ -24,49 +25,15 @@ PROPOSAL = {
 }
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("root")
-    port = _free_port()
-    log = open(root.parent / "server.log", "w")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "server",
-            "--allow-root",
-            "--no-browser",
-            f"--port={port}",
-            "--ip=127.0.0.1",
-            f"--ServerApp.token={TOKEN}",
-            f"--ServerApp.root_dir={root}",
-            '--ServerApp.jpserver_extensions={"jupyter_plans": True}',
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError((root.parent / "server.log").read_text()[-3000:]) from None
-            time.sleep(0.3)
-    yield {"base": base, "root": root, "port": port, "pid": process.pid}
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
+    with jupyter("server", root, TOKEN, extension, log=root.parent / "server.log") as (
+        process,
+        base,
+    ):
+        yield {"base": base, "root": root, "port": int(base.rsplit(":", 1)[1]), "pid": process.pid}
 
 
 def request(server, method, route, body=None, token=TOKEN, headers=None):

@@ -3,14 +3,11 @@
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from ..jupyter_process import jupyter
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).parents[2]
@@ -24,12 +21,6 @@ def require_chromium() -> None:
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -51,44 +42,15 @@ def lab(tmp_path_factory):
             }
         )
     )
-    port, token = _free_port(), "plans-e2e-token"
-    log = open(root / "lab.log", "w")
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            "--allow-root",
-            "--no-browser",
-            f"--port={port}",
-            "--ip=127.0.0.1",
-            f"--ServerApp.token={token}",
-            f"--ServerApp.root_dir={root}",
-            "--LabApp.expose_app_in_browser=True",
-            f"--LabApp.app_settings_dir={settings}",
-            f"--LabApp.user_settings_dir={root / '.user-settings'}",
-            f"--LabApp.workspaces_dir={root / '.workspaces'}",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=root,
+    token = "plans-e2e-token"
+    options = (
+        "--LabApp.expose_app_in_browser=True",
+        f"--LabApp.app_settings_dir={settings}",
+        f"--LabApp.user_settings_dir={root / '.user-settings'}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
     )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                raise RuntimeError((root / "lab.log").read_text()[-2000:]) from None
-            time.sleep(0.5)
-    yield {"base": base, "token": token, "root": root}
-    server.terminate()
-    server.wait(timeout=20)
-    log.close()
+    with jupyter("lab", root, token, *options, log=root / "lab.log") as (_, base):
+        yield {"base": base, "token": token, "root": root}
 
 
 @pytest.fixture

@@ -1,0 +1,56 @@
+"""A real `jupyter server` or `jupyter lab` in a subprocess on 127.0.0.1, for the tests."""
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyter(app: str, root: Path, token: str, *options: str, log: Path):
+    """Run `jupyter APP` serving ROOT until the block ends; yields (process, base URL)."""
+    port = free_port()
+    with open(log, "w") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyter",
+                app,
+                "--allow-root",
+                "--no-browser",
+                f"--port={port}",
+                "--ip=127.0.0.1",
+                f"--ServerApp.token={token}",
+                f"--ServerApp.root_dir={root}",
+                *options,
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            cwd=root,
+        )
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    process.kill()
+                    raise RuntimeError(log.read_text()[-3000:]) from None
+                time.sleep(0.3)
+        try:
+            yield process, base
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
