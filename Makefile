@@ -18,8 +18,9 @@ $(STAMP): pyproject.toml $(FRONT_END)
 demo: $(STAMP)
 	$(VENV)/bin/jupyter-plans demo --notebook notebooks/01-quickstart.ipynb
 
+# As root (a container, a VM), JupyterLab needs --allow-root.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root,) notebooks/
 
 # Browser tests use Debian's Chromium; as root, install it where it is missing.
 chromium:
