@@ -6,7 +6,7 @@ import sys
 
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
-from traitlets import Bool, Float, Unicode, default, validate
+from traitlets import Bool, Float, Unicode, validate
 
 from . import _locate
 from ._text import describe_event, status_line
@@ -36,10 +36,6 @@ class PlanMagics(Magics):
         True, help="Show the card when the extension loads and when a proposal arrives."
     ).tag(config=True)
 
-    @default("database")
-    def _default_database(self) -> str:
-        return _locate.DEFAULT_TEMPLATE
-
     @validate("poll_interval")
     def _check_interval(self, proposal) -> float:
         if not 0.01 <= proposal["value"] <= 60:
@@ -54,7 +50,7 @@ class PlanMagics(Magics):
         self.store = PlanStore(_locate.plan_database(self.database, self.notebook))
         self.session: PlanSession = self.store.session(self.session_id or None)
         self.watcher = CardWatcher(self.store, self.poll_interval)
-        self._shown_proposal = self.session.snapshot().pending_proposal_hash
+        self._shown_proposal = self.session.waiting_proposal()
         self._show_after_cell = False
 
     # The card.
@@ -72,7 +68,7 @@ class PlanMagics(Magics):
     def after_cell(self, _result=None) -> None:
         """With auto_display, show the card at the end of the cell that loaded the extension
         (after any %plan new in that cell), and at the end of a cell in which a proposal came."""
-        waiting = self.session.snapshot().pending_proposal_hash
+        waiting = self.session.waiting_proposal()
         arrived = waiting is not None and waiting != self._shown_proposal
         if self.auto_display and (self._show_after_cell or arrived):
             self.show()

@@ -11,8 +11,6 @@ Status = Literal["pending", "in_progress", "completed"]
 Mode = Literal["default", "plan"]
 MessageSource = Literal["person", "automatic", "notice"]
 
-STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
-
 
 class _Model(BaseModel):
     # Strict: a model that sends "3" for a revision or "Done" for a status is told so,

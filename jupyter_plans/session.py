@@ -371,6 +371,12 @@ class PlanSession:
             row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
         return row.cursor if row is not None else 0
 
+    def waiting_proposal(self) -> str | None:
+        """The hash of the proposal waiting for a decision; as cheap as cursor()."""
+        with self.store.read() as tx:
+            row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
+        return row.pending_proposal_hash if row is not None else None
+
     def waiting_messages(self) -> list[Message]:
         """The queue as it stands, oldest first, whether or not it may be delivered now."""
         with self.store.read() as tx:

@@ -54,12 +54,18 @@ class CardWatcher:
             self.refresh()
 
     def refresh(self, session_id: str | None = None) -> None:
+        cursors: dict[str, int] = {}  # one read per session, however many cards show it
         for card in list(self._cards):
             if card.comm is None:  # closed
                 self._cards.discard(card)
-            elif session_id is None or card.session.session_id == session_id:
-                if card.session.cursor() != card.snapshot.get("cursor"):
-                    card.refresh()
+                continue
+            sid = card.session.session_id
+            if session_id is not None and sid != session_id:
+                continue
+            if sid not in cursors:
+                cursors[sid] = card.session.cursor()
+            if cursors[sid] != card.snapshot.get("cursor"):
+                card.refresh()
 
     def _on_commit(self, session_id: str, _cursor: int) -> None:
         # A commit made by this kernel (an agent in a cell, a button) shows at once; one from

@@ -15,7 +15,7 @@ from .._card import card_data
 from ..errors import DecisionRefused, PlanStoreError
 from ..models import Snapshot
 from ..session import PlanSession
-from .app import Forbidden, NotFound, PlanFiles
+from .app import Forbidden, PlanFiles
 from .sse import stream_events
 
 
@@ -149,13 +149,3 @@ class DecisionHandler(PlansHandler):
             self.fail(409, str(refusal))
             return
         self.finish(snapshot.model_dump(mode="json"))
-
-
-__all__ = [
-    "CardHandler",
-    "DecisionHandler",
-    "EventsHandler",
-    "NotFound",
-    "SessionsHandler",
-    "SnapshotHandler",
-]
