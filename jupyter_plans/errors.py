@@ -14,3 +14,10 @@ class DecisionRefused(Exception):
 
 class StaleRevision(DecisionRefused):
     """A person's edit was made against a revision that is no longer current."""
+
+
+class GuardRefused(PermissionError):
+    """An agent's write or execute tool called while the session's plan mode forbids it.
+
+    The function did not run; the message says why and what to do instead, in one line.
+    """

@@ -201,3 +201,19 @@ class RecordDecisionArgs(TypedDict):
     sources: NotRequired[
         Annotated[list[str] | None, Field(description="Where the facts came from.")]
     ]
+
+
+@with_config(_INPUT)
+class AskUserArgs(TypedDict):
+    question: Annotated[
+        str,
+        Field(description="One question for the person, at most 500 bytes, on one line."),
+    ]
+
+
+class Question(_Model):
+    """A question the agent asked the person with ask_user, waiting for the answer."""
+
+    question: str
+    turn_id: str | None
+    asked_seq: int

@@ -16,9 +16,9 @@ from sqlalchemy import and_, bindparam, func, insert, null, select, update
 from . import policy
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from .errors import DecisionRefused, PlanStoreError
-from .models import Event, Message, Snapshot, ToolResult
+from .models import Event, Message, Question, Snapshot, ToolResult
 from .store._tx import Tx
-from .store.schema import decisions, events, messages, proposals, sessions, turns
+from .store.schema import decisions, events, messages, proposals, questions, sessions, turns
 from .tools import CATALOG
 from .validation import CheckedPlan, Refused, check_expected_revision
 
@@ -147,6 +147,18 @@ _SELECT_LAST_TWO_PROPOSALS = (
     .where(proposals.c.session_id == _SID)
     .order_by(proposals.c.seq.desc())
     .limit(2)
+)
+_INSERT_QUESTION = insert(questions)
+_SELECT_OPEN_QUESTION = (
+    select(questions.c.asked_seq, questions.c.turn_id, questions.c.question)
+    .where(questions.c.session_id == _SID, questions.c.closed_seq.is_(None))
+    .order_by(questions.c.asked_seq.desc())
+    .limit(1)
+)
+_CLOSE_QUESTION = (
+    update(questions)
+    .where(questions.c.session_id == _SID, questions.c.asked_seq == bindparam("b_asked_seq"))
+    .values(closed_seq=bindparam("b_closed_seq"))
 )
 _PROPOSAL_KNOWN = select(proposals.c.seq).where(
     and_(proposals.c.session_id == _SID, proposals.c.hash == bindparam("hash"))
@@ -530,6 +542,72 @@ class PlanSession:
         )
         return content
 
+    def _tool_ask_user(self, change: _Change, question: str, turn_id, call_id) -> str:
+        s = change.state
+        if s.pending_proposal_hash is not None:
+            raise Refused(
+                "ask_user is refused while your proposal waits for the person's decision; "
+                "end your turn and wait"
+            )
+        if self._open_question(change.tx) is not None:
+            raise Refused(
+                "ask_user is refused: your earlier question is still open; end your turn and "
+                "wait for the person's answer"
+            )
+        content = (
+            "Your question is shown to the person. End your turn now; their answer will "
+            "arrive as their next message."
+        )
+        seq = change.emit(
+            "question_asked",
+            {"question": question, "turn_id": turn_id, "call_id": call_id},
+            call_id=call_id,
+            result={"is_error": False, "content": content},
+        )
+        change.add(
+            _INSERT_QUESTION,
+            {
+                "session_id": s.session_id,
+                "asked_seq": seq,
+                "turn_id": turn_id,
+                "question": question,
+                "closed_seq": None,
+            },
+        )
+        return content
+
+    def _open_question(self, tx: Tx) -> Question | None:
+        row = tx.first(_SELECT_OPEN_QUESTION, {"sid": self.session_id})
+        if row is None:
+            return None
+        return Question(question=row.question, turn_id=row.turn_id, asked_seq=row.asked_seq)
+
+    def _close_question(self, change: _Change, action: str, message_id: int | None) -> None:
+        question = self._open_question(change.tx)
+        if question is None:
+            return
+        seq = change.emit(
+            "question_closed",
+            {"asked_seq": question.asked_seq, "action": action, "message_id": message_id},
+        )
+        change.add(
+            _CLOSE_QUESTION,
+            {"sid": self.session_id, "b_asked_seq": question.asked_seq, "b_closed_seq": seq},
+        )
+
+    def open_question(self) -> Question | None:
+        """The question the agent asked with ask_user that waits for the person's answer."""
+        with self.store.read() as tx:
+            return self._open_question(tx)
+
+    def answer(self, text: str) -> Message:
+        """The person's answer to the open question, queued as the person's message."""
+        _check_person_text("the answer", text)
+        with self._writing() as change:
+            if self._open_question(change.tx) is None:
+                raise DecisionRefused("nothing to answer: the agent has no open question")
+            return self._queue(change, "person", text)
+
     def _store_plan(self, change, name, plan, content, turn_id, call_id) -> None:
         change.state.plan = plan
         change.state.revision = plan["revision"]
@@ -590,6 +668,7 @@ class PlanSession:
                 s.newest_turn_cancelled = True
                 change.add(_CANCEL_TURN, {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
                 change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
+            self._close_question(change, "dropped", None)
         return self.snapshot()
 
     def approve(self, hash: str | None = None) -> Snapshot:  # noqa: A002 - the documented name
@@ -725,6 +804,8 @@ class PlanSession:
                 "delivered_seq": None,
             },
         )
+        if source == "person":  # the person's words answer the agent's open question
+            self._close_question(change, "answered", message_id)
         return Message(message_id=message_id, source=source, text=text)
 
 

@@ -1,18 +1,26 @@
-"""The tool catalog of a plan session: names, argument models, and which mode offers each."""
+"""The tool catalog of a plan session: names, argument models, and which mode offers each.
+
+The same catalog is exported in every provider's dialect (`definitions`); an agent's own tools
+join it through `agent_tool`, and `Toolbox` runs any provider's tool calls (`_toolbox.py`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from .models import PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
-from .validation import check_decision, check_plan, check_raw, parse
+from .models import AskUserArgs, PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
+from .validation import check_decision, check_plan, check_question, check_raw, parse
 
 # Names no integration may rebind, whether or not this version offers them.
 RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan", "ask_user")
+
+DIALECTS = ("openai_chat", "openai_responses", "anthropic", "mcp")
 
 
 @dataclass(frozen=True)
@@ -22,10 +30,15 @@ class ToolSpec:
     modes: tuple[str, ...]
     description: str
     check: Callable[[dict], Any]  # the bounds that need no stored state; returns what is used
+    optional: bool = False  # offered only to agents that ask for it (ask_user)
 
     def parse(self, raw: Any) -> Any:
         """The checked arguments, or Refused with a one-line reason."""
         return self.check(parse(self.args, check_raw(raw)))
+
+    @property
+    def parameters(self) -> dict:
+        return _schema(self.name)
 
 
 CATALOG: dict[str, ToolSpec] = {
@@ -57,15 +70,107 @@ CATALOG: dict[str, ToolSpec] = {
             "optional sources.",
             check_decision,
         ),
+        ToolSpec(
+            "ask_user",
+            TypeAdapter(AskUserArgs),
+            ("plan",),
+            "Ask the person one question you cannot answer by research, then end your turn; "
+            "the answer arrives as their next message.",
+            check_question,
+            optional=True,
+        ),
     )
 }
 
 
-def offered(mode: str) -> list[str]:
-    """The tools an agent is offered in a mode, in catalog order."""
-    return [name for name, spec in CATALOG.items() if mode in spec.modes]
+def offered(mode: str, *, ask_user: bool = False) -> list[str]:
+    """The plan tools an agent is offered in a mode, in catalog order."""
+    return [
+        name
+        for name, spec in CATALOG.items()
+        if mode in spec.modes and (ask_user or not spec.optional)
+    ]
 
 
 def json_schemas() -> dict[str, dict]:
     """The JSON schema of every tool's arguments, generated from the models."""
-    return {name: spec.args.json_schema() for name, spec in CATALOG.items()}
+    return {name: spec.parameters for name, spec in CATALOG.items()}
+
+
+@cache
+def _schema(name: str) -> dict:
+    return inline_refs(CATALOG[name].args.json_schema())
+
+
+def inline_refs(schema: dict) -> dict:
+    """The schema with every local `$ref` replaced by its definition: some OpenAI-compatible
+    servers do not resolve references. The models are not recursive, so this ends."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                return walk(copy.deepcopy(defs[ref.removeprefix("#/$defs/")]))
+            return {key: walk(value) for key, value in node.items() if key != "$defs"}
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        return node
+
+    return walk(schema)
+
+
+def definition(dialect: str, name: str, description: str, parameters: dict) -> dict:
+    """One tool in a provider's dialect."""
+    if dialect == "openai_chat":
+        return {
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": parameters},
+        }
+    if dialect == "openai_responses":
+        return {
+            "type": "function",
+            "name": name,
+            "description": description,
+            "parameters": parameters,
+            "strict": False,
+        }
+    if dialect == "anthropic":
+        return {"name": name, "description": description, "input_schema": parameters}
+    if dialect == "mcp":
+        return {"name": name, "description": description, "inputSchema": parameters}
+    raise ValueError(f"dialect is {dialect!r}; it must be one of {', '.join(DIALECTS)}")
+
+
+def definitions(
+    dialect: str,
+    mode: str,
+    *,
+    tools: Iterable[Any] = (),
+    planning: bool = True,
+    ask_user: bool = False,
+) -> list[dict]:
+    """The tools offered in `mode` in a provider's dialect: the plan tools (when planning is
+    enabled for the agent), then the agent's own tools."""
+    names = offered(mode, ask_user=ask_user) if planning else []
+    found = [definition(dialect, n, CATALOG[n].description, CATALOG[n].parameters) for n in names]
+    found += [definition(dialect, t.name, t.description, t.parameters) for t in tools]
+    return found
+
+
+# Agent tools and the dispatcher build on the catalog above.
+from ._toolbox import AgentTool, Toolbox, agent_tool  # noqa: E402
+
+__all__ = [
+    "CATALOG",
+    "DIALECTS",
+    "RESERVED_NAMES",
+    "AgentTool",
+    "ToolSpec",
+    "Toolbox",
+    "agent_tool",
+    "definition",
+    "definitions",
+    "json_schemas",
+    "offered",
+]

@@ -32,6 +32,7 @@ MAX_DECISION_TITLE_BYTES = 120
 MAX_RATIONALE_BYTES = 500
 MAX_SOURCES = 20
 MAX_SOURCE_BYTES = 500
+MAX_QUESTION_BYTES = 500
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _C1 = re.compile("[\x80-\x9f]")
@@ -470,6 +471,14 @@ def check_decision(args: dict) -> dict:
     for i, source in enumerate(sources):
         check_bytes(("sources", i), source, MAX_SOURCE_BYTES)
     return {"title": title, "rationale": rationale, "sources": sources}
+
+
+def check_question(args: dict) -> str:
+    """An ask_user input, checked: the question itself."""
+    question = args["question"]
+    check_not_blank("question", question)
+    check_bytes("question", question, MAX_QUESTION_BYTES)
+    return question
 
 
 def check_raw(args: Any) -> dict:

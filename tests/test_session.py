@@ -88,7 +88,7 @@ def test_a_stale_edit_is_refused_and_changes_nothing(session):
 def test_the_catalog_follows_the_mode(session):
     assert offered("default") == ["update_plan", "record_decision"]
     assert offered("plan") == ["update_plan", "plan_submit", "record_decision"]
-    assert set(json_schemas()) == {"update_plan", "plan_submit", "record_decision"}
+    assert set(json_schemas()) == {"update_plan", "plan_submit", "record_decision", "ask_user"}
     for name in RESERVED_NAMES:
         assert name in ("update_plan", "plan_submit", "record_decision") or name not in offered(
             "plan"
@@ -100,7 +100,8 @@ def test_the_catalog_follows_the_mode(session):
 
 def test_tool_schemas_describe_every_field():
     schema = json_schemas()["update_plan"]
-    step = schema["$defs"]["StepInput"]["properties"]
+    assert "$defs" not in schema and "$ref" not in str(schema)  # inlined for every endpoint
+    step = schema["properties"]["steps"]["anyOf"][0]["items"]["properties"]
     assert set(step) == {"id", "description", "status", "acceptance", "depends_on", "evidence"}
     assert all(field.get("description") for field in step.values())
     assert schema["additionalProperties"] is False

@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, insert, select, update
 
-from .schema import TABLES_V1, schema_version
+from .schema import TABLES_V1, questions, schema_version
 
 
 def _create_v1(conn: Connection) -> None:
@@ -12,7 +12,11 @@ def _create_v1(conn: Connection) -> None:
         table.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1]
+def _add_questions(conn: Connection) -> None:
+    questions.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _add_questions]
 LATEST = len(MIGRATIONS)
 
 

@@ -111,3 +111,16 @@ messages = Table(
 )
 
 TABLES_V1 = [schema_version, settings, sessions, events, proposals, decisions, turns, messages]
+
+# Questions the agent asked the person with ask_user (schema version 2). A question is open
+# until closed_seq is set: by the person's next message (answered) or by leaving plan mode.
+questions = Table(
+    "plans_questions",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("asked_seq", Integer, nullable=False),
+    Column("turn_id", Text),
+    Column("question", Text, nullable=False),
+    Column("closed_seq", Integer),
+    PrimaryKeyConstraint("session_id", "asked_seq"),
+)
