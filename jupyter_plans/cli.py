@@ -40,6 +40,30 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("verb", metavar="VERB", help="on, off, approve or revise")
     plan.add_argument("rest", nargs="*", metavar="ARG", help="HASH for approve, NOTES for revise")
 
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the session's plan tools to an MCP client on stdio",
+        description="An MCP server on stdio bound to one plan session.",
+    )
+    where = mcp.add_mutually_exclusive_group(required=True)
+    where.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
+    where.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to use")
+    mcp.add_argument(
+        "--session", metavar="SID", help="the session id (with --notebook: the current one)"
+    )
+    mcp.set_defaults(subparser=mcp)
+
+    context = with_session(
+        "context", "print the bounded context block an agent gets with every turn"
+    )
+    context.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="CHARS",
+        help="the most characters the block may have (default and maximum 14000)",
+    )
+
     demo = commands.add_parser(
         "demo",
         help="run the scripted demo session and print the plan as it goes",
@@ -58,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "mcp" and args.db is not None and args.session is None:
+        args.subparser.error("--session is required with --db")
     try:
         return _run(args)
     except (PlanStoreError, DecisionRefused) as exc:
@@ -73,6 +99,11 @@ def _run(args: argparse.Namespace) -> int:
 
         return run_notebook(args.notebook) if args.notebook else run_demo(args.db)
 
+    if args.command == "mcp":
+        from .agents.mcp_server import serve
+
+        return serve(db=args.db, notebook=args.notebook, session=args.session)
+
     from .store import PlanStore
 
     with PlanStore(args.db) as store:
@@ -84,6 +115,8 @@ def _run(args: argparse.Namespace) -> int:
             for event in session.events(after=args.after):
                 print(event.model_dump_json())
             return 0
+        if args.command == "context":
+            return _context(session, args.limit)
         if args.command == "call":
             return _call(session, args)
         return _decide(session, args.verb, args.rest)
@@ -100,6 +133,19 @@ def _call(session, args: argparse.Namespace) -> int:
     result = session.call_tool(args.tool, tool_args, turn_id=args.turn_id, call_id=args.call_id)
     print(result.model_dump_json())
     return 1 if result.is_error else 0
+
+
+def _context(session, limit: int | None) -> int:
+    from .agents.context import MAX_CONTEXT_CHARS, context_block
+
+    if limit is not None and not 1000 <= limit <= MAX_CONTEXT_CHARS:
+        print(
+            f"jupyter-plans: --limit is {limit}; it must be 1000 to {MAX_CONTEXT_CHARS} characters",
+            file=sys.stderr,
+        )
+        return 2
+    print(context_block(session, limit=limit or MAX_CONTEXT_CHARS))
+    return 0
 
 
 def _decide(session, verb: str, rest: list[str]) -> int:
