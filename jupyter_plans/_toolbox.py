@@ -19,6 +19,7 @@ from . import policy
 from .errors import GuardRefused
 from .models import ToolResult
 from .tools import CATALOG, DIALECTS, RESERVED_NAMES, definitions, inline_refs, offered
+from .validation import Refused, check_object
 
 Confirm = Callable[["AgentTool", dict], bool]
 
@@ -143,19 +144,21 @@ class Toolbox:
         turn_id: str | None = None,
     ) -> ToolResult:
         """Run one tool call; bad input of any kind is an is_error result, never an exception."""
-        if isinstance(arguments, (str, bytes)):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except (ValueError, RecursionError) as exc:
-                return _error(f"the arguments of {_name(name)} are not valid JSON: {exc}")
         if isinstance(name, str) and name in CATALOG:
             refusal = self._plan_tool_refusal(name)
             if refusal:
                 return _error(refusal)
+            # The session parses JSON text itself, and records a refusal as a tool_finished.
             return self.session.call_tool(name, arguments, turn_id=turn_id, call_id=call_id)
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             return _error(f"unknown tool {_name(name)}; the tools offered are {self._names()}")
+        if isinstance(arguments, str | bytes) and not arguments.strip():
+            arguments = {}  # a tool without parameters may come with no arguments at all
+        try:
+            arguments = check_object(arguments)
+        except Refused as refusal:
+            return _error(f"{tool.name}: {refusal}")
         return self._run(tool, arguments)
 
     def dispatch(

@@ -185,3 +185,47 @@ def test_arguments_may_come_as_json_text(session):
     assert not accepted.is_error and session.snapshot().plan.revision == 1
     refused = session.call_tool("update_plan", '{"expected_revision": 1, "steps": [')
     assert refused.is_error and refused.content.startswith("the arguments are not valid JSON")
+
+
+# ask_user: one question to the person, answered by the person's next message.
+
+
+def test_ask_user_in_plan_mode_is_answered_by_the_persons_next_message(session):
+    refused = session.call_tool("ask_user", {"question": "Which year?"})
+    assert refused.is_error and "only in plan mode" in refused.content
+    session.on()
+    asked = session.call_tool("ask_user", {"question": "Which year?"}, turn_id="t1")
+    assert not asked.is_error and "End your turn" in asked.content
+    assert session.open_question().question == "Which year?"
+    again = session.call_tool("ask_user", {"question": "And which month?"}, turn_id="t1")
+    assert again.is_error and "earlier question is still open" in again.content
+    session.answer("2024 only")
+    assert session.open_question() is None
+    (message,) = session.deliver()
+    assert (message.source, message.text) == ("person", "2024 only")
+    closed = [e.data for e in session.events() if e.kind == "question_closed"]
+    assert closed == [{"asked_seq": 3, "action": "answered", "message_id": message.message_id}]
+    with pytest.raises(DecisionRefused, match="no open question"):
+        session.answer("more")
+
+
+def test_leaving_plan_mode_drops_the_question_and_a_proposal_blocks_asking(session):
+    session.on()
+    session.call_tool("ask_user", {"question": "Which year?"}, turn_id="t1")
+    session.off()
+    assert session.open_question() is None
+    assert session.events()[-1].data["action"] == "dropped"
+    session.on()
+    proposal = {"explanation": "e", "findings": [], "objectives": [], "steps": []}
+    assert not session.call_tool("plan_submit", proposal).is_error
+    waiting = session.call_tool("ask_user", {"question": "Well?"})
+    assert waiting.is_error and "proposal waits" in waiting.content
+
+
+def test_a_question_is_bounded_like_every_text(session):
+    session.on()
+    long = session.call_tool("ask_user", {"question": "é" * 251})
+    assert long.is_error and "question" in long.content and "500" in long.content
+    blank = session.call_tool("ask_user", {"question": "  "})
+    assert blank.is_error and "blank" in blank.content
+    assert session.open_question() is None

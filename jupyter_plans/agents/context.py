@@ -117,7 +117,7 @@ def _state(snapshot: dict, question: str | None, cut: _Cut) -> dict:
     state["current_step"] = next(
         (s["id"] for s in plan["steps"] if s["status"] == "in_progress"), None
     )
-    for step in plan["steps"]:
+    for step in plan["steps"][: cut.steps]:
         if step["status"] != "pending":
             continue
         unmet = [dep for dep in step["depends_on"] if status.get(dep) != "completed"]
