@@ -1,0 +1,193 @@
+"""The built-in agent's side of the kernel: its notebook tools, asking the person, its output.
+
+The tools read the kernel's variables and run code in it. Results are bounded, so one large
+table or a long loop of prints cannot flood the prompt. Code runs through the IPython shell,
+as a cell would, and what it prints still reaches the person's cell output; the model gets a
+bounded copy.
+"""
+
+# No `from __future__ import annotations`: the tools' schemas are made from their signatures.
+import contextlib
+import json
+import re
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..tools import AgentTool, agent_tool
+
+MAX_RESULT_CHARS = 4000
+MAX_REPR_CHARS = 2000
+MAX_VARIABLES = 200
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_HIDDEN = {"In", "Out", "exit", "quit", "get_ipython"}
+
+
+def bounded(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """`text` cut to at most about `limit` characters, keeping its start and its end."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 2 // 3, limit // 3
+    left_out = len(text) - head - tail
+    return f"{text[:head]}\n... ({left_out} characters left out) ...\n{text[-tail:]}"
+
+
+def _size(value: Any) -> str:
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):
+        return f"shape {shape}"
+    try:
+        return f"len {len(value)}"
+    except Exception:  # len() of an arbitrary object may raise anything
+        return ""
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    module = kind.__module__
+    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+
+
+def notebook_tools(shell: Any, session: Any = None) -> list[AgentTool]:
+    """list_variables, inspect_variable (read) and run_code (execute) for `shell`'s kernel."""
+
+    def visible() -> dict[str, Any]:
+        hidden = getattr(shell, "user_ns_hidden", {})
+        return {
+            name: value
+            for name, value in shell.user_ns.items()
+            if not name.startswith("_") and name not in _HIDDEN and name not in hidden
+        }
+
+    @agent_tool("read", name="list_variables", session=session)
+    def list_variables() -> str:
+        """List the notebook's variables: name, type and size, sorted by name."""
+        found = visible()
+        lines = []
+        for name in sorted(found)[:MAX_VARIABLES]:
+            size = _size(found[name])
+            lines.append(f"{name}: {_type_name(found[name])}" + (f" ({size})" if size else ""))
+        if len(found) > MAX_VARIABLES:
+            lines.append(f"... and {len(found) - MAX_VARIABLES} more")
+        return bounded("\n".join(lines) or "No variables are defined yet.")
+
+    @agent_tool("read", name="inspect_variable", session=session)
+    def inspect_variable(
+        name: Annotated[str, Field(description="The variable's name in the notebook.")],
+    ) -> str:
+        """Show one variable of the notebook: its type, size and a bounded repr."""
+        found = visible()
+        if name not in found:
+            raise NameError(f"no variable {name!r} in the notebook; list_variables shows them")
+        value = found[name]
+        lines = [f"{name}: {_type_name(value)}"]
+        size = _size(value)
+        if size:
+            lines.append(size)
+        dtypes = getattr(value, "dtypes", None)
+        if dtypes is not None and hasattr(value, "columns"):
+            lines.append("dtypes:\n" + bounded(str(dtypes), MAX_REPR_CHARS))
+        lines.append("repr:\n" + bounded(repr(value), MAX_REPR_CHARS))
+        return bounded("\n".join(lines))
+
+    @agent_tool("execute", name="run_code", session=session)
+    def run_code(
+        code: Annotated[str, Field(description="Python code, run as one notebook cell.")],
+    ) -> str:
+        """Run Python code in the notebook's kernel; returns what it printed, its value and any
+        error. The person is asked before it runs."""
+        printed = _Tee()
+        with printed.capturing():
+            result = shell.run_cell(code, store_history=False)
+        error = result.error_before_exec or result.error_in_exec
+        if isinstance(error, KeyboardInterrupt):
+            raise error  # the person interrupted the kernel: the whole turn stops
+        parts = []
+        output = _ANSI.sub("", printed.text())
+        if output.strip():
+            parts.append("printed:\n" + bounded(output, MAX_RESULT_CHARS // 2))
+        if result.result is not None:
+            parts.append("value:\n" + bounded(repr(result.result), MAX_REPR_CHARS))
+        if error is not None:
+            parts.append(f"error: {type(error).__name__}: {error}")
+        return bounded("\n".join(parts) or "The code ran and printed nothing.")
+
+    return [list_variables, inspect_variable, run_code]
+
+
+class _Tee:
+    """Copies what is written to stdout and stderr while still writing it where it went."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    @contextlib.contextmanager
+    def capturing(self):
+        with (
+            contextlib.redirect_stdout(_Copy(sys.stdout, self.parts)),
+            contextlib.redirect_stderr(_Copy(sys.stderr, self.parts)),
+        ):
+            yield
+
+
+class _Copy:
+    def __init__(self, stream: Any, parts: list[str]) -> None:
+        self.stream, self.parts = stream, parts
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, encoding... of the real stream
+        return getattr(self.stream, name)
+
+
+def ask_in_kernel(tool: AgentTool, args: dict) -> bool:
+    """Ask the person before a tool that changes the world runs: yes only on y or yes."""
+    if tool.name == "run_code":
+        print("The agent wants to run this code:\n" + args["code"].rstrip("\n"))
+        prompt = "Run this code? [y/N] "
+    else:
+        shown = json.dumps(args, ensure_ascii=False, default=repr)
+        print(f"The agent wants to run {tool.name} ({tool.risk}) with {bounded(shown, 1000)}")
+        prompt = f"Run {tool.name}? [y/N] "
+    try:
+        answer = input(prompt)
+    except (EOFError, NotImplementedError):
+        # nbclient and other runs without stdin cannot ask; not running is the safe answer.
+        print(
+            "Cannot ask in this kernel (no input), so it was not run; "
+            "set c.OpenAIAgent.auto_run = True to run such tools without asking."
+        )
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+class Output:
+    """Where the agent writes for the person: streamed text, and its own lines between."""
+
+    def __init__(self, write: Callable[[str], Any] | None = None) -> None:
+        self.write_text = write or _print
+        self.at_line_start = True
+
+    def write(self, text: str) -> None:
+        if text:
+            self.write_text(text)
+            self.at_line_start = text.endswith("\n")
+
+    def end_line(self) -> None:
+        if not self.at_line_start:
+            self.write("\n")
+
+    def say(self, line: str) -> None:
+        self.end_line()
+        self.write(line + "\n")
+
+
+def _print(text: str) -> None:
+    print(text, end="", flush=True)

@@ -1,0 +1,92 @@
+"""The %%agent magic: talk to the built-in agent in a notebook, beside the plan card."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+
+from ..errors import DecisionRefused, PlanStoreError
+from .openai_compat import AgentError, OpenAIAgent
+
+
+@magics_class
+class AgentMagics(Magics):
+    """%%agent and %agent; the agent's settings are read from ipython_config.py (c.OpenAIAgent)."""
+
+    def __init__(self, shell: Any, plan_magics: Any, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self.plan_magics = plan_magics
+        self.current: OpenAIAgent | None = None  # attached by the first %%agent cell
+
+    @line_cell_magic
+    def agent(self, line: str, cell: str | None = None) -> None:
+        """Send your message to the agent; it works until it waits.
+
+        %%agent     the rest of the cell is your message
+        %agent MSG  a one-line message
+        %agent      no message: let the agent go on (after a failed request, or when it
+                    stopped at max_steps), or take what is queued for it
+
+        The reply streams into the cell's output while the plan card shows the plan. The
+        agent stops when it waits for your decision on a proposal (%plan approve, %plan
+        revise NOTES, %plan off), for your answer to its question (your next message
+        answers it), or for your next message. After %plan approve, %plan revise or
+        %plan TASK in this notebook it goes on by itself, in that cell's output.
+
+        Before each action that changes the world (run_code) it asks you, unless
+        c.OpenAIAgent.auto_run is True; approving a plan does not change that.
+
+        Example:
+            %%agent
+            Clean sales.csv and fit a baseline model of weekly revenue.
+        """
+        if cell is not None and line.strip():
+            print(f"%%agent takes nothing on its line; found {line.strip()!r}", file=sys.stderr)
+            return
+        text = (line if cell is None else cell).strip()
+        try:
+            agent = self._attach()
+            if text:
+                agent.session.queue_message(text, "person")
+            agent.run()
+        except (AgentError, DecisionRefused, PlanStoreError) as problem:
+            print(f"%agent: {problem}", file=sys.stderr)
+
+    def _attach(self) -> OpenAIAgent:
+        """The agent of the notebook's current plan session (a new one after %plan new)."""
+        session = self.plan_magics.session
+        if self.current is not None and self.current.session is not session:
+            self._detach()
+        if self.current is None:
+            self.current = OpenAIAgent(session, shell=self.shell, config=self.shell.config)
+            self.shell.configurables.append(self.current)  # so %config OpenAIAgent.x = y works
+        return self.current
+
+    def _detach(self) -> None:
+        if self.current is not None:
+            self.current.close()
+            if self.current in self.shell.configurables:
+                self.shell.configurables.remove(self.current)
+            self.current = None
+
+    def after_decision(self, verb: str) -> None:
+        """After %plan approve or revise, the attached agent takes its next turn here."""
+        agent = self.current
+        if agent is None or agent.session is not self.plan_magics.session:
+            return
+        try:
+            agent.run()
+        except (AgentError, PlanStoreError) as problem:
+            print(f"%%agent: {problem}", file=sys.stderr)
+
+    # Life cycle.
+
+    def start(self) -> None:
+        self.plan_magics.decision_hooks.append(self.after_decision)
+
+    def stop(self) -> None:
+        if self.after_decision in self.plan_magics.decision_hooks:
+            self.plan_magics.decision_hooks.remove(self.after_decision)
+        self._detach()
