@@ -28,11 +28,13 @@ __all__ = [
 ]
 
 _magics = None  # the loaded extension's PlanMagics, if any
+_agent_magics = None  # and its AgentMagics
 
 
 def load_ipython_extension(ipython) -> None:
-    """%load_ext jupyter_plans: open this notebook's plan store, register %plan, show the card."""
-    global _magics
+    """%load_ext jupyter_plans: open this notebook's plan store, register %plan and %%agent,
+    show the card."""
+    global _magics, _agent_magics
     import sys
 
     from .magics import PlanMagics
@@ -45,18 +47,26 @@ def load_ipython_extension(ipython) -> None:
     ipython.register_magics(magics)
     _magics = magics
     magics.start()
+    from .agents.magic import AgentMagics  # openai itself is imported by the first %%agent
+
+    _agent_magics = AgentMagics(ipython, magics, config=ipython.config)
+    ipython.register_magics(_agent_magics)
+    _agent_magics.start()
 
 
 def unload_ipython_extension(ipython) -> None:
-    """%unload_ext jupyter_plans: remove %plan and every hook, and stop every watcher."""
-    global _magics
+    """%unload_ext jupyter_plans: remove %plan, %%agent and every hook, stop every watcher."""
+    global _magics, _agent_magics
     if _magics is None:
         return
+    _agent_magics.stop()
     _magics.stop()
     for table in ipython.magics_manager.magics.values():
         table.pop("plan", None)
-    ipython.magics_manager.registry.pop(type(_magics).__name__, None)
-    _magics = None
+        table.pop("agent", None)
+    for registered in (_magics, _agent_magics):
+        ipython.magics_manager.registry.pop(type(registered).__name__, None)
+    _magics = _agent_magics = None
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:

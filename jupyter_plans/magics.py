@@ -52,6 +52,9 @@ class PlanMagics(Magics):
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self._shown_proposal = self.session.waiting_proposal()
         self._show_after_cell = False
+        # Called with the verb after %plan approve, revise or TASK succeeds (an attached
+        # agent goes on in that cell); kept by whoever added them, who removes them.
+        self.decision_hooks: list = []
 
     # The card.
 
@@ -113,6 +116,10 @@ class PlanMagics(Magics):
                 print(f"Plan mode on; the agent has your task: {words}")
         except (DecisionRefused, PlanStoreError) as refusal:
             print(f"%plan {verb}: {refusal}", file=sys.stderr)
+            return
+        if verb in ("approve", "revise") or verb not in _VERBS:
+            for hook in list(self.decision_hooks):
+                hook(verb if verb in _VERBS else "task")
 
     def _no_arguments(self, verb: str, rest: str) -> None:
         if rest:

@@ -185,12 +185,21 @@ def test_show_displays_the_card_text(ip, capsys):
 
 def test_unload_removes_the_magic_the_hook_and_the_watcher(ip):
     session = load(ip)
-    magics = jupyter_plans._magics
+    magics, agent_magics = jupyter_plans._magics, jupyter_plans._agent_magics
     card = magics.card()
     assert magics.after_cell in ip.events.callbacks["post_run_cell"]
+    assert magics.decision_hooks == [agent_magics.after_decision]
+    assert "agent" in ip.magics_manager.magics["cell"]
+    agent = agent_magics._attach()  # as the first %%agent cell does
+    assert agent in ip.configurables
     ip.run_line_magic("unload_ext", "jupyter_plans")
     assert "plan" not in ip.magics_manager.magics["line"]
+    assert "agent" not in ip.magics_manager.magics["line"]
+    assert "agent" not in ip.magics_manager.magics["cell"]
+    assert not {"PlanMagics", "AgentMagics"} & set(ip.magics_manager.registry)
     assert magics.after_cell not in ip.events.callbacks["post_run_cell"]
+    assert magics.decision_hooks == [] and agent not in ip.configurables
+    assert agent_magics.current is None
     assert list(magics.watcher._cards) == [] and magics.store._listeners == []
     with pytest.raises(jupyter_plans.PlanStoreError, match="load the extension first"):
         jupyter_plans.current_session()
