@@ -1,0 +1,442 @@
+"""DESIGN section 7: `jupyter-plans mcp`, driven by the official MCP client over real stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp import Client as SDKClient
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.shared.subscriptions import ToolsListChanged
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+import jupyter_plans
+from jupyter_plans import PlanStore
+
+_SCRIPT = Path(sys.executable).with_name("jupyter-plans")
+COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
+TIMEOUT = 60  # a whole scenario, server start included
+NOTICE_TIMEOUT = 5  # the contract is 1 s; the margin keeps a busy machine from failing the test
+
+STEPS = [{"id": "load", "description": "load the data"}, {"id": "plot", "description": "plot"}]
+PLAN_TOOLS = {"update_plan", "record_decision"}
+
+
+class Client:
+    """A connected ClientSession, with the notifications it has received."""
+
+    def __init__(self, session: ClientSession, init: types.InitializeResult, notices: list):
+        self.session, self.init = session, init
+        self.notices: list[tuple[float, object]] = notices  # (when received, notification)
+
+    async def wait_for(self, kind: type, after: int = 0, timeout: float = NOTICE_TIMEOUT):
+        """The first notification of `kind` among those after the first `after` received."""
+        with anyio.fail_after(timeout):
+            while True:
+                for at, notice in self.notices[after:]:
+                    if isinstance(notice, kind):
+                        return at, notice
+                await anyio.sleep(0.01)
+
+    async def tool_names(self) -> list[str]:
+        return [tool.name for tool in (await self.session.list_tools()).tools]
+
+    async def call(self, name: str, arguments: dict) -> types.CallToolResult:
+        return await self.session.call_tool(name, arguments)
+
+
+@asynccontextmanager
+async def serving(tmp_path: Path, *args: str):
+    """A `jupyter-plans mcp ARGS` process and a client connected to it; both end with the block."""
+    log = (tmp_path / "server-stderr.log").open("a")
+    params = StdioServerParameters(
+        command=COMMAND[0], args=[*COMMAND[1:], "mcp", *args], cwd=str(tmp_path)
+    )
+    notices: list[tuple[float, object]] = []
+
+    async def on_message(message) -> None:
+        notices.append((time.monotonic(), getattr(message, "root", message)))
+
+    try:
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            yield Client(session, await session.initialize(), notices)
+    finally:
+        log.close()
+    stderr = (tmp_path / "server-stderr.log").read_text()
+    assert "Traceback" not in stderr, stderr
+
+
+def scenario(test):
+    """Run an async test body under a timeout, with the real plan file in tmp_path."""
+
+    def run(tmp_path):
+        async def body():
+            with anyio.fail_after(TIMEOUT):
+                await test(tmp_path)
+
+        anyio.run(body)
+
+    run.__name__ = test.__name__
+    return run
+
+
+def db_of(tmp_path: Path) -> str:
+    return str(tmp_path / "nb.plans.sqlite")
+
+
+def on_db(tmp_path: Path, session: str = "s") -> tuple[str, ...]:
+    return ("--db", db_of(tmp_path), "--session", session)
+
+
+def snapshot(db: str, session: str = "s") -> dict:
+    with PlanStore(db) as store:
+        return store.session(session).snapshot().model_dump(mode="json")
+
+
+def events(db: str, session: str = "s") -> list:
+    with PlanStore(db) as store:
+        return store.session(session).events()
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        [*COMMAND, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def text_of(result: types.CallToolResult) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return result.content[0].text
+
+
+# The handshake.
+
+
+@scenario
+async def test_initialize_advertises_durable_plans_and_list_changed(tmp_path):
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        init = client.init
+        assert init.capabilities.experimental == {"durable_plans": {"version": 1}}
+        assert init.capabilities.tools is not None and init.capabilities.tools.list_changed
+        assert init.server_info.name == "jupyter-plans"
+        assert init.server_info.version == jupyter_plans.__version__
+        assert "plan_submit" in init.instructions and "update_plan" in init.instructions
+
+
+# Tools as the session's mode offers them.
+
+
+@scenario
+async def test_tools_follow_the_mode_at_each_list(tmp_path):
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        listed = (await client.session.list_tools()).tools
+        assert {tool.name for tool in listed} == PLAN_TOOLS
+        for tool in listed:
+            assert tool.description
+            assert tool.input_schema["type"] == "object" and tool.input_schema["properties"]
+        update = next(tool for tool in listed if tool.name == "update_plan")
+        assert "expected_revision" in update.input_schema["properties"]
+
+        with PlanStore(db_of(tmp_path)) as store:
+            store.session("s").on()
+        assert set(await client.tool_names()) == PLAN_TOOLS | {"plan_submit"}
+
+
+@scenario
+async def test_accepted_call_is_visible_to_another_store(tmp_path):
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        result = await client.call("update_plan", {"expected_revision": 0, "steps": STEPS})
+        assert not result.is_error, text_of(result)
+        assert "revision 1" in text_of(result)
+        plan = snapshot(db_of(tmp_path))["plan"]
+        assert plan["revision"] == 1
+        assert [step["id"] for step in plan["steps"]] == ["load", "plot"]
+
+
+REFUSED = [  # (tool, arguments, what the one-line reason names)
+    ("update_plan", {"expected_revision": 7, "steps": STEPS}, "expected_revision"),
+    (
+        "plan_submit",
+        {"explanation": "x", "findings": [], "objectives": [], "steps": STEPS},
+        "plan mode",
+    ),
+    ("update_plan", {"expected_revision": 1, "steps": "load, plot"}, "steps"),
+    ("update_plan", {"expected_revision": 1, "steps": STEPS, "colour": "red"}, "colour"),
+    ("update_plan", {}, "expected_revision"),
+    ("ask_user", {"question": "which file?"}, "ask_user"),
+    ("no_such_tool", {}, "no_such_tool"),
+]
+
+
+@scenario
+async def test_a_refusal_is_an_error_result_and_changes_nothing(tmp_path):
+    db = db_of(tmp_path)
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        assert not (
+            await client.call("update_plan", {"expected_revision": 0, "steps": STEPS})
+        ).is_error
+        for name, arguments, said in REFUSED:
+            before = snapshot(db)
+            result = await client.call(name, arguments)
+            reason = text_of(result)
+            assert result.is_error, (name, arguments)
+            assert said in reason and "\n" not in reason.strip(), reason
+            after = snapshot(db)
+            assert (after["plan"], after["mode"]) == (before["plan"], before["mode"])
+            added = [event.kind for event in events(db)[before["cursor"] :]]
+            assert added in ([], ["tool_finished"]), added
+
+
+# Mode changes made by other processes.
+
+
+@scenario
+async def test_plan_on_from_a_shell_sends_list_changed(tmp_path):
+    db = db_of(tmp_path)
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        assert set(await client.tool_names()) == PLAN_TOOLS
+        seen = len(client.notices)
+        done = await anyio.run_process([*COMMAND, "plan", "--db", db, "--session", "s", "on"])
+        assert done.returncode == 0
+        exited = time.monotonic()
+        at, _ = await client.wait_for(types.ToolListChangedNotification, after=seen)
+        print(f"list_changed at {(at - exited) * 1000:+.0f} ms from the exit of `plan on`")
+        assert set(await client.tool_names()) == PLAN_TOOLS | {"plan_submit"}
+
+        seen = len(client.notices)
+        await anyio.run_process([*COMMAND, "plan", "--db", db, "--session", "s", "off"])
+        await client.wait_for(types.ToolListChangedNotification, after=seen)
+        assert set(await client.tool_names()) == PLAN_TOOLS
+
+
+@scenario
+async def test_list_changed_latency_after_another_processs_commit(tmp_path):
+    latencies = []
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        await client.tool_names()
+        with PlanStore(db_of(tmp_path)) as store:
+            # Commits at different points of the server's poll interval.
+            for pause, verb in zip((0.05, 0.13, 0.21, 0.29), ("on", "off") * 2, strict=True):
+                await anyio.sleep(pause)
+                seen = len(client.notices)
+                getattr(store.session("s"), verb)()  # returns once committed
+                committed = time.monotonic()
+                at, _ = await client.wait_for(types.ToolListChangedNotification, after=seen)
+                latencies.append(at - committed)
+    latencies.sort()
+    print(
+        "list_changed latency after a commit by another process: median "
+        f"{latencies[len(latencies) // 2] * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms"
+    )
+    assert latencies[-1] < NOTICE_TIMEOUT
+
+
+@scenario
+async def test_a_commit_that_keeps_the_mode_updates_resources_not_tools(tmp_path):
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        await client.tool_names()
+        uri = "plans://session/s/snapshot"
+        with pytest.warns(MCPDeprecationWarning):  # the handshake era's way; 2026 listens
+            await client.session.subscribe_resource(uri)
+        with PlanStore(db_of(tmp_path)) as store:
+            store.session("s").call_tool("update_plan", {"expected_revision": 0, "steps": STEPS})
+            _, notice = await client.wait_for(types.ResourceUpdatedNotification)
+            assert notice.params.uri == uri
+            store.session("other").on()  # another session's mode is not this server's
+        await client.call("record_decision", {"title": "t", "rationale": "r"})
+        await anyio.sleep(1.0)
+        kinds = [type(notice) for _, notice in client.notices]
+        assert types.ToolListChangedNotification not in kinds
+
+
+@scenario
+async def test_a_2026_client_hears_of_mode_changes_on_its_listen_stream(tmp_path):
+    params = StdioServerParameters(
+        command=COMMAND[0], args=[*COMMAND[1:], "mcp", *on_db(tmp_path)], cwd=str(tmp_path)
+    )
+    async with SDKClient(params, mode="auto") as client:
+        assert client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        assert client.server_capabilities.experimental == {"durable_plans": {"version": 1}}
+        assert {tool.name for tool in (await client.list_tools()).tools} == PLAN_TOOLS
+        async with client.listen(tools_list_changed=True) as events:
+            with PlanStore(db_of(tmp_path)) as store:
+                store.session("s").on()
+            with anyio.fail_after(NOTICE_TIMEOUT):
+                async for event in events:
+                    if isinstance(event, ToolsListChanged):
+                        break
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert names == PLAN_TOOLS | {"plan_submit"}
+        result = await client.call_tool("record_decision", {"title": "t", "rationale": "r"})
+        assert not result.is_error
+
+
+# Call ids: no turns.
+
+
+@scenario
+async def test_calls_carry_mcp_call_ids_and_no_turn(tmp_path):
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        first = await client.call("update_plan", {"expected_revision": 0, "steps": STEPS})
+        second = await client.call("record_decision", {"title": "csv", "rationale": "small"})
+        assert not first.is_error and not second.is_error
+    async with serving(tmp_path, *on_db(tmp_path)) as client:  # a restarted server
+        third = await client.call("update_plan", {"expected_revision": 1, "steps": STEPS[:1]})
+        assert not third.is_error, text_of(third)
+
+    recorded = [
+        e for e in events(db_of(tmp_path)) if e.kind in ("plan_updated", "decision_recorded")
+    ]
+    assert len(recorded) == 3
+    with PlanStore(db_of(tmp_path)) as store:
+        call_ids = [row.call_id for row in _event_rows(store)]
+    assert len(set(call_ids)) == 3 and all(c.startswith("mcp-") for c in call_ids), call_ids
+    instance = {c.rsplit("-", 1)[0] for c in call_ids}
+    assert len(instance) == 2  # one per server instance
+    for event in recorded:
+        if event.kind == "plan_updated":
+            assert event.data["turn_id"] is None and event.data["call_id"].startswith("mcp-")
+    assert snapshot(db_of(tmp_path))["plan"]["turn_id"] is None
+
+
+def _event_rows(store):
+    from jupyter_plans.store.schema import events as table
+
+    with store.engine.connect() as conn:
+        return conn.execute(
+            table.select().where(table.c.call_id.is_not(None)).order_by(table.c.seq)
+        ).all()
+
+
+@scenario
+async def test_a_call_is_never_late_after_another_turn_is_cancelled(tmp_path):
+    with PlanStore(db_of(tmp_path)) as store:
+        session = store.session("s")
+        session.on()
+        turn = session.call_tool(
+            "update_plan", {"expected_revision": 0, "steps": STEPS}, turn_id="t1"
+        )
+        assert not turn.is_error
+        session.off()  # cancels turn t1
+        late = session.call_tool(
+            "update_plan", {"expected_revision": 1, "steps": STEPS}, turn_id="t1"
+        )
+        assert late.is_error and "late" in late.content
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        result = await client.call("update_plan", {"expected_revision": 1, "steps": STEPS[:1]})
+        assert not result.is_error, text_of(result)
+    assert snapshot(db_of(tmp_path))["plan"]["revision"] == 2
+
+
+# Resources.
+
+
+@scenario
+async def test_resources_are_the_snapshot_and_the_context_block(tmp_path):
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        await client.call("update_plan", {"expected_revision": 0, "steps": STEPS})
+        listed = {str(r.uri): r for r in (await client.session.list_resources()).resources}
+        snap_uri, context_uri = "plans://session/s/snapshot", "plans://session/s/context"
+        assert set(listed) == {snap_uri, context_uri}
+        assert listed[snap_uri].mime_type == "application/json"
+        assert listed[context_uri].mime_type == "text/plain"
+
+        read = (await client.session.read_resource(snap_uri)).contents
+        assert len(read) == 1 and read[0].mime_type == "application/json"
+        assert json.loads(read[0].text) == snapshot(db_of(tmp_path))
+
+        with PlanStore(db_of(tmp_path)) as store:  # read fresh: another writer's change shows
+            store.session("s").on()
+        assert (
+            json.loads((await client.session.read_resource(snap_uri)).contents[0].text)["mode"]
+            == "plan"
+        )
+
+        context = (await client.session.read_resource(context_uri)).contents[0]
+        assert context.mime_type == "text/plain"
+        assert "untrusted" in context.text and "load the data" in context.text
+        assert len(context.text) <= 14_000
+
+        with pytest.raises(MCPError):
+            await client.session.read_resource("plans://session/other/snapshot")
+
+
+# Where the plan file is.
+
+
+@scenario
+async def test_notebook_finds_the_plan_file_beside_it(tmp_path):
+    folder = tmp_path / "work"
+    folder.mkdir()
+    notebook = folder / "analysis.ipynb"
+    notebook.write_text("{}")
+    async with serving(tmp_path, "--notebook", str(notebook)) as client:
+        result = await client.call("update_plan", {"expected_revision": 0, "steps": STEPS})
+        assert not result.is_error, text_of(result)
+    plan_file = folder / "analysis.plans.sqlite"
+    assert plan_file.is_file()
+    assert snapshot(str(plan_file), "default")["plan"]["revision"] == 1
+
+    with PlanStore(plan_file) as store:  # without --session: the store's current session
+        store.set_current_session("second")
+    async with serving(tmp_path, "--notebook", str(notebook)) as client:
+        await client.call("update_plan", {"expected_revision": 0, "steps": STEPS[:1]})
+    async with serving(tmp_path, "--notebook", str(notebook), "--session", "third") as client:
+        await client.call("update_plan", {"expected_revision": 0, "steps": STEPS[:1]})
+    assert snapshot(str(plan_file), "second")["plan"]["revision"] == 1
+    assert snapshot(str(plan_file), "third")["plan"]["revision"] == 1
+
+
+# The command line.
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--db", "x.plans.sqlite"],
+        ["--db", "x.plans.sqlite", "--notebook", "x.ipynb", "--session", "s"],
+        ["--session", "s"],
+    ],
+    ids=["nothing", "db-without-session", "db-and-notebook", "session-only"],
+)
+def test_bad_arguments_exit_2(tmp_path, args):
+    proc = cli("mcp", *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "usage:" in proc.stderr and not (tmp_path / "x.plans.sqlite").exists()
+
+
+def test_the_server_ends_cleanly_when_its_input_closes(tmp_path):
+    proc = cli("mcp", *on_db(tmp_path), cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def test_a_foreign_plan_file_exits_1_with_one_line(tmp_path):
+    with sqlite3.connect(tmp_path / "other.sqlite") as conn:
+        conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    proc = cli("mcp", "--db", "other.sqlite", "--session", "s", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "another program" in lines[0], proc.stderr
