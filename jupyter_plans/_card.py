@@ -12,14 +12,17 @@ _MARKS = {"pending": "○", "in_progress": "◐", "completed": "●"}
 
 
 def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
-    """The card's content: the snapshot, the notebook's name and the waiting proposal's changes."""
+    """The card's content: the snapshot, the notebook's name, the waiting proposal's changes
+    and the question the agent asked with ask_user, while it waits for the person's answer."""
     changes = session.proposal_changes()
     if changes is not None:
         changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
+    question = session.open_question()
     return {
         "snapshot": session.snapshot().model_dump(mode="json"),
         "notebook": notebook,
         "changes": changes,
+        "question": question.question if question is not None else None,
     }
 
 
@@ -30,10 +33,15 @@ def card_html(data: dict[str, Any]) -> str:
     head = f"<strong>Plan</strong> &middot; {escape(mode)}"
     if data.get("notebook"):
         head += f" &middot; {escape(data['notebook'])}"
+    asked = ""
+    if data.get("question"):
+        asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
     if plan is None:
-        return f'<div class="jp-plans-static"><p>{head}</p><p>No plan yet.</p></div>'
+        return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
     done = sum(step["status"] == "completed" for step in plan["steps"])
     parts = [f"<p>{head} &middot; rev {plan['revision']}</p>"]
+    if asked:
+        parts.append(asked)
     if snapshot["pending_proposal_hash"]:
         short = escape(snapshot["pending_proposal_hash"][:12])
         parts.append(

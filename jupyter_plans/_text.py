@@ -7,18 +7,21 @@ from .models import Event, Snapshot
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
 
-def render_text(snapshot: Snapshot) -> str:
+def render_text(snapshot: Snapshot, question: str | None = None) -> str:
+    """The card as text; `question` is the agent's open ask_user question, if any."""
     plan = snapshot.plan
     lines = []
     head = f"Plan ({snapshot.mode} mode)"
+    asked = [f"The agent asks: {question}"] if question else []
     if plan is None:
-        return head + ": no plan yet"
+        return "\n".join([head + ": no plan yet", *asked])
     done = sum(step.status == "completed" for step in plan.steps)
     lines.append(
         f"{head}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete"
     )
     if snapshot.pending_proposal_hash:
         lines.append(f"Proposal {snapshot.pending_proposal_hash[:12]} waits for your decision")
+    lines.extend(asked)
     if plan.explanation:
         lines.append(f"Why: {plan.explanation}")
     for title, items in (("Findings", plan.findings), ("Objectives", plan.objectives)):
@@ -88,6 +91,12 @@ def describe_event(event: Event) -> str:
         return f"{event.seq}. message {data['message_id']} delivered to the agent"
     if kind == "turn_cancelled":
         return f"{event.seq}. turn {data['turn_id']} cancelled"
+    if kind == "question_asked":
+        return f"{event.seq}. agent asked you: {_clip(data['question'])}"
+    if kind == "question_closed":
+        if data["action"] == "answered":
+            return f"{event.seq}. you answered the agent's question (message {data['message_id']})"
+        return f"{event.seq}. the agent's question was dropped unanswered"
     return f"{event.seq}. {kind}"
 
 

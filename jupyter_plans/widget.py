@@ -28,7 +28,7 @@ def _asset(name: str) -> Path:
 
 
 class PlanCard(anywidget.AnyWidget):
-    """A card that shows one session's plan and answers its proposal.
+    """A card that shows one session's plan, answers its proposal and the agent's question.
 
     The synced traits are the source of truth; buttons send one-off action messages that run
     the same decisions as the %plan magic.
@@ -46,6 +46,11 @@ class PlanCard(anywidget.AnyWidget):
         allow_none=True,
         help="For a waiting re-proposal: steps added, removed and reworded since the last one.",
     ).tag(sync=True)
+    question = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="The question the agent asked with ask_user, while it waits for the person's answer.",
+    ).tag(sync=True)
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
@@ -61,6 +66,7 @@ class PlanCard(anywidget.AnyWidget):
         with self.hold_sync():
             self.snapshot = data["snapshot"]
             self.changes = data["changes"]
+            self.question = data["question"]
 
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None
@@ -70,6 +76,7 @@ class PlanCard(anywidget.AnyWidget):
             "off": self.session.off,
             "on": self.session.on,
             "edit": lambda: self.session.edit_plan(content.get("change")),
+            "answer": lambda: self.session.answer(content.get("text", "")),
         }
         if action not in verbs:
             self.error = f"the card sent an unknown action {action!r}"
@@ -83,14 +90,19 @@ class PlanCard(anywidget.AnyWidget):
         self.refresh()
 
     def __repr__(self) -> str:
-        return render_text(Snapshot.model_validate(self.snapshot))
+        return render_text(Snapshot.model_validate(self.snapshot), self.question)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         bundle = super()._repr_mimebundle_(**kwargs) or {}
         bundle, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
         bundle = dict(bundle)
         bundle["text/plain"] = repr(self)  # whole, where ipywidgets would cut it at 110 characters
-        data = {"snapshot": self.snapshot, "notebook": self.notebook, "changes": self.changes}
+        data = {
+            "snapshot": self.snapshot,
+            "notebook": self.notebook,
+            "changes": self.changes,
+            "question": self.question,
+        }
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)
         return (bundle, metadata) if metadata is not None else bundle

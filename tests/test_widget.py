@@ -110,3 +110,68 @@ def test_two_cards_of_one_session_stay_in_step(proposed, store):
     press(first, action="approve", hash=first.snapshot["pending_proposal_hash"])
     assert second.snapshot == first.snapshot  # the commit refreshed every card at once
     watcher.stop()
+
+
+# The agent's question (ask_user): shown on the card, answered from it.
+
+QUESTION = "Hold out <img src=x onerror=alert(1)> the last month, or the last 30 days?"
+
+
+@pytest.fixture
+def asked(session):
+    session.on()
+    assert not session.call_tool("ask_user", {"question": QUESTION}, turn_id="t1").is_error
+    return session
+
+
+def test_the_card_syncs_the_open_question(asked):
+    card = PlanCard(asked)
+    assert card.question == QUESTION
+    assert "question" in card.keys
+    asked.answer("the last month")
+    card.refresh()
+    assert card.question is None
+
+
+def test_answer_from_the_card_is_the_persons_message_and_closes_the_question(asked):
+    card = PlanCard(asked)
+    press(card, action="answer", text="the last full month")
+    assert card.error is None and card.question is None
+    assert asked.open_question() is None
+    (message,) = asked.deliver()
+    assert (message.source, message.text) == ("person", "the last full month")
+    (closed,) = [e.data for e in asked.events() if e.kind == "question_closed"]
+    assert closed["action"] == "answered" and closed["message_id"] == message.message_id
+
+
+def test_a_refused_answer_shows_one_line_and_changes_nothing(asked):
+    card = PlanCard(asked)
+    cursor = asked.cursor()
+    press(card, action="answer", text="   ")
+    assert "blank" in card.error and "\n" not in card.error
+    assert card.question == QUESTION and asked.cursor() == cursor
+    press(card, action="answer")
+    assert "blank" in card.error and asked.cursor() == cursor
+    asked.off()  # drops the question
+    card.refresh()
+    cursor = asked.cursor()
+    press(card, action="answer", text="too late")
+    assert card.error == "nothing to answer: the agent has no open question"
+    assert card.question is None and asked.cursor() == cursor
+
+
+def test_saved_forms_show_the_question_as_text_and_escaped_html(asked):
+    card = PlanCard(asked, "analysis.ipynb")
+    bundle = card._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert bundle["text/plain"] == f"Plan (plan mode): no plan yet\nThe agent asks: {QUESTION}"
+    assert bundle[MIME_TYPE]["question"] == QUESTION
+    html = bundle["text/html"]
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "The agent asks" in html
+    asked.answer("the last month")
+    card.refresh()
+    bundle = card._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert "asks" not in bundle["text/plain"] and "asks" not in bundle["text/html"]
+    assert bundle[MIME_TYPE]["question"] is None
