@@ -11,7 +11,7 @@ FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labexte
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,postgres]'
 	touch $(STAMP)
 
 # The quickstart notebook, run headlessly; prints the card as text.
@@ -31,9 +31,10 @@ chromium:
 	  else echo "chromium is missing and this is not root: browser tests will skip"; fi; }
 
 # nbval runs a fresh copy of notebooks/, so every run starts from an empty plan file.
+# A throwaway PostgreSQL on 127.0.0.1:5433 serves the PostgreSQL half of the suite.
 test: $(STAMP) chromium
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
-	$(PY) -m pytest tests build/nbval --nbval --nbval-current-env
+	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

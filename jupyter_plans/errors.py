@@ -16,6 +16,20 @@ class StaleRevision(DecisionRefused):
     """A person's edit was made against a revision that is no longer current."""
 
 
+class ConnectionLost(PlanStoreError):
+    """The database connection went away during an operation (a server restart, a network cut,
+    an administrator ending it). The store reconnects; the operation is run again from a fresh
+    read of the session, unless its commit is found to have landed.
+
+    `committing` is true when the connection went while the commit was on its way, so the
+    outcome had to be looked up rather than assumed.
+    """
+
+    def __init__(self, message: str, committing: bool = False) -> None:
+        super().__init__(message)
+        self.committing = committing
+
+
 class GuardRefused(PermissionError):
     """An agent's write or execute tool called while the session's plan mode forbids it.
 

@@ -15,9 +15,11 @@ from sqlalchemy import and_, bindparam, func, insert, null, select, update
 
 from . import policy
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
-from .errors import DecisionRefused, PlanStoreError
+from .errors import ConnectionLost, DecisionRefused, PlanStoreError
 from .models import Event, Message, Question, Snapshot, ToolResult
+from .store._tx import ATTEMPTS as _ATTEMPTS
 from .store._tx import Tx
+from .store._tx import reconnecting as _reconnecting
 from .store.schema import decisions, events, messages, proposals, questions, sessions, turns
 from .tools import CATALOG
 from .validation import CheckedPlan, Refused, check_expected_revision
@@ -86,6 +88,9 @@ _SELECT_STATE_ONLY = (
 )
 _SELECT_ROW = select(sessions).where(sessions.c.session_id == _SID)
 _SELECT_EVENT_DATA = select(events.c.data).where(
+    events.c.session_id == _SID, events.c.seq == bindparam("seq")
+)
+_SELECT_EVENT_CHECK = select(events.c.kind, events.c.data, events.c.at).where(
     events.c.session_id == _SID, events.c.seq == bindparam("seq")
 )
 _SELECT_HEAD = select(sessions.c.cursor, sessions.c.pending_proposal_hash).where(
@@ -299,7 +304,12 @@ class _Writing:
             except BaseException:
                 self.tx.__exit__(*sys.exc_info())
                 raise
-        self.tx.__exit__(kind, error, traceback)
+        try:
+            self.tx.__exit__(kind, error, traceback)
+        except ConnectionLost as lost:
+            # The commit was on its way when the connection went: look, do not assume.
+            if not (changed and lost.committing and self.session._landed(change.events[-1])):
+                raise
         if changed:
             session, state = self.session, change.state
             if state.plan_seq is not None:
@@ -322,6 +332,24 @@ class PlanSession:
         return f"<PlanSession {self.session_id!r} in {self.store!r}>"
 
     # The transaction every change goes through.
+
+    def _landed(self, last_event: dict) -> bool:
+        """Whether the last event of a commit whose outcome is unknown is in the store."""
+        for attempt in range(_ATTEMPTS):
+            try:
+                with self.store.read() as tx:
+                    row = tx.first(
+                        _SELECT_EVENT_CHECK, {"sid": self.session_id, "seq": last_event["seq"]}
+                    )
+                break
+            except ConnectionLost:
+                if attempt == _ATTEMPTS - 1:
+                    raise
+        return row is not None and (row.kind, row.data, row.at) == (
+            last_event["kind"],
+            last_event["data"],
+            last_event["at"],
+        )
 
     def _writing(self, call_id: str | None = None) -> _Writing:
         """The session's state under the write lock; what the block emits commits with it.
@@ -347,6 +375,7 @@ class PlanSession:
 
     # Reading.
 
+    @_reconnecting
     def snapshot(self) -> Snapshot:
         with self.store.read() as tx:
             row = tx.first(_SELECT_ROW, {"sid": self.session_id})
@@ -369,6 +398,7 @@ class PlanSession:
             }
         )
 
+    @_reconnecting
     def events(self, after: int = 0) -> list[Event]:
         with self.store.read() as tx:
             rows = tx.all(_SELECT_EVENTS, {"sid": self.session_id, "after": after})
@@ -377,24 +407,28 @@ class PlanSession:
             for r in rows
         ]
 
+    @_reconnecting
     def cursor(self) -> int:
         """The seq of the newest event; cheap enough to poll."""
         with self.store.read() as tx:
             row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
         return row.cursor if row is not None else 0
 
+    @_reconnecting
     def waiting_proposal(self) -> str | None:
         """The hash of the proposal waiting for a decision; as cheap as cursor()."""
         with self.store.read() as tx:
             row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
         return row.pending_proposal_hash if row is not None else None
 
+    @_reconnecting
     def waiting_messages(self) -> list[Message]:
         """The queue as it stands, oldest first, whether or not it may be delivered now."""
         with self.store.read() as tx:
             rows = tx.all(_SELECT_WAITING, {"sid": self.session_id})
         return [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
 
+    @_reconnecting
     def proposal_changes(self) -> dict | None:
         """What the waiting proposal changed since the one before it: added, removed, reworded
         and reordered steps, and `since_revision`, the revision of the one before.
@@ -416,6 +450,7 @@ class PlanSession:
 
     # Agent tools.
 
+    @_reconnecting
     def call_tool(
         self,
         name: str,
@@ -595,11 +630,13 @@ class PlanSession:
             {"sid": self.session_id, "b_asked_seq": question.asked_seq, "b_closed_seq": seq},
         )
 
+    @_reconnecting
     def open_question(self) -> Question | None:
         """The question the agent asked with ask_user that waits for the person's answer."""
         with self.store.read() as tx:
             return self._open_question(tx)
 
+    @_reconnecting
     def answer(self, text: str) -> Message:
         """The person's answer to the open question, queued as the person's message."""
         _check_person_text("the answer", text)
@@ -643,12 +680,14 @@ class PlanSession:
 
     # The person's verbs. Each raises DecisionRefused, changing nothing, when refused.
 
+    @_reconnecting
     def on(self) -> Snapshot:
         """Enter plan mode; a proposal still waiting is dropped."""
         with self._writing() as change:
             self._enter_plan_mode(change)
         return self.snapshot()
 
+    @_reconnecting
     def start_planning(self, task: str) -> Snapshot:
         """Enter plan mode and queue `task` as the person's message: the task to plan."""
         _check_person_text("the task", task)
@@ -657,6 +696,7 @@ class PlanSession:
             self._queue(change, "person", task)
         return self.snapshot()
 
+    @_reconnecting
     def off(self) -> Snapshot:
         """Leave plan mode: clear any wait and cancel the newest turn."""
         with self._writing() as change:
@@ -671,6 +711,7 @@ class PlanSession:
             self._close_question(change, "dropped", None)
         return self.snapshot()
 
+    @_reconnecting
     def approve(self, hash: str | None = None) -> Snapshot:  # noqa: A002 - the documented name
         """Approve the waiting proposal (only it: a given hash must match in full)."""
         with self._writing() as change:
@@ -691,6 +732,7 @@ class PlanSession:
             self._queue(change, "notice", _approval_notice(s.plan, pending))
         return self.snapshot()
 
+    @_reconnecting
     def revise(self, notes: str) -> Snapshot:
         """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent."""
         with self._writing() as change:
@@ -701,6 +743,7 @@ class PlanSession:
             self._queue(change, "person", notes)
         return self.snapshot()
 
+    @_reconnecting
     def edit_plan(self, changes: dict) -> Snapshot:
         """The person's edit of the plan: the same input as update_plan, authored by the user.
 
@@ -763,6 +806,7 @@ class PlanSession:
 
     # The queue.
 
+    @_reconnecting
     def queue_message(self, text: str, source: str = "automatic") -> Message:
         """Queue a message for the agent: a person's words, automatic work, or a notice."""
         if source not in ("person", "automatic", "notice"):
@@ -771,6 +815,7 @@ class PlanSession:
         with self._writing() as change:
             return self._queue(change, source, text)
 
+    @_reconnecting
     def deliver(self) -> list[Message]:
         """Take the messages the agent may have now, in order, and mark them delivered."""
         with self._writing() as change:

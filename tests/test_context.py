@@ -125,7 +125,7 @@ def test_ready_steps_blockers_question_and_waiting_decision(session):
     assert data["waiting_decision"] is None and data["mode"] == "plan"
 
 
-def test_the_cli_prints_the_block(store, session, tmp_path):
+def test_the_cli_prints_the_block(db, session):
     session.call_tool(
         "update_plan", {"expected_revision": 0, "steps": [{"id": "a", "description": "A"}]}
     )
@@ -136,7 +136,7 @@ def test_the_cli_prints_the_block(store, session, tmp_path):
             "jupyter_plans.cli",
             "context",
             "--db",
-            str(store.path),
+            db,
             "--session",
             "s",
         ],
@@ -146,7 +146,7 @@ def test_the_cli_prints_the_block(store, session, tmp_path):
     )
     assert run.stdout == context_block(session) + "\n"
     small = subprocess.run(
-        [sys.executable, "-m", "jupyter_plans.cli", "context", "--db", str(store.path)]
+        [sys.executable, "-m", "jupyter_plans.cli", "context", "--db", db]
         + ["--session", "s", "--limit", "99999"],
         capture_output=True,
         text=True,

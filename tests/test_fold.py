@@ -3,11 +3,14 @@
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_plans import DecisionRefused, PlanStore
 from jupyter_plans._fold import fold
+
+from .engines import ENGINES, database
 
 _IDS = ["a", "b", "c", "d"]
 
@@ -85,10 +88,11 @@ def _apply(session, operation, counter):
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+@pytest.mark.parametrize("engine", ENGINES)
 @given(st.lists(_operation, min_size=1, max_size=25))
-def test_folding_events_reproduces_the_snapshot_after_every_operation(operations):
-    with tempfile.TemporaryDirectory() as folder:
-        with PlanStore(Path(folder) / "fold.plans.sqlite") as store:
+def test_folding_events_reproduces_the_snapshot_after_every_operation(engine, operations):
+    with tempfile.TemporaryDirectory() as folder, database(engine, Path(folder)) as location:
+        with PlanStore(location) as store:
             session = store.session("s")
             for counter, operation in enumerate(operations):
                 _apply(session, operation, counter)

@@ -109,18 +109,27 @@ def test_unsupported_url_is_a_clear_error():
         PlanStore("mysql://localhost/plans")
 
 
-def test_current_session_defaults_and_can_change(tmp_path):
-    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+def test_a_database_url_never_shows_its_password(tmp_path):
+    with pytest.raises(PlanStoreError) as info:
+        PlanStore("mysql://ann:s3cret@localhost/plans")
+    assert "s3cret" not in str(info.value) and "ann" in str(info.value)
+    with pytest.raises(PlanStoreError) as info:
+        PlanStore("postgresql+psycopg://ann:s3cret@127.0.0.1:1/plans")  # nothing listens
+    assert "s3cret" not in str(info.value) and "cannot open" in str(info.value)
+
+
+def test_current_session_defaults_and_can_change(db):
+    with PlanStore(db) as store:
         assert store.current_session_id() == "default"
         assert store.session().session_id == "default"
         store.set_current_session("second")
         assert store.session().session_id == "second"
-    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+    with PlanStore(db) as store:
         assert store.current_session_id() == "second"
 
 
-def test_sessions_lists_written_sessions(tmp_path):
-    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+def test_sessions_lists_written_sessions(db):
+    with PlanStore(db) as store:
         store.session("one").on()
         store.session("two").call_tool("record_decision", {"title": "t", "rationale": "r"})
         listed = {s["session_id"]: s for s in store.sessions()}
@@ -128,20 +137,19 @@ def test_sessions_lists_written_sessions(tmp_path):
     assert listed["one"]["mode"] == "plan" and listed["two"]["cursor"] == 1
 
 
-def test_change_token_moves_when_another_connection_commits(tmp_path):
-    path = tmp_path / "a.plans.sqlite"
-    with PlanStore(path) as watcher, PlanStore(path) as writer:
+def test_change_token_moves_when_another_connection_commits(db):
+    with PlanStore(db) as watcher, PlanStore(db) as writer:
         before = watcher.change_token()
         assert watcher.change_token() == before
         writer.session("s").on()
         assert watcher.change_token() != before
 
 
-def test_subscribers_hear_commits_and_not_refused_verbs(tmp_path):
+def test_subscribers_hear_commits_and_not_refused_verbs(db):
     from jupyter_plans import DecisionRefused
 
     heard = []
-    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+    with PlanStore(db) as store:
         unsubscribe = store.subscribe(lambda sid, cursor: heard.append((sid, cursor)))
         session = store.session("s")
         session.on()
@@ -173,8 +181,8 @@ def test_a_locked_file_gives_a_clear_error_and_loses_nothing(tmp_path, monkeypat
         assert session.snapshot().mode == "default"
 
 
-def test_a_failing_listener_does_not_fail_the_change(tmp_path, caplog):
-    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+def test_a_failing_listener_does_not_fail_the_change(db, caplog):
+    with PlanStore(db) as store:
         heard = []
         store.subscribe(lambda sid, cursor: 1 / 0)
         store.subscribe(lambda sid, cursor: heard.append(cursor))

@@ -16,7 +16,8 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from ..errors import PlanStoreError
 from . import migrations
-from ._tx import StatementCache, Tx
+from ._tx import StatementCache, Tx, reconnecting
+from .postgres import PostgresBackend
 from .schema import sessions, settings
 from .sqlite import WRITE_OPTION, SQLiteBackend
 
@@ -38,17 +39,34 @@ _SELECT_SESSIONS = select(
 ).order_by(sessions.c.created_at, sessions.c.session_id)
 
 
-def _backend_for(url_or_path: str | os.PathLike) -> SQLiteBackend:
+def _backend_for(url_or_path: str | os.PathLike) -> SQLiteBackend | PostgresBackend:
     text = os.fspath(url_or_path)
     if "://" not in text:
         return SQLiteBackend(Path(text).expanduser().absolute())
     try:
         url = make_url(text)
     except ArgumentError as exc:
-        raise PlanStoreError(f"cannot read the database URL {text!r}: {exc}") from None
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        raise PlanStoreError(
+            f"cannot read the database URL {_hide_password(text)!r}: {exc}"
+        ) from None
+    backend = url.get_backend_name()
+    if backend == "sqlite" and url.database not in (None, "", ":memory:"):
         return SQLiteBackend(Path(url.database).expanduser().absolute())
-    raise PlanStoreError(f"unsupported database {text!r}; give a path or a sqlite:///PATH URL")
+    if backend in ("postgresql", "postgres"):
+        return PostgresBackend(url)
+    raise PlanStoreError(
+        f"unsupported database {url.render_as_string(hide_password=True)!r}; give a path, "
+        "a sqlite:///PATH URL or a postgresql+psycopg:// URL"
+    )
+
+
+def _hide_password(text: str) -> str:
+    head, at, tail = text.rpartition("@")
+    if not at or "://" not in head:
+        return text
+    scheme, _, credentials = head.partition("://")
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{tail}" if ":" in credentials else text
 
 
 class PlanStore:
@@ -95,7 +113,8 @@ class PlanStore:
         return getattr(self._backend, "path", None)
 
     def __repr__(self) -> str:
-        return f"PlanStore({str(self.path or self.engine.url)!r})"
+        where = self.path or self.engine.url.render_as_string(hide_password=True)
+        return f"PlanStore({str(where)!r})"
 
     def _migrate(self) -> None:
         """Bring the schema up to date; a current schema costs one read, and no write lock."""
@@ -133,17 +152,30 @@ class PlanStore:
             cursor = self._local.cursor = connection.driver_connection.cursor()
         return cursor
 
+    def _lost(self, cursor: Any) -> bool:
+        """Whether the cursor's connection is gone; if so this thread lets go of it."""
+        connection = cursor.connection
+        if not self._backend.connection_lost(connection):
+            return False
+        self._local.cursor = None
+        with self._held_lock:
+            held = [c for c in self._held if c.driver_connection is connection]
+            self._held = [c for c in self._held if c.driver_connection is not connection]
+        for record in held:
+            record.invalidate()  # the pool must not hand the dead connection out again
+        return True
+
     def write(self) -> Tx:
         """A transaction that holds the write lock from its first statement."""
         if self._closed:
             raise PlanStoreError(f"{self} is closed")
-        return Tx(self._cursor(), self._statements, self._backend.begin_write, self)
+        return Tx(self._statements, self._backend.begin_write, self)
 
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""
         if self._closed:
             raise PlanStoreError(f"{self} is closed")
-        return Tx(self._cursor(), self._statements, self._backend.begin_read, self)
+        return Tx(self._statements, self._backend.begin_read, self)
 
     @property
     def driver_error(self) -> type[Exception]:
@@ -165,15 +197,18 @@ class PlanStore:
 
         return PlanSession(self, self.current_session_id() if session_id is None else session_id)
 
+    @reconnecting
     def current_session_id(self) -> str:
         with self.read() as tx:
             return tx.scalar(_SELECT_CURRENT) or DEFAULT_SESSION
 
+    @reconnecting
     def set_current_session(self, session_id: str) -> None:
         with self.write() as tx:
             tx.execute(self._upsert_current, {"value": session_id})
         self.notify(session_id, -1)
 
+    @reconnecting
     def sessions(self) -> list[dict]:
         """Every session that has been written to, oldest first."""
         with self.read() as tx:

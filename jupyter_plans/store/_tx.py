@@ -8,11 +8,36 @@ SQL in Core and the time in the database.
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from ..errors import PlanStoreError
+from ..errors import ConnectionLost, PlanStoreError
+
+# The execution option that marks a SQLAlchemy connection (migrations) as a writer.
+WRITE_OPTION = "plans_write"
+
+
+ATTEMPTS = 3
+
+
+def reconnecting(operation):
+    """Run `operation` again, from a fresh read of the session, when the database connection
+    was lost before its commit (or its commit is known not to have landed). Never more than
+    a few times: a database that keeps dropping connections is reported."""
+
+    @functools.wraps(operation)
+    def run(self, *args, **kwargs):
+        for attempt in range(ATTEMPTS):
+            try:
+                return operation(self, *args, **kwargs)
+            except ConnectionLost:
+                if attempt == ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    return run
 
 
 class _Compiled(NamedTuple):
@@ -51,36 +76,54 @@ class StatementCache:
 
 class Tx:
     """One transaction, as a context manager: it commits when the block ends and rolls back if
-    the block raises (nothing is committed in a finally). Rows come with attribute access."""
+    the block raises (nothing is committed in a finally). Rows come with attribute access.
+
+    A connection found dead at BEGIN is replaced at once (nothing was done on it yet). One
+    lost later raises ConnectionLost, and the store opens a new one for the next transaction.
+    """
 
     __slots__ = ("_cursor", "_statements", "_begin", "_store")
 
-    def __init__(self, cursor: Any, statements: StatementCache, begin: str, store: Any) -> None:
-        self._cursor = cursor
+    def __init__(self, statements: StatementCache, begin: str, store: Any) -> None:
+        self._cursor = None
         self._statements = statements
         self._begin = begin
         self._store = store
 
     def __enter__(self) -> Tx:
-        try:
-            self._cursor.execute(self._begin)
-        except self._store.driver_error as exc:
-            raise PlanStoreError(f"cannot use {self._store}: {exc}") from exc
-        return self
+        store = self._store
+        for attempt in (1, 2):
+            self._cursor = store._cursor()
+            try:
+                self._cursor.execute(self._begin)
+                return self
+            except store.driver_error as exc:
+                if attempt == 1 and store._lost(self._cursor):
+                    continue
+                raise PlanStoreError(f"cannot use {store}: {exc}") from exc
+        raise AssertionError("unreachable")
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        store = self._store
         if kind is None:
             try:
                 self._cursor.execute("COMMIT")
                 return
-            except self._store.driver_error as exc:
+            except store.driver_error as exc:
+                if store._lost(self._cursor):
+                    raise ConnectionLost(
+                        f"{store}: the connection was lost while committing: {exc}",
+                        committing=True,
+                    ) from exc
                 error = exc
+        if isinstance(error, store.driver_error) and store._lost(self._cursor):
+            raise ConnectionLost(f"{store}: the connection was lost: {error}") from error
         try:
             self._cursor.execute("ROLLBACK")
-        except self._store.driver_error:
+        except store.driver_error:
             pass  # the database already ended the transaction (SQLite does on some errors)
-        if isinstance(error, self._store.driver_error):
-            raise PlanStoreError(f"{self._store}: the change was not saved: {error}") from error
+        if isinstance(error, store.driver_error):
+            raise PlanStoreError(f"{store}: the change was not saved: {error}") from error
 
     def _params(self, compiled: _Compiled, params: dict | None) -> Any:
         if compiled.defaults:

@@ -17,10 +17,10 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..errors import PlanStoreError
+from ._tx import WRITE_OPTION
 from .migrations import LATEST
 
 BUSY_TIMEOUT_MS = 10_000
-WRITE_OPTION = "plans_write"
 
 
 def check_plan_file(path: Path) -> None:
@@ -77,6 +77,9 @@ class SQLiteBackend:
     begin_write = "BEGIN IMMEDIATE"
     begin_read = "BEGIN"
     driver_error = sqlite3.Error
+
+    def connection_lost(self, connection, error: Exception | None = None) -> bool:
+        return False  # a file does not go away mid-transaction
 
     def change_token(self) -> int:
         """A number that changes whenever any connection, in any process, commits to the file."""

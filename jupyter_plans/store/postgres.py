@@ -1,0 +1,107 @@
+"""PostgreSQL engine for teams: psycopg 3, READ COMMITTED writers that lock the session row.
+
+The driver runs in autocommit and the transactions are ours, as on SQLite: writers open
+READ COMMITTED transactions whose first statement locks the session row (`FOR UPDATE`) and
+whose update checks the cursor it read; readers open REPEATABLE READ, READ ONLY
+transactions, so a snapshot's several reads see one state. Migrations take a transaction
+advisory lock, so two processes opening a new database do not both create it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.engine import URL
+
+from ..errors import PlanStoreError
+from ._tx import WRITE_OPTION
+
+_MIGRATION_LOCK = 0x706C616E  # "plan": the advisory lock migrations hold
+# Changes with every event of every session, and when the current session changes.
+_CHANGE_TOKEN = (
+    "SELECT (SELECT coalesce(sum(cursor), 0) FROM plans_sessions), "
+    "(SELECT value FROM plans_settings WHERE key = 'current_session')"
+)
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError:
+        raise PlanStoreError(
+            "PostgreSQL needs psycopg 3: pip install 'jupyter-plans[postgres]'"
+        ) from None
+    return psycopg
+
+
+class PostgresBackend:
+    """The engine of one PostgreSQL database, and the statements the session needs."""
+
+    dialect = "postgresql"
+    insert = staticmethod(pg_insert)
+    begin_write = "BEGIN ISOLATION LEVEL READ COMMITTED"
+    begin_read = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    def __init__(self, url: URL) -> None:
+        psycopg = _psycopg()
+        self.driver_error = psycopg.Error
+        if url.drivername in ("postgresql", "postgres"):
+            url = url.set(drivername="postgresql+psycopg")
+        if url.drivername != "postgresql+psycopg":
+            raise PlanStoreError(
+                f"unsupported PostgreSQL driver {url.drivername!r}; use postgresql+psycopg://"
+            )
+        self.url = url
+        self.engine: Engine = create_engine(url, pool_pre_ping=True)
+        event.listen(self.engine, "connect", _configure_connection)
+        event.listen(self.engine, "begin", _begin)
+        self._token_lock = threading.Lock()
+        self._token_conn = None
+
+    def connection_lost(self, connection, error: Exception | None = None) -> bool:
+        """Whether `error` means the connection itself is gone (the server ended it)."""
+        return bool(getattr(connection, "closed", False) or getattr(connection, "broken", False))
+
+    def change_token(self) -> int:
+        """A value that changes whenever any process commits a change to the store."""
+        with self._token_lock:
+            for attempt in (1, 2):
+                try:
+                    if self._token_conn is None or self._token_conn.closed:
+                        self._token_conn = self.engine.raw_connection().driver_connection
+                    with self._token_conn.cursor() as cursor:
+                        cursor.execute(_CHANGE_TOKEN)
+                        return hash(cursor.fetchone())
+                except self.driver_error:
+                    self._close_token_connection()
+                    if attempt == 2:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _close_token_connection(self) -> None:
+        if self._token_conn is not None:
+            try:
+                self._token_conn.close()
+            except self.driver_error:
+                pass
+            self._token_conn = None
+
+    def dispose(self) -> None:
+        with self._token_lock:
+            self._close_token_connection()
+        self.engine.dispose()
+
+
+def _configure_connection(dbapi_connection, _record) -> None:
+    dbapi_connection.autocommit = True
+
+
+def _begin(conn) -> None:
+    driver = conn.connection.driver_connection
+    if conn.get_execution_options().get(WRITE_OPTION, False):
+        driver.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        driver.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+    else:
+        driver.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
