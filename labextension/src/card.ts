@@ -9,6 +9,7 @@ import type { CardContext } from "./card/context";
 import { KEY_ATTR, h } from "./card/dom";
 import { editor } from "./card/editor";
 import { decisionBanner, emptyState, errorBar, explanation, header, researchingBanner } from "./card/header";
+import { questionBanner } from "./card/question";
 import { collapsible, decisionList, footer, progress, textList } from "./card/sections";
 import { stepList } from "./card/steps";
 import { dropStaleForms, settleInflight, stateFor } from "./card/state";
@@ -64,8 +65,11 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
 
   if (plan?.explanation) body.append(explanation(plan.explanation));
   const hash = snapshot.pending_proposal_hash;
+  const question = ctx.data.question ?? null;
   if (hash) body.append(decisionBanner(ctx, hash));
-  else if (planMode) body.append(researchingBanner(ctx));
+  // While its question is open the agent is waiting for the person, not researching.
+  if (question) body.append(questionBanner(ctx, question));
+  else if (planMode && !hash) body.append(researchingBanner(ctx));
 
   if (!plan) {
     body.append(emptyState(planMode));

@@ -24,8 +24,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** The shape the card reads; anything else in a saved notebook is shown as unreadable. */
 export function isCardData(value: unknown): value is CardData {
   if (!isObject(value) || !isObject(value.snapshot)) return false;
-  const { snapshot, changes } = value;
+  const { snapshot, changes, question } = value;
   if (typeof snapshot.mode !== "string" || !Array.isArray(snapshot.decisions)) return false;
+  if (question !== null && question !== undefined && typeof question !== "string") return false;
   const plan = snapshot.plan;
   if (plan !== null && plan !== undefined) {
     if (!isObject(plan)) return false;
@@ -46,7 +47,12 @@ export function isCardData(value: unknown): value is CardData {
 export function renderSavedCard(host: HTMLElement, data: unknown): void {
   if (isCardData(data)) {
     try {
-      renderCard(host, { snapshot: data.snapshot, notebook: data.notebook ?? null, changes: data.changes ?? null });
+      renderCard(host, {
+        snapshot: data.snapshot,
+        notebook: data.notebook ?? null,
+        changes: data.changes ?? null,
+        question: data.question ?? null,
+      });
       return;
     } catch (error) {
       console.error("jupyter-plans: the saved card could not be drawn", error);

@@ -1,6 +1,7 @@
 /**
  * The Plan side panel: the active notebook's plan, live from the server extension's event
- * stream, with the person's real decisions (approve, request changes, leave plan mode).
+ * stream, with the person's real decisions (approve, request changes, leave plan mode). The
+ * agent's open question is shown here; it is answered from the card in the notebook.
  */
 
 import { Widget } from "@lumino/widgets";
@@ -122,8 +123,13 @@ export class PlanPanel extends Widget {
     this.renderPicker();
     this.renderStatus();
     const waiting = view.kind === "card" && view.data.snapshot.pending_proposal_hash !== null;
-    this.title.className = waiting ? "jp-plans-tab-waiting" : "";
-    this.title.caption = waiting ? "Plan: a proposal is waiting for your decision" : "Plan";
+    const asked = view.kind === "card" && Boolean(view.data.question);
+    this.title.className = waiting || asked ? "jp-plans-tab-waiting" : "";
+    this.title.caption = waiting
+      ? "Plan: a proposal is waiting for your decision"
+      : asked
+        ? "Plan: the agent is waiting for your answer"
+        : "Plan";
     if (view.kind === "card") {
       const cursor = view.data.snapshot.cursor;
       if (this.actionErrorCursor !== null && cursor > this.actionErrorCursor) this.clearActionError();

@@ -67,6 +67,11 @@ export interface CardData {
   snapshot: Snapshot;
   notebook: string | null;
   changes: Changes | null;
+  /**
+   * The question the agent asked with ask_user, while it waits for the person's answer.
+   * Absent from cards saved before questions existed.
+   */
+  question?: string | null;
 }
 
 /** A person's edit of the plan: a whole new list of phases, checked against a revision. */
@@ -83,6 +88,11 @@ export interface CardActions {
   /** "Leave plan mode". */
   off(): void;
   edit(change: PlanEdit): void;
+  /**
+   * "Answer": the text becomes the person's message to the agent and closes its question.
+   * Absent where answers cannot be sent (the Plan panel): the question is shown, no field.
+   */
+  answer?(text: string): void;
 }
 
 /** The synced traits of the Python `PlanCard` widget. */
@@ -90,5 +100,6 @@ export type CardModel = {
   snapshot: Snapshot;
   notebook: string | null;
   changes: Changes | null;
+  question: string | null;
   error: string | null;
 };

@@ -1,13 +1,13 @@
 /**
  * The anywidget front end of `jupyter_plans.PlanCard`: renders the synced traits with the
- * card and sends the person's decisions back as custom messages.
+ * card and sends the person's decisions and answers back as custom messages.
  */
 
 import type { RenderProps } from "@anywidget/types";
 import { renderCard } from "./card";
 import type { CardActions, CardModel } from "./types";
 
-const EVENTS = "change:snapshot change:changes change:error change:notebook";
+const EVENTS = "change:snapshot change:changes change:question change:error change:notebook";
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
   const actions: CardActions = {
@@ -15,6 +15,7 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
     revise: (notes) => model.send({ action: "revise", notes }),
     off: () => model.send({ action: "off" }),
     edit: (change) => model.send({ action: "edit", change }),
+    answer: (text) => model.send({ action: "answer", text }),
   };
   // Traits synced in one message fire one event each: draw once for all of them.
   let scheduled = false;
@@ -24,7 +25,12 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
     if (disposed) return;
     renderCard(
       el,
-      { snapshot: model.get("snapshot"), notebook: model.get("notebook") ?? null, changes: model.get("changes") ?? null },
+      {
+        snapshot: model.get("snapshot"),
+        notebook: model.get("notebook") ?? null,
+        changes: model.get("changes") ?? null,
+        question: model.get("question") ?? null,
+      },
       actions,
       model.get("error") ?? null,
     );

@@ -27,6 +27,11 @@ const SHAPES: Record<string, Shape[]> = {
     ["circle", { cx: "8", cy: "8", r: "6", ...STROKE, "stroke-width": "1.4" }],
     ["path", { d: "M6.6 5.6v4.8M9.4 5.6v4.8", ...STROKE, "stroke-width": "1.4", ...ROUND }],
   ],
+  question: [
+    ["circle", { cx: "8", cy: "8", r: "6", ...STROKE, "stroke-width": "1.4" }],
+    ["path", { d: "M6.3 6.3a1.8 1.8 0 1 1 2.5 1.7c-.5.2-.8.6-.8 1.1v.5", ...STROKE, "stroke-width": "1.4", ...ROUND }],
+    ["circle", { cx: "8", cy: "11.4", r: "0.85", fill: "currentColor" }],
+  ],
   search: [
     ["circle", { cx: "7", cy: "7", r: "4.25", ...STROKE }],
     ["path", { d: "M10.2 10.2l3.3 3.3", ...STROKE, ...ROUND }],

@@ -1,6 +1,6 @@
 /**
  * What the card remembers between renders of the same host: open sections, a half-typed
- * note, an unsaved edit, an action waiting for its answer. Kept per host element, so every
+ * note or answer, an unsaved edit, an action waiting for its answer. Kept per host element, so every
  * surface that calls renderCard on a host it keeps gets this for free.
  */
 
@@ -23,7 +23,7 @@ export interface Draft {
   original: string;
 }
 
-export type ActionKind = "approve" | "revise" | "off" | "edit";
+export type ActionKind = "approve" | "revise" | "off" | "edit" | "answer";
 
 /** An action sent and not yet answered: its buttons stay disabled until the snapshot moves. */
 export interface Inflight {
@@ -31,6 +31,7 @@ export interface Inflight {
   mode: Mode;
   hash: string | null;
   revision: number | null;
+  question: string | null;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -42,6 +43,9 @@ export interface UiState {
   collapsed: Set<string>;
   reviseOpen: boolean;
   reviseNote: string;
+  /** A half-typed answer to the agent's question, and the question it was typed for. */
+  answerText: string;
+  answerQuestion: string | null;
   draft: Draft | null;
   inflight: Inflight | null;
   copiedUntil: number;
@@ -69,6 +73,8 @@ export function stateFor(host: HTMLElement): UiState {
       collapsed: new Set(),
       reviseOpen: false,
       reviseNote: "",
+      answerText: "",
+      answerQuestion: null,
       draft: null,
       inflight: null,
       copiedUntil: 0,
@@ -89,6 +95,7 @@ export function startInflight(state: UiState, kind: ActionKind, rerender: () => 
     mode: snapshot.mode,
     hash: snapshot.pending_proposal_hash,
     revision: snapshot.plan?.revision ?? null,
+    question: state.data?.question ?? null,
     timer: setTimeout(() => {
       state.inflight = null;
       rerender();
@@ -108,13 +115,15 @@ export function settleInflight(state: UiState, data: CardData, error: string | n
   const moved =
     snapshot.mode !== inflight.mode ||
     snapshot.pending_proposal_hash !== inflight.hash ||
-    (snapshot.plan?.revision ?? null) !== inflight.revision;
+    (snapshot.plan?.revision ?? null) !== inflight.revision ||
+    (data.question ?? null) !== inflight.question;
   if (moved) {
     if (inflight.kind === "revise") {
       state.reviseNote = "";
       state.reviseOpen = false;
     }
     if (inflight.kind === "edit") state.draft = null;
+    if (inflight.kind === "answer") state.answerText = "";
   } else if (!(error && !state.selfRender)) {
     return;
   }
@@ -122,10 +131,18 @@ export function settleInflight(state: UiState, data: CardData, error: string | n
   state.inflight = null;
 }
 
-/** A waiting proposal that is gone takes the request-changes form with it. */
+/**
+ * A waiting proposal that is gone takes the request-changes form with it; a question that
+ * is gone (answered elsewhere, dropped, asked anew) takes the answer typed for it.
+ */
 export function dropStaleForms(state: UiState, data: CardData): void {
   if (!data.snapshot.pending_proposal_hash && !state.inflight) {
     state.reviseOpen = false;
+  }
+  const question = data.question ?? null;
+  if (question !== state.answerQuestion) {
+    state.answerText = "";
+    state.answerQuestion = question;
   }
 }
 

@@ -1,0 +1,93 @@
+"""The agent's question in a real JupyterLab and Chromium: shown on the live card as text,
+answered from it into the store, shown read-only in the Plan panel, hostile text kept inert."""
+
+from pathlib import Path
+
+import nbformat
+
+from jupyter_plans import PlanStore
+
+from .test_browser import open_notebook, run_cells
+
+SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # docs images are copied from here
+HOSTILE = "<img src=x onerror=alert(1)>"
+QUESTION = (
+    "Should the held-out month be the last full calendar month (June), "
+    "or the last 30 days of `sales.csv`?"
+)
+DRAFT = {
+    "expected_revision": 0,
+    "explanation": "Clean the sales data, then fit a baseline model of weekly revenue.",
+    "findings": [
+        "`price` is null in 3.1% of rows (412 of 13,290)",
+        "two stores report revenue in cents, not dollars",
+    ],
+    "objectives": ["a validated baseline with MAPE printed on a held-out month"],
+    "steps": [
+        {"id": "load", "description": "Load sales.csv and the store table"},
+        {"id": "clean", "description": "Drop rows with null price", "depends_on": ["load"]},
+        {"id": "split", "description": "Hold out one month", "depends_on": ["clean"]},
+    ],
+}
+
+
+def test_the_card_shows_the_question_and_takes_the_answer(page, lab):
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    root = lab["root"]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("%load_ext jupyter_plans")],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
+    nbformat.write(notebook, root / "question.ipynb")
+    # The agent, in another process: a draft plan while it researches, then one question.
+    session = PlanStore(root / "question.plans.sqlite").session("default")
+    session.on()
+    assert not session.call_tool("update_plan", DRAFT, turn_id="t1").is_error
+    assert not session.call_tool("ask_user", {"question": QUESTION}, turn_id="t1").is_error
+
+    open_notebook(page, lab, "question.ipynb")
+    run_cells(page, 0, 0)
+    card = page.locator(".jp-OutputArea .jp-plans-card").first
+    box = card.locator(".jp-plans-banner-question")
+    box.get_by_text("The agent asks").wait_for(timeout=30_000)
+    assert "sales.csv" in box.locator(".jp-plans-question-text").inner_text()
+    assert card.get_by_text("The agent is researching").count() == 0
+    field = box.get_by_role("textbox")
+    send = box.get_by_role("button", name="Answer")
+    assert send.is_disabled()  # nothing typed yet
+    field.fill("The last full month, June")
+    assert send.is_enabled()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    card.screenshot(path=str(SHOTS / "card-question.png"))
+
+    send.click()
+    box.wait_for(state="detached", timeout=10_000)
+    card.get_by_text("The agent is researching").wait_for(timeout=10_000)
+    assert session.open_question() is None
+    (message,) = session.deliver()
+    assert (message.source, message.text) == ("person", "The last full month, June")
+
+    # A question of markup arrives from the other process: the live card shows it as text.
+    assert not session.call_tool("ask_user", {"question": HOSTILE}, turn_id="t2").is_error
+    card.locator(".jp-plans-question-text").get_by_text(HOSTILE).wait_for(timeout=10_000)
+    # The Plan panel shows it too, and leaves answering to the card in the notebook.
+    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-plans:open-panel')")
+    panel = page.locator("#jupyter-plans-panel")
+    panel.locator(".jp-plans-question-text").get_by_text(HOSTILE).wait_for(timeout=30_000)
+    assert panel.locator(".jp-plans-banner-question input").count() == 0
+    assert panel.get_by_text("Answer it from the plan card in the notebook.").count() == 1
+    page.wait_for_timeout(500)
+    assert dialogs == []
+    assert page.locator(".jp-plans-card img").count() == 0
+    assert session.open_question().question == HOSTILE
+
+    # Enter in the card's field sends the answer too (JupyterLab's shortcuts leave it be).
+    field = card.locator(".jp-plans-banner-question").get_by_role("textbox")
+    field.fill("No markup, please")
+    field.press("Enter")
+    card.locator(".jp-plans-banner-question").wait_for(state="detached", timeout=10_000)
+    assert session.open_question() is None
+    assert [m.text for m in session.deliver()] == ["No markup, please"]
