@@ -11,6 +11,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import jupyter_plans
+from jupyter_plans import PlanStore
 from jupyter_plans.agents.openai_compat import AgentError, OpenAIAgent
 
 from .replay_server import ReplayServer, load_recording
@@ -159,3 +160,293 @@ def test_settings_come_from_the_environment(session, monkeypatch):
         "env-model",
     )
     assert agent.planning is True and agent.auto_run is False
+
+
+# The agent through its Python API, on a session of its own.
+
+PLAN = {
+    "explanation": "why",
+    "findings": ["what is there"],
+    "objectives": ["what for"],
+    "steps": [
+        {"id": "load", "description": "Load the data"},
+        {"id": "fit", "description": "Fit the model"},
+    ],
+}
+
+
+@pytest.fixture
+def shell():
+    ip = InteractiveShell.instance()
+    ip.user_ns["sales"] = [3, 5, 5, 8]
+    ip.user_ns["scratch"] = "keep me"
+    yield ip
+    for name in ("sales", "scratch"):
+        ip.user_ns.pop(name, None)
+
+
+class Person:
+    """The person at the keyboard: answers the agent's questions and reads the cell."""
+
+    def __init__(self, *answers):
+        self.answers, self.asked, self.printed = list(answers), [], []
+
+    def confirm(self, tool, args):
+        self.asked.append((tool.name, args))
+        return self.answers.pop(0)
+
+    @property
+    def output(self):
+        return "".join(self.printed)
+
+
+def make_agent(session, server, shell, person, **settings):
+    return OpenAIAgent(
+        session,
+        shell=shell,
+        output=person.printed.append,
+        confirm=person.confirm,
+        base_url=server.url,
+        model=server.recording["model"],
+        **settings,
+    )
+
+
+def test_ask_user_ends_the_turn_and_the_persons_next_message_answers(session, shell):
+    person = Person()
+    session.on()
+    session.queue_message("Fit a baseline model of revenue.", "person")
+    with replay("ask-user") as server:
+        agent = make_agent(session, server, shell, person)
+        assert agent.run() == "answer"
+        question = "Which column holds the revenue, amount or price?"
+        assert session.open_question().question == question
+        assert person.output == (
+            "One thing only you can tell me.\n"
+            "[ask_user] Your question is shown to the person.\n"
+            f"(The agent asks you: {question} Your next message answers it.)\n"
+        )
+        assert agent.run() == "answer" and len(server.requests) == 1  # nothing to do yet
+
+        session.queue_message("amount, in euros", "person")
+        assert session.open_question() is None
+        assert agent.run() == "decision"
+        settle(server)
+    assert session.snapshot().plan.findings == ["revenue is the amount column, in euros"]
+    kinds = [e.kind for e in session.events()]
+    assert kinds.count("question_asked") == 1 and kinds.count("question_closed") == 1
+    assert person.asked == []
+
+
+def test_a_declined_run_is_not_run_and_the_model_hears_so(session, shell):
+    person = Person(False)
+    session.queue_message("Reset scratch.", "person")
+    with replay("declined") as server:
+        agent = make_agent(session, server, shell, person)
+        assert agent.run() == "message"
+        settle(server)
+    assert person.asked == [("run_code", {"code": "scratch = None"})]
+    assert shell.user_ns["scratch"] == "keep me"
+    assert "[run_code] refused: the person declined to run run_code;" in person.output
+    assert person.output.endswith("Understood: I left scratch as it is.\n")
+
+
+def test_auto_run_skips_the_asking_but_not_the_guard(session, shell):
+    person = Person(False)
+    session.start_planning("Set scratch to 42.")
+    with replay("auto-run") as server:
+        agent = make_agent(session, server, shell, person, auto_run=True)
+        agent.run()
+        assert shell.user_ns["scratch"] == "keep me"  # plan mode: refused, auto_run or not
+        assert "[run_code] refused: run_code is an execute tool and the session is in plan" in (
+            person.output
+        )
+        session.off()
+        session.queue_message("Go ahead without a plan.", "person")
+        agent.run()
+        settle(server)
+    assert shell.user_ns["scratch"] == 42 and person.asked == []
+    assert person.output.endswith("[run_code] done\nscratch is 42.\n")
+    # Without auto_run the same agent asks again.
+    agent.auto_run = False
+    assert agent.toolbox.confirm(agent.toolbox.tools["run_code"], {"code": "1"}) is False
+    assert person.asked == [("run_code", {"code": "1"})]
+
+
+def test_leaving_plan_mode_stops_the_stream_between_chunks(session, shell, db):
+    def leave_from_another_process():
+        with PlanStore(db) as other:
+            other.session(session.session_id).off()
+
+    person = Person()
+    session.start_planning("Look at the data and propose a plan.")
+    with replay("cancel-stream", off=leave_from_another_process) as server:
+        agent = make_agent(session, server, shell, person)
+        assert agent.run() == "message"
+        assert len(server.requests) == 1
+        printed = person.output
+        assert printed.startswith("Looking at the data now. ")
+        assert "propose a plan." not in printed and "[list_variables]" not in printed
+        assert printed.endswith("\n(Turn stopped: you left plan mode, which cancelled it.)\n")
+        assert session.snapshot().mode == "default"
+
+        # The conversation stays whole: the next turn starts from the words that came.
+        session.queue_message("Just list the variables.", "person")
+        agent.run()
+        settle(server)
+    said = [m for m in server.requests[1]["messages"] if m["role"] == "assistant"]
+    assert said[0]["content"].startswith("Looking at the data now. ")
+    assert "tool_calls" not in said[0]
+
+
+def test_a_late_update_from_a_cancelled_turn_is_refused_and_ends_it(session, shell, db):
+    def leave_from_another_process():
+        with PlanStore(db) as other:
+            other.session(session.session_id).off()
+
+    person = Person(True)
+    session.on()
+    assert not session.call_tool("plan_submit", PLAN, turn_id="proposal").is_error
+    session.approve()
+    with replay("cancel-late", off=leave_from_another_process) as server:
+        agent = make_agent(session, server, shell, person, stream=False)
+        assert agent.run() == "message"
+        turn = agent._turn_id
+        assert f"[update_plan] refused: turn '{turn}' was cancelled when the person" in (
+            person.output
+        )
+        assert person.output.endswith(
+            "Loaded.\n[update_plan] refused: turn "
+            f"'{turn}' was cancelled when the person left plan mode; this call is late and "
+            "was not applied\n(Turn stopped: you left plan mode, which cancelled it.)\n"
+        )
+        snapshot = session.snapshot()
+        assert snapshot.plan.revision == 2
+        assert [s.status for s in snapshot.plan.steps] == ["in_progress", "pending"]
+        events = session.events()
+        assert {"turn_id": turn} in [e.data for e in events if e.kind == "turn_cancelled"]
+        assert events[-1].kind == "tool_finished" and events[-1].data["name"] == "update_plan"
+        assert person.asked == [] and shell.user_ns["scratch"] == "keep me"
+
+        # A new turn is not late.
+        session.queue_message("Mark load as done.", "person")
+        agent.run()
+        settle(server)
+    assert agent._turn_id != turn
+    assert [s.status for s in session.snapshot().plan.steps] == ["completed", "pending"]
+
+
+def test_without_planning_no_plan_tools_no_context_and_plan_calls_refused(session, shell):
+    person = Person()
+    session.queue_message("What is in sales?", "person")
+    with replay("no-planning") as server:
+        agent = make_agent(session, server, shell, person, planning=False)
+        agent.run()
+        settle(server)
+    assert session.snapshot().plan is None
+    assert [e.kind for e in session.events()] == ["message_queued", "message_delivered"]
+    assert "[update_plan] refused: update_plan is a plan tool and planning is not" in (
+        person.output
+    )
+    assert person.output.endswith("sales holds 3, 5, 5 and 8.\n")
+
+
+def test_a_failed_request_keeps_the_message_and_the_next_run_goes_on(session, shell, capsys):
+    person = Person()
+    session.queue_message("Say hello.", "person")
+    with replay("api-error") as server:
+        agent = make_agent(session, server, shell, person)
+        capsys.readouterr()
+        assert agent.run() == "message"
+        err = capsys.readouterr().err
+        assert err.startswith("The agent's request failed: Error code: 400")
+        assert "the model is loading; try again" in err
+        assert person.output == ""
+        agent.run()
+        settle(server)
+    assert person.output == "Hello.\n"
+
+
+def leaving(db, session):
+    """%plan off as another process runs it: its own store on the same database."""
+
+    def leave():
+        with PlanStore(db) as other:
+            other.session(session.session_id).off()
+
+    return leave
+
+
+def approved(session):
+    """A session whose proposal (PLAN) the person approved: the notice waits for the agent."""
+    session.on()
+    assert not session.call_tool("plan_submit", PLAN, turn_id="proposal").is_error
+    session.approve()
+
+
+def test_nothing_of_the_agents_own_runs_once_the_person_left(session, shell, db):
+    person = Person()
+    session.start_planning("Look at sales.")
+    with replay("cancel-before-tools", off=leaving(db, session)) as server:
+        agent = make_agent(session, server, shell, person, stream=False)
+        agent.run()
+        assert person.output == (
+            "Reading sales, then fixing it.\n"
+            "(Turn stopped: you left plan mode, which cancelled it.)\n"
+        )
+        session.queue_message("Stop there.", "person")
+        agent.run()
+        settle(server)
+    assert shell.user_ns["sales"] == [3, 5, 5, 8] and person.asked == []
+
+
+def test_leaving_while_the_agent_asks_runs_nothing(session, shell, db):
+    leave = leaving(db, session)
+
+    class LeavesInstead(Person):
+        def confirm(self, tool, args):
+            self.asked.append((tool.name, args))
+            leave()  # the person answers with %plan off in another cell, then presses y
+            return True
+
+    person = LeavesInstead()
+    approved(session)
+    with replay("cancel-at-prompt") as server:
+        agent = make_agent(session, server, shell, person)
+        agent.run()
+        assert person.asked == [("run_code", {"code": "scratch = 'loaded'"})]
+        assert shell.user_ns["scratch"] == "keep me"
+        assert person.output.endswith(
+            "[run_code] refused: not run: the person left plan mode, which cancelled this "
+            "turn\n(Turn stopped: you left plan mode, which cancelled it.)\n"
+        )
+        session.queue_message("Not now.", "person")
+        agent.run()
+        settle(server)
+
+
+def test_a_newer_turn_elsewhere_ends_this_one(session, shell, db):
+    def newer_turn():
+        with PlanStore(db) as other:
+            plan = other.session(session.session_id).snapshot().plan.model_dump(mode="json")
+            plan["steps"][0]["status"] = "completed"
+            args = {"expected_revision": 2, "steps": plan["steps"]}
+            result = other.session(session.session_id).call_tool(
+                "update_plan", args, turn_id="elsewhere"
+            )
+            assert not result.is_error, result.content
+
+    person = Person()
+    approved(session)
+    with replay("newer-turn", newer=newer_turn) as server:
+        agent = make_agent(session, server, shell, person, stream=False)
+        assert agent.run() == "message"
+        settle(server)
+    turn = agent._turn_id
+    assert person.output.endswith(
+        f"[update_plan] refused: turn '{turn}' is older than the newest turn 'elsewhere'; "
+        "this call is late and was not applied\n"
+        "(Turn stopped: a newer turn of this session has started.)\n"
+    )
+    assert session.snapshot().plan.revision == 3 and session.snapshot().decisions == []
+    assert agent.history[-1]["content"].find("not run: a newer turn") >= 0

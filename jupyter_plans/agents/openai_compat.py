@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from traitlets import Bool, Float, Int, Unicode, default, observe, validate
+from traitlets import Bool, Float, Int, Unicode, default, validate
 from traitlets.config import Configurable
 
 from .._toolbox import result_message
@@ -27,6 +27,19 @@ from .context import context_block
 
 DIALECT = "openai_chat"
 _LATE = "this call is late and was not applied"
+# How a turn ended: what the person reads, and what the model hears of calls left unrun.
+_ENDED = {
+    "cancelled": "(Turn stopped: you left plan mode, which cancelled it.)",
+    "proposal": "(The proposal waits for your decision: %plan approve, %plan revise NOTES, "
+    "or %plan off.)",
+    "late": "(Turn stopped: a newer turn of this session has started.)",
+}
+_NOT_RUN = {
+    "cancelled": "not run: the person left plan mode, which cancelled this turn",
+    "proposal": "not run: your proposal waits for the person's decision; end your turn",
+    "question": "not run: your question waits for the person's answer; end your turn",
+    "late": "not run: a newer turn of this session has started",
+}
 
 PROMPT = """\
 You are an agent working beside a person in their Jupyter notebook, in its kernel. \
@@ -111,7 +124,6 @@ class OpenAIAgent(Configurable):
         own = notebook_tools(shell, session) if shell is not None else []
         self._ask = confirm or ask_in_kernel
         self.toolbox = Toolbox(session, [*own, *tools], confirm=self._confirm)
-        self._planning_changed()
         self.out = Output(output)
         self.history: list[dict] = []  # the conversation, without the system messages
         self.turns = 0
@@ -121,10 +133,7 @@ class OpenAIAgent(Configurable):
         self._turn_id: str | None = None
         self._seen = 0  # the session's events read for cancellation, up to this seq
         self._stopped = False
-
-    @observe("planning")
-    def _planning_changed(self, _change: Any = None) -> None:
-        self.toolbox.planning = self.toolbox.ask_user = self.planning
+        self._cancelled_at_prompt = False
 
     def close(self) -> None:
         if self._client is not None:
@@ -159,6 +168,7 @@ class OpenAIAgent(Configurable):
         self._turn_id = f"agent-{self._prefix}-{self.turns}"
         self._stopped = False
         self._seen = self.session.cursor()
+        self.toolbox.planning = self.toolbox.ask_user = self.planning  # %config may change it
         self.history.extend(_framed(message) for message in messages)
         for _ in range(self.max_steps):
             calls = self._request()
@@ -207,7 +217,7 @@ class OpenAIAgent(Configurable):
         if text or calls and not self._stopped:
             self.history.append(message)
         if self._stopped:  # its calls were cut short: none of them runs
-            self.out.say("(Turn stopped: you left plan mode, which cancelled it.)")
+            self.out.say(_ENDED["cancelled"])
             return None
         if not calls:
             self.out.end_line()
@@ -254,16 +264,19 @@ class OpenAIAgent(Configurable):
         try:
             for call in calls:
                 if ended is None and call["name"] in self.toolbox.tools and self._cancelled():
-                    ended = "the person left plan mode, which cancelled this turn"
+                    ended = "cancelled"
                 if ended is not None:
-                    self._answer(call, ToolResult(is_error=True, content=f"not run: {ended}"))
+                    self._answer(call, ToolResult(is_error=True, content=_NOT_RUN[ended]))
                     continue
+                self._cancelled_at_prompt = False
                 result = self.toolbox.call(
                     call["name"],
                     call["arguments"],
                     call_id=f"{self._turn_id}:{call['id']}",
                     turn_id=self._turn_id,
                 )
+                if self._cancelled_at_prompt:  # not the person's "no": they left plan mode
+                    result = ToolResult(is_error=True, content=_NOT_RUN["cancelled"])
                 self._answer(call, result)
                 self._show(call["name"], result)
                 ended = self._ending(call["name"], result)
@@ -272,27 +285,18 @@ class OpenAIAgent(Configurable):
             for call in calls:
                 if call["id"] not in answered:
                     self._answer(call, ToolResult(is_error=True, content="not run: interrupted"))
-        if ended is None:
-            return False
-        if self._stopped:
-            self.out.say("(Turn stopped: you left plan mode, which cancelled it.)")
-        elif ended == "proposal":
-            self.out.say(
-                "(The proposal waits for your decision: %plan approve, "
-                "%plan revise NOTES, or %plan off.)"
-            )
-        elif ended == "question":
+        if ended == "question":
             question = self.session.open_question()
-            asked = question.question if question is not None else "(the question was closed)"
-            self.out.say(f"(The agent asks you: {asked} Answer in a %%agent cell.)")
-        else:
-            self.out.say("(Turn stopped: a newer turn of this session has started.)")
-        return True
+            asked = question.question if question is not None else "(no longer open)"
+            self.out.say(f"(The agent asks you: {asked} Your next message answers it.)")
+        elif ended is not None:
+            self.out.say(_ENDED[ended])
+        return ended is not None
 
     def _ending(self, name: str, result: ToolResult) -> str | None:
-        """Why the turn ends after this call, or None when it goes on."""
+        """Why the turn ends after this call (a key of _ENDED), or None when it goes on."""
         if self._cancelled():
-            return "the person left plan mode, which cancelled this turn"
+            return "cancelled"
         if not result.is_error and name == "plan_submit":
             return "proposal"
         if not result.is_error and name == "ask_user":
@@ -330,12 +334,10 @@ class OpenAIAgent(Configurable):
     def _confirm(self, tool: AgentTool, args: dict) -> bool:
         """Asked by the toolbox before a write or execute tool runs in default mode."""
         self.out.end_line()
-        if self._cancelled():
-            return False
-        if self.auto_run:
-            return True
         # The person may leave plan mode while the question is up: then nothing runs.
-        return bool(self._ask(tool, args)) and not self._cancelled()
+        allowed = not self._cancelled() and (self.auto_run or bool(self._ask(tool, args)))
+        self._cancelled_at_prompt = self._cancelled()
+        return allowed and not self._cancelled_at_prompt
 
     # The endpoint.
 
