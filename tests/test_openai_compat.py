@@ -6,6 +6,8 @@ sees: the cell's output, the plan card's snapshot and the session's events.
 """
 
 import builtins
+import subprocess
+import sys
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
@@ -135,8 +137,48 @@ def test_research_proposal_approval_and_execution_through_the_magics(ip, capsys,
     assert any("nightly refresh finished" in s for s in system)
 
 
+def test_plan_task_and_revise_let_the_attached_agent_go_on(ip, capsys):
+    with replay("revise") as server:
+        ip.config.OpenAIAgent.base_url = server.url
+        ip.config.OpenAIAgent.model = "replay-model"
+        ip.config.OpenAIAgent.api_key = "sk-replay"
+        cell(ip, "%load_ext jupyter_plans", capsys)
+        session = jupyter_plans.current_session()
+        out, _ = cell(ip, "%agent Hello", capsys)  # the line form attaches the agent too
+        assert out == "Hello. What shall we do?\n"
+
+        out, _ = cell(ip, "%plan Dedupe sales", capsys)
+        first = session.waiting_proposal()
+        assert out.startswith("Plan mode on; the agent has your task: Dedupe sales\n[plan_submit]")
+
+        out, err = cell(ip, "%plan approve " + "0" * 64, capsys)  # refused: the agent stays
+        assert out == "" and err.startswith("%plan approve: ")
+        assert len(server.requests) == 2
+
+        out, _ = cell(ip, "%plan revise keep a copy first", capsys)
+        assert out.startswith("Your notes went to the agent;")
+        assert "Adding a copy step.\n[plan_submit] Proposal submitted as revision 2" in out
+        settle(server)
+    assert session.waiting_proposal() not in (None, first)
+    changes = session.proposal_changes()
+    assert [step["id"] for step in changes["added"]] == ["copy"]
+
+
+def test_the_extension_loads_without_importing_openai(tmp_path):
+    code = (
+        "import sys; from IPython.core.interactiveshell import InteractiveShell; "
+        "ip = InteractiveShell.instance(); ip.run_line_magic('load_ext', 'jupyter_plans'); "
+        "assert 'agent' in ip.magics_manager.magics['cell']; "
+        "assert 'openai' not in sys.modules, 'openai was imported'"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def test_missing_openai_is_one_line_and_takes_no_message(ip, capsys, monkeypatch):
-    monkeypatch.setitem(__import__("sys").modules, "openai", None)
+    monkeypatch.setitem(sys.modules, "openai", None)
     cell(ip, "%load_ext jupyter_plans", capsys)
     out, err = cell(ip, f"%%agent\n{TASK}", capsys)
     assert out == ""
