@@ -21,6 +21,12 @@ from .replay_server import ReplayServer, load_recording
 TASK = "Remove the duplicates from sales and total them."
 
 
+@pytest.fixture(autouse=True)
+def no_endpoint_from_the_environment(monkeypatch):
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUPYTER_PLANS_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def ip(tmp_path, monkeypatch):
     shell = InteractiveShell.instance()
@@ -492,3 +498,54 @@ def test_a_newer_turn_elsewhere_ends_this_one(session, shell, db):
     )
     assert session.snapshot().plan.revision == 3 and session.snapshot().decisions == []
     assert agent.history[-1]["content"].find("not run: a newer turn") >= 0
+
+
+def test_a_setting_missing_is_one_line_and_config_reaches_the_attached_agent(ip, capsys):
+    cell(ip, "%load_ext jupyter_plans", capsys)
+    session = jupyter_plans.current_session()
+    out, err = cell(ip, "%agent Hello", capsys)
+    assert (out, err) == (
+        "",
+        "%agent: no model is set: set c.OpenAIAgent.model or $JUPYTER_PLANS_MODEL\n",
+    )
+    cell(ip, "%config OpenAIAgent.model = 'replay-model'", capsys)
+    out, err = cell(ip, "%agent", capsys)
+    assert err.startswith("%agent: no API key: set c.OpenAIAgent.api_key or $OPENAI_API_KEY")
+    assert [m.text for m in session.waiting_messages()] == ["Hello"]  # kept for later
+    with replay("api-error") as server:
+        server.exchanges[0]["expect"]["last"]["contains"] = "Hello"
+        server.exchanges[1]["expect"]["last"]["contains"] = "Hello"
+        cell(ip, f"%config OpenAIAgent.base_url = '{server.url}'", capsys)
+        cell(ip, "%config OpenAIAgent.auto_run = True", capsys)
+        out, err = cell(ip, "%agent", capsys)
+        assert err.startswith("The agent's request failed: Error code: 400")
+        out, err = cell(ip, "%agent", capsys)  # the failed turn goes on
+        assert (out, err) == ("Hello.\n", "")
+        settle(server)
+    assert jupyter_plans._agent_magics.current.auto_run is True
+
+
+def test_the_notebook_tools_are_bounded_and_say_what_went_wrong(session, shell):
+    agent = OpenAIAgent(session, shell=shell, auto_run=True)
+    call = agent.toolbox.call
+    shell.user_ns["big"] = list(range(100_000))
+    try:
+        listed = call("list_variables", "")
+        assert not listed.is_error
+        assert "big: list (len 100000)\n" in listed.content
+        assert "sales: list (len 4)" in listed.content
+        shown = call("inspect_variable", {"name": "big"}).content
+        assert len(shown) < 2600 and "characters left out" in shown
+        missing = call("inspect_variable", {"name": "nope"})
+        assert missing.is_error and "no variable 'nope' in the notebook" in missing.content
+        failed = call("run_code", {"code": "print('before')\n1 / 0"})
+        assert not failed.is_error
+        assert failed.content.startswith("printed:\nbefore\n")
+        assert failed.content.endswith("error: ZeroDivisionError: division by zero")
+        syntax = call("run_code", {"code": "def ("})
+        assert "error: SyntaxError" in syntax.content
+        loud = call("run_code", {"code": "for i in range(20000): print(i)"}).content
+        assert len(loud) < 4100 and loud.rstrip().endswith("19999")
+    finally:
+        shell.user_ns.pop("big", None)
+        shell.user_ns.pop("i", None)
