@@ -60,6 +60,12 @@ def test_the_card_shows_the_question_and_takes_the_answer(page, lab):
     assert send.is_disabled()  # nothing typed yet
     field.fill("The last full month, June")
     assert send.is_enabled()
+    # The agent writes meanwhile: the card redraws, the half-typed answer and focus stay.
+    decision = {"title": "Use MAPE, not RMSE", "rationale": "revenue scales differ by 40x"}
+    assert not session.call_tool("record_decision", decision, turn_id="t1").is_error
+    card.get_by_text("Use MAPE, not RMSE").wait_for(timeout=10_000)
+    assert field.input_value() == "The last full month, June"
+    assert field.evaluate("element => element === document.activeElement")
     SHOTS.mkdir(parents=True, exist_ok=True)
     card.screenshot(path=str(SHOTS / "card-question.png"))
 
