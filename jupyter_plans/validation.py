@@ -49,6 +49,8 @@ def path(*parts: str | int) -> str:
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not part.isprintable():  # a key a model made up stays on one line, escaped
+            out += f"[{ascii(part)}]"
         else:
             out += f".{part}" if out else part
     return out or "input"

@@ -9,6 +9,7 @@ SQL in Core and the time in the database.
 from __future__ import annotations
 
 import functools
+import time
 from collections import namedtuple
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -19,7 +20,7 @@ from ..errors import ConnectionLost, PlanStoreError
 WRITE_OPTION = "plans_write"
 
 
-ATTEMPTS = 3
+ATTEMPTS = 5
 
 
 def reconnecting(operation):
@@ -35,6 +36,7 @@ def reconnecting(operation):
             except ConnectionLost:
                 if attempt == ATTEMPTS - 1:
                     raise
+                time.sleep(0.02 * 2**attempt)  # a server restarting needs a moment
         raise AssertionError("unreachable")
 
     return run
@@ -100,7 +102,7 @@ class Tx:
             except store.driver_error as exc:
                 if attempt == 1 and store._lost(self._cursor):
                     continue
-                raise PlanStoreError(f"cannot use {store}: {exc}") from exc
+                raise PlanStoreError(f"cannot use {store}: {_line(exc)}") from exc
         raise AssertionError("unreachable")
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
@@ -112,18 +114,18 @@ class Tx:
             except store.driver_error as exc:
                 if store._lost(self._cursor):
                     raise ConnectionLost(
-                        f"{store}: the connection was lost while committing: {exc}",
+                        f"{store}: the connection was lost while committing: {_line(exc)}",
                         committing=True,
                     ) from exc
                 error = exc
         if isinstance(error, store.driver_error) and store._lost(self._cursor):
-            raise ConnectionLost(f"{store}: the connection was lost: {error}") from error
+            raise ConnectionLost(f"{store}: the connection was lost: {_line(error)}") from error
         try:
             self._cursor.execute("ROLLBACK")
         except store.driver_error:
             pass  # the database already ended the transaction (SQLite does on some errors)
         if isinstance(error, store.driver_error):
-            raise PlanStoreError(f"{store}: the change was not saved: {error}") from error
+            raise PlanStoreError(f"{store}: the change was not saved: {_line(error)}") from error
 
     def _params(self, compiled: _Compiled, params: dict | None) -> Any:
         if compiled.defaults:
@@ -158,3 +160,8 @@ class Tx:
     def scalar(self, statement: Any, params: dict | None = None) -> Any:
         row = self.first(statement, params)
         return None if row is None else row[0]
+
+
+def _line(error: BaseException) -> str:
+    """A driver's message, first line only: PostgreSQL adds CONTEXT and HINT lines."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

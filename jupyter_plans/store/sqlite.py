@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -35,6 +36,20 @@ def check_plan_file(path: Path) -> None:
         raise PlanStoreError(f"{path} is not a regular file")
     if path.stat().st_size == 0:
         return
+    # A read-only look may still create the -wal and -shm files of a WAL database; when the
+    # file is refused, the ones this look created are removed again.
+    sides = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    created = [side for side in sides if not side.exists()]
+    try:
+        _preflight(path)
+    except PlanStoreError:
+        for side in created:
+            side.unlink(missing_ok=True)
+        raise
+
+
+def _preflight(path: Path) -> None:
+    _check_length(path)
     try:
         conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -57,6 +72,32 @@ def check_plan_file(path: Path) -> None:
         raise PlanStoreError(f"{path} is not a readable plan file: {exc}") from None
     finally:
         conn.close()
+
+
+def _check_length(path: Path) -> None:
+    """Refuse a file shorter than its header says: the end of the plan was cut off.
+
+    The header's page count is trusted only when SQLite marks it valid; a checkpoint in
+    another process may grow the file as this runs, so a short file is looked at again
+    before it is refused.
+    """
+    for attempt in range(3):
+        with open(path, "rb") as file:
+            header = file.read(100)
+            size = file.seek(0, 2)
+        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+            return  # not SQLite at all: the read-only open says so
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(header[28:32], "big")
+        valid = header[24:28] == header[92:96]
+        if not valid or size >= pages * page_size:
+            return
+        time.sleep(0.05 * (attempt + 1))
+    raise PlanStoreError(
+        f"{path} is not a readable plan file: it is truncated ({size} bytes; its header "
+        f"says {pages * page_size}); restore it from a copy"
+    )
 
 
 class SQLiteBackend:

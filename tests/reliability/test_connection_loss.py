@@ -1,0 +1,75 @@
+"""Connection loss on PostgreSQL: backends ended mid-run lose no update and double none."""
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jupyter_plans import PlanStore
+from jupyter_plans._fold import fold
+
+from ..engines import postgres_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+WRITERS, UPDATES = 2, 300
+
+
+def _terminate_writers(admin, schema_url_options: str) -> int:
+    """End every client backend but the admin's own; the number ended."""
+    rows = admin.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() "
+        "AND datname = current_database() AND application_name = %s",
+        (schema_url_options,),
+    ).fetchall()
+    return sum(1 for (ended,) in rows if ended)
+
+
+def test_terminated_backends_lose_and_double_nothing(figure):
+    psycopg = pytest.importorskip("psycopg")
+    with postgres_schema() as db:
+        # The writers name themselves, so only their connections are ended.
+        tag = f"plans-loss-{time.time_ns()}"
+        url = db + f"&application_name={tag}"
+        PlanStore(url).close()
+        writers = [
+            subprocess.Popen(
+                [sys.executable, "-m", "tests.reliability._writer", url, f"p{n}", str(UPDATES)]
+                + ["--trace"],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for n in range(WRITERS)
+        ]
+        for writer in writers:
+            assert writer.stdout.readline(), writer.stderr.read()
+        admin_url = db.split("?")[0].replace("postgresql+psycopg://", "postgresql://")
+        ended = rounds = 0
+        rng = random.Random(5433)
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            while any(w.poll() is None for w in writers):
+                ended += _terminate_writers(admin, tag)
+                rounds += 1
+                time.sleep(rng.uniform(0.05, 0.15))
+        outputs = [w.communicate(timeout=600) for w in writers]
+        for writer, (_out, err) in zip(writers, outputs, strict=True):
+            assert writer.returncode == 0, err
+        with PlanStore(db) as store:
+            session = store.session("shared")
+            events, snapshot = session.events(), session.snapshot()
+        accepted = [e.data["call_id"] for e in events if e.kind == "plan_updated"]
+        expected = [f"p{n}-{i}" for n in range(WRITERS) for i in range(UPDATES)]
+        assert sorted(accepted) == sorted(expected), "no update lost, none doubled"
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        assert fold("shared", events) == snapshot
+        assert ended > 0, "the test ended no connection: it proved nothing"
+        figure(
+            f"{ended} writer connections ended by pg_terminate_backend in {rounds} rounds; "
+            f"{WRITERS} processes x {UPDATES} updates: {len(accepted)} accepted exactly once, "
+            f"seq 1..{len(events)} gap-free"
+        )
