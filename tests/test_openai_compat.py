@@ -6,6 +6,7 @@ sees: the cell's output, the plan card's snapshot and the session's events.
 """
 
 import builtins
+import io
 import subprocess
 import sys
 
@@ -549,3 +550,17 @@ def test_the_notebook_tools_are_bounded_and_say_what_went_wrong(session, shell):
     finally:
         shell.user_ns.pop("big", None)
         shell.user_ns.pop("i", None)
+
+
+def test_without_input_nothing_is_asked_and_nothing_runs(session, shell, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # a kernel with no stdin to ask on
+    agent = OpenAIAgent(session, shell=shell)
+    capsys.readouterr()
+    result = agent.toolbox.call("run_code", {"code": "scratch = 'ran'"})
+    assert result.is_error and "the person declined to run run_code" in result.content
+    assert shell.user_ns["scratch"] == "keep me"
+    assert capsys.readouterr().out == (
+        "The agent wants to run this code:\nscratch = 'ran'\n"
+        "Run this code? [y/N] Cannot ask in this kernel (no input), so it was not run; "
+        "set c.OpenAIAgent.auto_run = True to run such tools without asking.\n"
+    )

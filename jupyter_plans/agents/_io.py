@@ -170,7 +170,7 @@ def ask_in_kernel(tool: AgentTool, args: dict) -> bool:
         prompt = f"Run {tool.name}? [y/N] "
     try:
         answer = input(prompt)
-    except (EOFError, NotImplementedError):
+    except (EOFError, OSError, NotImplementedError):
         # nbclient and other runs without stdin cannot ask; not running is the safe answer.
         print(
             "Cannot ask in this kernel (no input), so it was not run; "
