@@ -256,7 +256,8 @@ def _unpack(dialect: str, call: Any) -> tuple[Any, Any, str | None]:
 
 def _arguments_model(func: Callable, name: str):
     fields: dict[str, Any] = {}
-    for param in inspect.signature(func).parameters.values():
+    # eval_str: a module with `from __future__ import annotations` gives its hints as text.
+    for param in inspect.signature(func, eval_str=True).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"{name}: an agent tool takes named parameters, not *args/**kwargs")
         annotation = Any if param.annotation is param.empty else param.annotation

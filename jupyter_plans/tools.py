@@ -159,7 +159,7 @@ def definitions(
 
 
 # Agent tools and the dispatcher build on the catalog above.
-from ._toolbox import AgentTool, Toolbox, agent_tool  # noqa: E402
+from ._toolbox import AgentTool, Toolbox, agent_tool, result_message  # noqa: E402
 
 __all__ = [
     "CATALOG",
@@ -173,4 +173,5 @@ __all__ = [
     "definitions",
     "json_schemas",
     "offered",
+    "result_message",
 ]

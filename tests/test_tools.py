@@ -295,3 +295,20 @@ def test_an_agent_tool_may_not_take_a_reserved_name(name):
 def test_a_risk_must_be_read_write_or_execute():
     with pytest.raises(ValueError, match="risk is 'delete'"):
         agent_tool("delete")(lambda: None)
+
+
+def test_a_tool_from_a_module_with_postponed_annotations(tmp_path, session, monkeypatch):
+    module = tmp_path / "postponed_tools.py"
+    module.write_text(
+        "from __future__ import annotations\n"
+        "from jupyter_plans.tools import agent_tool\n\n"
+        "@agent_tool('read')\n"
+        "def shape(name: str, rows: int = 5) -> list[int]:\n"
+        "    'The shape of a table.'\n"
+        "    return [rows, 2]\n"
+    )
+    monkeypatch.syspath_prepend(tmp_path)
+    from postponed_tools import shape
+
+    assert shape.parameters["properties"]["rows"]["type"] == "integer"
+    assert Toolbox(session, [shape]).call("shape", {"name": "t"}).content == "[5, 2]"

@@ -19,9 +19,8 @@ from typing import Any
 from traitlets import Bool, Float, Int, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
-from .._toolbox import result_message
 from ..models import ToolResult
-from ..tools import AgentTool, Toolbox
+from ..tools import AgentTool, Toolbox, result_message
 from ._io import (
     PLANNING,
     PROMPT,
