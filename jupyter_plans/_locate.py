@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .errors import PlanStoreError
+
 DEFAULT_TEMPLATE = "{notebook_dir}/{notebook_stem}.plans.sqlite"
 UNNAMED_STEM = "default"
 
@@ -23,19 +25,40 @@ def notebook_path(user_ns: dict[str, Any], environ: dict[str, str] | None = None
     return None
 
 
-def plan_database(template: str, notebook: Path | None, cwd: Path | None = None) -> str:
-    """The store's URL or path: the template filled in from the notebook (or the working folder).
-
-    A template holding "://" is a database URL (PostgreSQL for teams) and may use the same
-    fields, for example to pick a session per notebook.
-    """
+def fields(notebook: Path | None, cwd: Path | None = None) -> dict[str, str]:
+    """What a template may use: {notebook_dir}, {notebook_stem}, {notebook_name}, {home}."""
     cwd = cwd or Path.cwd()
     if notebook is not None and not notebook.is_absolute():
         notebook = cwd / notebook
-    fields = {
+    return {
         "notebook_dir": str(notebook.parent if notebook else cwd),
         "notebook_stem": notebook.stem if notebook else UNNAMED_STEM,
         "notebook_name": notebook.name if notebook else "",
         "home": str(Path.home()),
     }
-    return (template or DEFAULT_TEMPLATE).format(**fields)
+
+
+def plan_database(template: str, notebook: Path | None, cwd: Path | None = None) -> str:
+    """The store's URL or path: the template filled in from the notebook (or the working folder).
+
+    A template holding "://" is a database URL (PostgreSQL for teams) and may use the same
+    fields.
+    """
+    return _fill("database", template or DEFAULT_TEMPLATE, fields(notebook, cwd))
+
+
+def session_name(template: str, notebook: Path | None, cwd: Path | None = None) -> str | None:
+    """The session to use, filled in from the notebook (one per notebook in a shared
+    database: "{notebook_stem}"); None for the store's current session."""
+    return _fill("session_id", template, fields(notebook, cwd)) if template else None
+
+
+def _fill(setting: str, template: str, values: dict[str, str]) -> str:
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError) as exc:
+        known = ", ".join("{" + name + "}" for name in values)
+        raise PlanStoreError(
+            f"c.PlanMagics.{setting} is {template!r}, which is not a template of {known}: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None

@@ -46,8 +46,8 @@ def render_text(snapshot: Snapshot, question: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def status_line(snapshot: Snapshot) -> str:
-    """One line: the mode, the revision, the progress and any waiting proposal."""
+def status_line(snapshot: Snapshot, question: str | None = None) -> str:
+    """One line: the mode, the revision, the progress, any waiting proposal or question."""
     mode = "Plan mode" if snapshot.mode == "plan" else "Default mode"
     plan = snapshot.plan
     if plan is None:
@@ -59,6 +59,8 @@ def status_line(snapshot: Snapshot) -> str:
         )
     if snapshot.pending_proposal_hash:
         line += f"; proposal {snapshot.pending_proposal_hash[:12]} waits for your decision"
+    if question:
+        line += f"; the agent asks: {question}"
     return line
 
 

@@ -27,7 +27,9 @@ class PlanMagics(Magics):
         "{notebook_stem}, {notebook_name} and {home} are filled in from the notebook.",
     ).tag(config=True)
     session_id = Unicode(
-        "", help="The plan session to use; empty means the store's current session."
+        "",
+        help="The plan session to use; empty means the store's current session. The fields "
+        "of `database` may be used, e.g. {notebook_stem} for a session per notebook.",
     ).tag(config=True)
     poll_interval = Float(
         0.2, help="Seconds between checks for changes made by other processes."
@@ -47,8 +49,9 @@ class PlanMagics(Magics):
         from .watch import CardWatcher
 
         self.notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
+        session_id = _locate.session_name(self.session_id, self.notebook)
         self.store = PlanStore(_locate.plan_database(self.database, self.notebook))
-        self.session: PlanSession = self.store.session(self.session_id or None)
+        self.session: PlanSession = self.store.session(session_id)
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self._shown_proposal = self.session.waiting_proposal()
         self._show_after_cell = False
@@ -152,7 +155,8 @@ class PlanMagics(Magics):
 
     def _verb_status(self, rest: str) -> None:
         self._no_arguments("status", rest)
-        print(status_line(self.session.snapshot()))
+        question = self.session.open_question()
+        print(status_line(self.session.snapshot(), question.question if question else None))
 
     def _verb_history(self, rest: str) -> None:
         if rest and not rest.isdigit():

@@ -78,6 +78,19 @@ def test_configuration_from_ipython_config(ip, tmp_path):
     assert session.session_id == "review"
 
 
+def test_a_session_per_notebook_in_a_shared_store(ip, tmp_path, capsys):
+    ip.config.PlanMagics.database = str(tmp_path / "team.plans.sqlite")
+    ip.config.PlanMagics.session_id = "{notebook_stem}"
+    assert load(ip, tmp_path / "sales.ipynb").session_id == "sales"
+    ip.run_line_magic("unload_ext", "jupyter_plans")
+    ip.config.PlanMagics.session_id = "{notebook}"
+    ip.user_ns["__session__"] = str(tmp_path / "sales.ipynb")
+    ip.run_line_magic("load_ext", "jupyter_plans")
+    err = capsys.readouterr().err
+    assert "c.PlanMagics.session_id is '{notebook}'" in err and "{notebook_stem}" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_a_refused_store_is_one_line_and_no_magic(ip, tmp_path, capsys):
     real = tmp_path / "elsewhere.sqlite"
     PlanStore(real).close()
