@@ -40,14 +40,19 @@ def load_recording(name: str) -> dict:
 class ReplayServer:
     """Serves one recording; use as a context manager. `url` is the base_url to give a client."""
 
-    def __init__(self, recording: dict, actions: dict[str, Callable[[], Any]] | None = None):
+    def __init__(
+        self,
+        recording: dict,
+        actions: dict[str, Callable[[], Any]] | None = None,
+        port: int = 0,
+    ):
         self.recording = recording
         self.exchanges: list[dict] = recording["exchanges"]
         self.actions = actions or {}
         self.requests: list[dict] = []  # the bodies received, in order
         self.failures: list[str] = []
         self._lock = threading.Lock()
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._http = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
 
     @property

@@ -1,0 +1,108 @@
+"""The README's "Connect your agent" section, tried exactly as written: its MCP command, its
+built-in agent cells (against a replaying endpoint where the README points), and its Python."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shlex
+import socket
+from pathlib import Path
+
+import anyio
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from jupyter_plans import PlanStore
+from jupyter_plans.cli import _parser
+
+from .replay_server import ReplayServer, load_recording
+from .test_mcp import serving
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def blocks() -> list[tuple[str, str]]:
+    """(language, text) of each fenced block of the section, in order."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Connect your agent", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```(\w*)\n(.*?)```", section, flags=re.S)
+
+
+def block(language: str, holding: str) -> str:
+    found = [body for lang, body in blocks() if lang == language and holding in body]
+    assert len(found) == 1, f"one {language} block holding {holding!r}; found {len(found)}"
+    return found[0]
+
+
+def test_the_python_way_runs_and_prints_what_the_readme_says(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = block("python", "Toolbox(")
+    shown = block("text", "tool_call_id")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    assert out.getvalue() == shown
+    with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
+        assert [s.id for s in store.session("default").snapshot().plan.steps] == ["load"]
+
+
+def test_the_mcp_command_serves_the_notebooks_plan(tmp_path):
+    command = shlex.split(block("sh", "jupyter-plans mcp --notebook analysis").strip())
+    assert command[:2] == ["jupyter-plans", "mcp"]
+    (tmp_path / "analysis.ipynb").write_text("{}")
+
+    async def scenario():
+        async with serving(tmp_path, *command[2:]) as client:
+            assert await client.tool_names() == ["update_plan", "record_decision"]
+            assert client.init.capabilities.experimental == {"durable_plans": {"version": 1}}
+            steps = [{"id": "load", "description": "Load sales.csv"}]
+            result = await client.call("update_plan", {"expected_revision": 0, "steps": steps})
+            assert not result.is_error
+
+    anyio.run(scenario)
+    with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
+        assert store.session().snapshot().plan.steps[0].description == "Load sales.csv"
+
+
+def test_the_registrations_name_a_command_line_that_parses():
+    claude = shlex.split(block("sh", "claude mcp add").strip())
+    served = claude[claude.index("--") + 2 :]
+    config = json.loads(block("json", "mcpServers"))["mcpServers"]["jupyter-plans"]
+    for args in (served, config["args"]):
+        parsed = _parser().parse_args(args)
+        assert parsed.command == "mcp" and parsed.notebook == "/path/to/analysis.ipynb"
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_the_builtin_agent_cells_run_as_written(tmp_path, monkeypatch, capsys):
+    setup, ask = block("python", "%load_ext"), block("python", "%%agent")
+    port = int(re.search(r"localhost:(\d+)", setup).group(1))
+    if not _port_free(port):
+        pytest.skip(f"port {port}, where the README's endpoint is, is taken on this machine")
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUPYTER_PLANS_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    shell = InteractiveShell.instance()
+    shell.config.PlanMagics.auto_display = False
+    shell.user_ns["sales"] = [3, 1, 3, 2, 1]
+    try:
+        with ReplayServer(load_recording("readme"), port=port) as server:
+            for source in (setup, ask):
+                result = shell.run_cell(source)
+                assert result.success, capsys.readouterr()
+        assert server.failures == [] and server.unused == 0
+        out = capsys.readouterr().out
+        assert "Let me look at the data." in out
+        assert "sales has 5 rows; 2 of them repeat an earlier row (3 and 1)." in out
+    finally:
+        shell.run_line_magic("unload_ext", "jupyter_plans")
+        shell.config.OpenAIAgent.clear()
+        shell.config.PlanMagics.clear()
+        shell.user_ns.pop("sales", None)
