@@ -17,7 +17,6 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from ..errors import PlanStoreError
 from . import migrations
 from ._tx import StatementCache, Tx, reconnecting
-from .postgres import PostgresBackend
 from .schema import sessions, settings
 from .sqlite import WRITE_OPTION, SQLiteBackend
 
@@ -39,7 +38,7 @@ _SELECT_SESSIONS = select(
 ).order_by(sessions.c.created_at, sessions.c.session_id)
 
 
-def _backend_for(url_or_path: str | os.PathLike) -> SQLiteBackend | PostgresBackend:
+def _backend_for(url_or_path: str | os.PathLike) -> Any:
     text = os.fspath(url_or_path)
     if "://" not in text:
         return SQLiteBackend(Path(text).expanduser().absolute())
@@ -53,6 +52,8 @@ def _backend_for(url_or_path: str | os.PathLike) -> SQLiteBackend | PostgresBack
     if backend == "sqlite" and url.database not in (None, "", ":memory:"):
         return SQLiteBackend(Path(url.database).expanduser().absolute())
     if backend in ("postgresql", "postgres"):
+        from .postgres import PostgresBackend  # imported only for a PostgreSQL URL
+
         return PostgresBackend(url)
     raise PlanStoreError(
         f"unsupported database {url.render_as_string(hide_password=True)!r}; give a path, "
