@@ -37,7 +37,8 @@ test: $(STAMP) chromium
 	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env
 
 bench: $(STAMP)
-	$(PY) benchmarks/run.py
+	$(PY) -m pip install --quiet 'langgraph-checkpoint-sqlite>=3' 'eventsourcing>=9.4'  # the [bench] extra's peers
+	scripts/with-postgres.sh $(PY) benchmarks/run.py
 
 lint: $(STAMP)
 	$(PY) -m pip install --quiet ruff

@@ -1,11 +1,47 @@
-"""Run every benchmark and print its table: `make bench`."""
+"""Run every benchmark, print its table, then the targets: `make bench`.
+
+Every figure is a ratio taken within one run (ours against a floor or a peer measured
+alongside), except the live card's latency, which is what a person waits for.
+"""
 
 import sys
+import time
+from importlib import import_module
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import update_plan  # noqa: E402
+# (module, figure, target, how the figure is compared)
+BENCHMARKS = ["update_plan", "resume", "load_ext", "card_latency", "postgres"]
+TARGETS = [
+    ("update_plan", "jupyter-plans update_plan", 1.3, "update_plan p50 / raw sqlite3 floor"),
+    ("resume", "100,000 events", 1.2, "resume with 100,000 events / with 10"),
+    ("load_ext", "%load_ext jupyter_plans", 1.5, "%load_ext / import ipywidgets"),
+    ("card_latency", "p95 ms", 250, "live card p95, ms"),
+    ("card_latency", "idle cpu %", 1.0, "idle kernel CPU, % of a core"),
+    ("postgres", "jupyter-plans update_plan", 1.2, "PostgreSQL update_plan p50 / psycopg floor"),
+]
+
+
+def main() -> None:
+    started = time.perf_counter()
+    figures = {}
+    for name in BENCHMARKS:
+        print()
+        figures[name] = import_module(name).main() or {}
+    peers = figures["update_plan"]
+    print(f"\ntargets ({time.perf_counter() - started:.0f} s in all)")
+    for module, key, limit, label in TARGETS:
+        value = figures[module].get(key)
+        verdict = "not measured" if value is None else "met" if value <= limit else "NOT met"
+        shown = "-" if value is None else f"{value:.2f}"
+        print(f"  {label:45} {shown:>8} (target {limit}): {verdict}")
+    ours = peers.get("jupyter-plans update_plan")
+    for peer in ("langgraph SqliteSaver.put", "eventsourcing insert_events"):
+        if peer in peers and ours is not None:
+            faster = "faster" if ours < peers[peer] else "NOT faster"
+            print(f"  update_plan against {peer:32} {ours / peers[peer]:8.2f}x: {faster}")
+
 
 if __name__ == "__main__":
-    update_plan.main()
+    main()

@@ -1,0 +1,65 @@
+"""`%load_ext jupyter_plans` against `import ipywidgets`, each in a fresh interpreter, in one run.
+
+The baseline is `import ipywidgets` timed inside a fresh `python`. Ours is the cell
+`%load_ext jupyter_plans` timed inside a fresh interpreter that already has an IPython shell
+(as a kernel has), with the default settings: it opens the plan file beside the notebook,
+registers the magics and shows the card. The two alternate, so load on the machine falls
+on both.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+
+RUNS = 12
+
+BASELINE = """
+import time
+start = time.perf_counter()
+import ipywidgets
+print(time.perf_counter() - start)
+"""
+
+OURS = """
+import os, sys, time
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.user_ns["__session__"] = os.path.join(sys.argv[1], "analysis.ipynb")
+start = time.perf_counter()
+result = shell.run_cell("%load_ext jupyter_plans")
+elapsed = time.perf_counter() - start
+assert result.success and "jupyter_plans" in shell.extension_manager.loaded
+print(elapsed, file=sys.__stderr__)
+"""
+
+
+def timed(code: str, folder: str) -> float:
+    run = subprocess.run(
+        [sys.executable, "-c", code, folder], capture_output=True, text=True, check=True
+    )
+    lines = (run.stderr or run.stdout).strip().splitlines()
+    return float(lines[-1])
+
+
+def main() -> dict[str, float]:
+    samples: dict[str, list[float]] = {"import ipywidgets": [], "%load_ext jupyter_plans": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(RUNS):
+            samples["import ipywidgets"].append(timed(BASELINE, folder))
+            samples["%load_ext jupyter_plans"].append(timed(OURS, folder))
+    base = statistics.median(samples["import ipywidgets"])
+    print(f"load: each in a fresh interpreter, {RUNS} times each, alternating")
+    print(f"{'':30} {'p50 ms':>8} {'p50 ratio':>10}")
+    figures = {}
+    for name, values in samples.items():
+        p50 = statistics.median(values)
+        figures[name] = p50 / base
+        print(f"{name:30} {p50 * 1e3:8.0f} {p50 / base:10.2f}")
+    return figures
+
+
+if __name__ == "__main__":
+    main()

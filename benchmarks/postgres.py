@@ -1,0 +1,75 @@
+"""update_plan on PostgreSQL against the raw psycopg floor for the same transaction, in one run.
+
+The floor does what a correct PostgreSQL writer of one plan must: lock the session row
+(`SELECT ... FOR UPDATE`), update it with the new revision and plan, insert the event, commit,
+in READ COMMITTED, on one held connection, with the same JSON payload. Both sides alternate
+call by call. Needs a server: $JUPYTER_PLANS_TEST_POSTGRES (`make bench` starts one).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from update_plan import Ours, measure, percentile  # noqa: E402
+
+from tests.engines import postgres_schema  # noqa: E402
+
+
+class Floor:
+    def __init__(self, url: str) -> None:
+        import psycopg
+
+        plain = url.replace("postgresql+psycopg://", "postgresql://")
+        self.conn = psycopg.connect(plain, autocommit=True)
+        self.conn.execute("CREATE TABLE floor_s (id TEXT PRIMARY KEY, revision INT, plan TEXT)")
+        self.conn.execute(
+            "CREATE TABLE floor_e (sid TEXT, seq INT, kind TEXT, data TEXT, PRIMARY KEY (sid, seq))"
+        )
+        self.conn.execute("INSERT INTO floor_s VALUES ('s', 0, NULL)")
+
+    def update(self, steps: list[dict]) -> None:
+        cur = self.conn.cursor()
+        cur.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        cur.execute("SELECT revision FROM floor_s WHERE id = 's' FOR UPDATE")
+        revision = cur.fetchone()[0] + 1
+        plan = {"revision": revision, "steps": steps}
+        data = json.dumps({"name": "update_plan", "plan": plan}, separators=(",", ":"))
+        cur.execute(
+            "UPDATE floor_s SET revision = %s, plan = %s WHERE id = 's'",
+            (revision, json.dumps(plan, separators=(",", ":"))),
+        )
+        cur.execute("INSERT INTO floor_e VALUES ('s', %s, 'plan_updated', %s)", (revision, data))
+        cur.execute("COMMIT")
+
+
+def main() -> dict[str, float]:
+    try:
+        schema = postgres_schema()
+        url = schema.__enter__()
+    except BaseException as exc:  # pytest's skip: no server here
+        print(f"postgres: skipped ({str(exc).splitlines()[0]})")
+        return {}
+    try:
+        samples = measure({"raw psycopg floor": Floor(url), "jupyter-plans update_plan": Ours(url)})
+    finally:
+        schema.__exit__(None, None, None)
+    floor = statistics.median(samples["raw psycopg floor"])
+    print(f"update_plan on PostgreSQL, 12-step plan, {len(samples['raw psycopg floor'])} each")
+    print(f"{'':30} {'p50 us':>8} {'p99 us':>8} {'p50 ratio':>10}")
+    figures = {}
+    for name, values in samples.items():
+        p50 = statistics.median(values)
+        figures[name] = p50 / floor
+        print(
+            f"{name:30} {p50 * 1e6:8.0f} {percentile(values, 0.99) * 1e6:8.0f} {p50 / floor:10.2f}"
+        )
+    return figures
+
+
+if __name__ == "__main__":
+    main()
