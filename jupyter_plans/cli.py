@@ -64,6 +64,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the most characters the block may have (default and maximum 14000)",
     )
 
+    # Parsed by jupyter_plans.hooks: listed here for --help only (see main).
+    commands.add_parser(
+        "hook",
+        help="answer a coding agent's hook (Claude Code, Codex CLI) from the plan",
+        add_help=False,
+    ).add_argument("hook_args", nargs=argparse.REMAINDER)
+
     demo = commands.add_parser(
         "demo",
         help="run the scripted demo session and print the plan as it goes",
@@ -81,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:
+        # A host reads exit status 2 as "block": the hook parses its own command line.
+        from .hooks import main as hook_main
+
+        return hook_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "mcp" and args.db is not None and args.session is None:
         args.subparser.error("--session is required with --db")

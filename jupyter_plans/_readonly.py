@@ -1,0 +1,183 @@
+"""A plan store opened read-only, for the coding-agent hooks: it creates no file, runs no
+migration and takes no write lock, yet `PlanSession`'s reads (snapshot, open question, the
+context block) run on it unchanged.
+
+PlanStore opens a store to use it, so it creates a missing file and upgrades an old schema;
+a hook that runs before every tool call must do neither. This object offers the part of
+PlanStore's interface that reading uses (`read()`, `plan_cache`, `current_session_id()`) on a
+connection that cannot write: SQLite's `mode=ro`, or a PostgreSQL session whose transactions
+are read only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from .errors import PlanStoreError
+from .session import PlanSession
+from .store import PlanStore
+from .store._tx import StatementCache, Tx
+from .store.migrations import LATEST
+from .store.sqlite import check_plan_file
+
+BUSY_TIMEOUT_SECONDS = 2.0  # a reader waits only for a WAL recovery or a non-WAL writer
+CONNECT_TIMEOUT_SECONDS = 3
+STATEMENT_TIMEOUT_MS = 2000
+_VERSION = "SELECT max(version) FROM plans_schema_version"
+
+
+class StoreMissing(PlanStoreError):
+    """There is no plan to read yet: no file, or a database without plan tables."""
+
+
+class ReadOnlyStore:
+    """The reading half of a PlanStore, on a connection that cannot write."""
+
+    def __init__(self, connection: Any, dialect: Any, begin: str, where: str, error: type):
+        self._connection = connection
+        self._statements = StatementCache(dialect)
+        self._begin = begin
+        self.where = where
+        self.driver_error = error
+        self.plan_cache: dict[str, tuple[int, dict]] = {}
+
+    def __repr__(self) -> str:
+        return self.where
+
+    def read(self) -> Tx:
+        return Tx(self._statements, self._begin, self)
+
+    def _cursor(self) -> Any:
+        return self._connection.cursor()
+
+    def _lost(self, cursor: Any) -> bool:
+        return False  # one short-lived process: a lost connection is an error, not a retry
+
+    # The store's own code, which reads through self.read() only.
+    current_session_id = PlanStore.current_session_id
+
+    def session(self, session_id: str | None = None) -> PlanSession:
+        return PlanSession(self, self.current_session_id() if session_id is None else session_id)
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> ReadOnlyStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def open_read_only(url_or_path: str) -> ReadOnlyStore:
+    """The store at a path or URL, for reading; raises StoreMissing or PlanStoreError."""
+    if "://" not in url_or_path:
+        return _sqlite(Path(url_or_path).expanduser().absolute())
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(url_or_path)
+    except ArgumentError as exc:
+        raise PlanStoreError(f"cannot read the database URL: {exc}") from None
+    backend = url.get_backend_name()
+    if backend == "sqlite" and url.database not in (None, "", ":memory:"):
+        return _sqlite(Path(url.database).expanduser().absolute())
+    if backend in ("postgresql", "postgres"):
+        return _postgres(url)
+    raise PlanStoreError(
+        f"unsupported database {url.render_as_string(hide_password=True)!r}; give a path, "
+        "a sqlite:///PATH URL or a postgresql+psycopg:// URL"
+    )
+
+
+def _sqlite(path: Path) -> ReadOnlyStore:
+    # A dangling link does not exist either, so the link check comes first.
+    if not path.is_symlink() and not path.exists():
+        raise StoreMissing(f"there is no plan file at {path} yet")
+    check_plan_file(path)  # a symbolic link, another program's database, a newer schema
+    try:
+        connection = sqlite3.connect(
+            f"file:{quote(str(path))}?mode=ro",
+            uri=True,
+            isolation_level=None,  # the transactions are Tx's
+            timeout=BUSY_TIMEOUT_SECONDS,
+            check_same_thread=False,
+        )
+    except sqlite3.Error as exc:
+        raise PlanStoreError(f"cannot open {path}: {exc}") from None
+    from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
+
+    store = ReadOnlyStore(connection, SQLiteDialect_pysqlite(), "BEGIN", str(path), sqlite3.Error)
+    return _checked(store, lambda e: "no such table" in str(e))
+
+
+def _postgres(url: Any) -> ReadOnlyStore:
+    try:
+        import psycopg
+    except ImportError:
+        raise PlanStoreError(
+            "PostgreSQL needs psycopg 3: pip install 'jupyter-plans[postgres]'"
+        ) from None
+    from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+
+    where = url.render_as_string(hide_password=True)
+    options = " ".join(
+        filter(
+            None,
+            [
+                url.query.get("options", ""),
+                "-c default_transaction_read_only=on",
+                f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+            ],
+        )
+    )
+    conninfo = url.set(drivername="postgresql").difference_update_query(["options"])
+    try:
+        connection = psycopg.connect(
+            conninfo.render_as_string(hide_password=False),
+            autocommit=True,  # the transactions are Tx's
+            options=options,
+            connect_timeout=int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS)),
+        )
+    except psycopg.Error as exc:
+        raise PlanStoreError(f"cannot connect to {where}: {_first_line(exc)}") from None
+    begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    store = ReadOnlyStore(connection, PGDialect_psycopg(), begin, where, psycopg.Error)
+    return _checked(store, lambda e: isinstance(e, psycopg.errors.UndefinedTable))
+
+
+def _checked(store: ReadOnlyStore, no_tables) -> ReadOnlyStore:
+    """The store, once its schema is the one this code reads; closed and refused otherwise."""
+    try:
+        try:
+            version = store._cursor().execute(_VERSION).fetchone()[0]
+        except store.driver_error as exc:
+            if no_tables(exc):
+                raise StoreMissing(f"{store} has no plan in it yet") from None
+            raise PlanStoreError(
+                f"{store} is not a readable plan store: {_first_line(exc)}"
+            ) from None
+        if version is None:
+            raise StoreMissing(f"{store} has no plan in it yet")
+        if version != LATEST:
+            newer = version > LATEST
+            raise PlanStoreError(
+                f"{store} has plan schema version {version}; this jupyter-plans reads {LATEST}: "
+                + (
+                    "upgrade jupyter-plans"
+                    if newer
+                    else "open it once in the notebook to upgrade it"
+                )
+            )
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

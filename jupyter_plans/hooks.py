@@ -1,0 +1,285 @@
+"""`jupyter-plans hook EVENT`: the plan at a coding agent's hook points (Claude Code, Codex CLI).
+
+The host runs the command with its hook JSON on stdin and reads the answer on stdout. At the
+start of a session (and after compaction) and with each prompt the agent gets the bounded
+context block; before a tool that changes the world, plan mode or a waiting proposal denies
+it with a one-line reason; before compaction and at stop the person gets a short reminder.
+The hook only reads: it never changes the plan, runs nothing, and takes no lock. A plan it
+cannot read is a warning, never a block: a hook that blocked every tool because of a broken
+file would be worse than none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "Stop")
+MAX_INPUT_BYTES = 1 << 20  # 1 MiB
+DEFAULT_GUARD = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch")
+EXECUTE_TOOLS = ("Bash",)  # the others in the guard list write; the word is only for the reason
+PROMPT_LIMIT = 2000
+MIN_LIMIT = 2000
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        # argparse exits 2, which a host reads as "block this action" (and for a prompt, as
+        # "erase it"); a hook's usage error is a plain failure.
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(1)
+
+
+def _where(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to read")
+    target.add_argument("--db", help="a plan file's path or a SQLAlchemy URL")
+    parser.add_argument(
+        "--session", metavar="SID", help="the session id (with --notebook: the file's current one)"
+    )
+    parser.add_argument(
+        "--guard",
+        type=_names,
+        default=DEFAULT_GUARD,
+        metavar="NAMES",
+        help="comma-separated tool names or patterns (mcp__*) that plan mode holds "
+        f"(default {','.join(DEFAULT_GUARD)})",
+    )
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _limit(text: str) -> int:
+    from .agents.context import MAX_CONTEXT_CHARS
+
+    value = int(text)
+    if not MIN_LIMIT <= value <= MAX_CONTEXT_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"must be {MIN_LIMIT} to {MAX_CONTEXT_CHARS}; found {text}"
+        )
+    return value
+
+
+def _event_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="jupyter-plans hook",
+        description="Answer a coding agent's hook (Claude Code, Codex CLI) from the plan; the "
+        "host's hook JSON comes on stdin. `jupyter-plans hook install HOST` prints the settings.",
+    )
+    parser.add_argument("event", choices=EVENTS, metavar="EVENT", help=", ".join(EVENTS))
+    _where(parser)
+    parser.add_argument(
+        "--limit", type=_limit, default=14_000, metavar="CHARS", help="context at session start"
+    )
+    parser.add_argument(
+        "--prompt-limit", type=_limit, default=PROMPT_LIMIT, metavar="CHARS", help="with a prompt"
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["install"]:
+        from ._hook_install import install
+
+        return install(argv[1:], _Parser, _where)
+    args = _event_parser().parse_args(argv)
+    if args.db is not None and args.session is None:
+        _event_parser().error("--session is required with --db")
+    payload, problem = _read_input(sys.stdin.buffer)
+    answer = _answer(args, payload, problem)
+    if answer:
+        if "systemMessage" in answer:
+            print(answer["systemMessage"], file=sys.stderr)
+        # ASCII, so the answer parses whatever the locale of the host's pipe.
+        print(json.dumps(answer, separators=(",", ":")))
+    return 0
+
+
+def _read_input(stream: Any) -> tuple[dict | None, str | None]:
+    """The host's hook JSON, or why it could not be read (one line)."""
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        return None, f"the hook input is larger than 1 MiB ({MAX_INPUT_BYTES} bytes); not read"
+    try:
+        payload = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else _line(exc)
+        return None, f"the hook input is not JSON: {reason}"
+    if not isinstance(payload, dict):
+        return None, f"the hook input is not a JSON object; found {type(payload).__name__}"
+    return payload, None
+
+
+@dataclass
+class _Plan:
+    """What the hook read: the snapshot JSON, the open question, and where it came from."""
+
+    snapshot: dict
+    question: str | None
+    where: str
+
+
+def _read_plan(args: argparse.Namespace) -> tuple[_Plan | None, str | None]:
+    """The session's state, or why it could not be read (one line)."""
+    from ._locate import DEFAULT_TEMPLATE, plan_database
+    from ._readonly import open_read_only
+
+    try:
+        db = args.db or plan_database(DEFAULT_TEMPLATE, Path(args.notebook))
+        with open_read_only(db) as store:
+            session = store.session(args.session)
+            snapshot = session.snapshot().model_dump(mode="json")
+            question = session.open_question()
+        where = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
+        where = f"{where}, session {snapshot['session_id']}"
+        return _Plan(snapshot, question.question if question else None, where), None
+    except Exception as exc:  # whatever is wrong with the store, the host gets an answer
+        return None, _line(exc)
+
+
+def _answer(args: argparse.Namespace, payload: dict | None, problem: str | None) -> dict | None:
+    event = args.event
+    sent = (payload or {}).get("hook_event_name", event)
+    if sent != event:
+        return _warn(f"this hook is registered for {event} but the host sent {_short(sent)}")
+    if event == "PreToolUse":
+        return _pre_tool_use(args, payload, problem)
+    plan, unread = _read_plan(args)
+    if event in ("SessionStart", "UserPromptSubmit"):
+        if plan is None:
+            return _warn(f"the agent did not get the plan: {unread}", problem)
+        limit = args.limit if event == "SessionStart" else args.prompt_limit
+        context = {"hookEventName": event, "additionalContext": _context(plan, limit)}
+        return {"hookSpecificOutput": context} | _warning(problem)
+    if plan is None:
+        return _warn(f"cannot read the plan: {unread}", problem)
+    reminder = _reminder(event, plan)
+    return _warn(reminder, problem) if reminder or problem else None
+
+
+def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str | None):
+    tool = (payload or {}).get("tool_name")
+    if not isinstance(tool, str):
+        tool = None
+        problem = problem or "the hook input has no tool_name"
+    elif not _guarded(tool, args.guard):
+        return None  # not a tool the plan holds: allowed, and quickly
+    plan, unread = _read_plan(args)
+    if plan is None:
+        return _warn(f"{_short(tool or 'a tool')} ran unchecked: {unread}", problem)
+    snapshot = plan.snapshot
+    waiting = snapshot["pending_proposal_hash"] is not None
+    if snapshot["mode"] != "plan" and not waiting:
+        return _warning(problem) or None
+    if tool is None:
+        return _deny(
+            f"jupyter-plans: {problem}, so the tool cannot be told apart from one that changes "
+            "the world, and the session is in plan mode or waits for the person's decision"
+        )
+    from .policy import guard_refusal
+
+    risk = "execute" if tool in EXECUTE_TOOLS or tool.startswith("mcp__") else "write"
+    reason = f"jupyter-plans: {guard_refusal(_short(tool), risk, snapshot['mode'], waiting)}"
+    if not waiting:
+        reason += (
+            " (plan_submit is a tool of the jupyter-plans MCP server; without it, describe the "
+            "plan in your reply and let the person decide)"
+        )
+    return _deny(reason)
+
+
+def _guarded(tool: str, patterns: tuple[str, ...]) -> bool:
+    from .tools import RESERVED_NAMES
+
+    # The plan tools themselves (plan_submit above all) must get through in plan mode.
+    if tool in RESERVED_NAMES or (
+        tool.startswith("mcp__") and tool.split("__")[-1] in RESERVED_NAMES
+    ):
+        return False
+    return any(fnmatchcase(tool, pattern) for pattern in patterns)
+
+
+def _context(plan: _Plan, limit: int) -> str:
+    from .agents.context import render_context
+
+    snapshot = plan.snapshot
+    header = (
+        f"jupyter-plans keeps the plan of this work ({plan.where}); the person reads it beside "
+        "the notebook and decides on proposals. Keep it current with update_plan."
+    )
+    if snapshot["pending_proposal_hash"]:
+        header += (
+            " A proposal waits for the person's decision: tools that change the world are "
+            "refused until they approve it; end your turn and wait."
+        )
+    elif snapshot["mode"] == "plan":
+        header += (
+            " The session is in plan mode: tools that change the world are refused; research "
+            "with read-only tools, then propose with plan_submit and wait for the decision."
+        )
+    return header + "\n" + render_context(snapshot, plan.question, limit - len(header) - 1)
+
+
+def _reminder(event: str, plan: _Plan) -> str | None:
+    """One line for the person at PreCompact and Stop, or None when there is nothing to say."""
+    snapshot, current = plan.snapshot, plan.snapshot["plan"]
+    if snapshot["pending_proposal_hash"]:
+        return (
+            f"proposal {snapshot['pending_proposal_hash'][:12]} ({plan.where}) waits for your "
+            "decision: %plan approve, %plan revise NOTES or %plan off in the notebook"
+        )
+    if event == "Stop" and snapshot["mode"] == "plan":
+        return f"plan mode ({plan.where}): no proposal waits yet"
+    if current is None:
+        return None
+    steps = current["steps"]
+    done = sum(step["status"] == "completed" for step in steps)
+    progress = f"plan revision {current['revision']}: {done} of {len(steps)} steps completed"
+    doing = next((step["id"] for step in steps if step["status"] == "in_progress"), None)
+    if doing:
+        progress += f", {doing} in progress"
+    unfinished = done < len(steps)
+    if event == "PreCompact":
+        record = "; record this turn's progress with update_plan" if unfinished else ""
+        return f"{progress}{record}; the plan is given back to the agent after compaction"
+    return (
+        f"{progress}; progress made this turn belongs in the plan (update_plan)"
+        if (unfinished)
+        else None
+    )
+
+
+def _deny(reason: str) -> dict:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def _warning(problem: str | None) -> dict:
+    return {"systemMessage": f"jupyter-plans: {problem}"} if problem else {}
+
+
+def _warn(text: str | None, problem: str | None = None) -> dict:
+    """A line for the person (`systemMessage`): never a decision, never a block."""
+    return {"systemMessage": "jupyter-plans: " + "; ".join(filter(None, [text, problem]))}
+
+
+def _short(value: Any, most: int = 80) -> str:
+    text = value if isinstance(value, str) and value.isprintable() else repr(value)
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def _line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
