@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint chromium clean
+.PHONY: demo test lab bench lint chromium clean notebooks
 
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ chromium:
 test: $(STAMP) chromium
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
 	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env
+
+# After a change to what the card or the agents print: run the notebooks again, keep outputs.
+notebooks: $(STAMP)
+	$(PY) scripts/run-notebooks.py
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet 'langgraph-checkpoint-sqlite>=3' 'eventsourcing>=9.4'  # the [bench] extra's peers
