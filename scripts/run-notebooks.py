@@ -1,14 +1,14 @@
-"""Run the notebooks in notebooks/ from an empty plan file each and save them with their outputs.
+"""Run the notebooks in notebooks/ and save them with their outputs, as `make test` runs them.
 
-    python scripts/run-notebooks.py [NOTEBOOK ...]
+    python scripts/run-notebooks.py
 
-Each notebook runs in a temporary copy of the folder (so no plan file is left beside the
-committed notebooks), in a fresh kernel, and is written back in place. nbval then compares
-a fresh run against these outputs in `make test`.
+nbval runs the notebooks one after another in one folder, in name order, each in a fresh
+kernel; a kernel outside JupyterLab does not know its notebook's name, so they share the
+folder's `default.plans.sqlite` (each starts its own session with `%plan new`). This runs
+them the same way, in a temporary copy of the folder, and writes each back in place.
 """
 
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -18,20 +18,21 @@ from nbclient import NotebookClient
 FOLDER = Path(__file__).resolve().parents[1] / "notebooks"
 
 
-def run(path: Path) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / path.name
-        shutil.copy(path, copy)
-        notebook = nbformat.read(copy, as_version=4)
-        NotebookClient(
-            notebook, timeout=120, record_timing=False, resources={"metadata": {"path": folder}}
-        ).execute()
-        for cell in notebook.cells:
-            cell.metadata.pop("execution", None)  # times would change on every run
-        nbformat.write(notebook, path)
+def run(path: Path, folder: str) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(
+        notebook, timeout=120, record_timing=False, resources={"metadata": {"path": folder}}
+    ).execute()
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)  # times would change on every run
+    nbformat.write(notebook, path)
     print(f"ran {path.name}: {len(notebook.cells)} cells")
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or sorted(p.name for p in FOLDER.glob("*.ipynb")):
-        run(FOLDER / Path(name).name)
+    with tempfile.TemporaryDirectory() as folder:
+        for path in sorted(FOLDER.glob("*.ipynb")):
+            shutil.copy(path, folder)
+        for path in sorted(Path(folder).glob("*.ipynb")):
+            run(path, folder)
+            shutil.copy(path, FOLDER / path.name)
