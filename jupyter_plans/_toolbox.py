@@ -18,7 +18,15 @@ from pydantic import ConfigDict, ValidationError, create_model
 from . import policy
 from .errors import GuardRefused
 from .models import ToolResult
-from .tools import CATALOG, DIALECTS, RESERVED_NAMES, definitions, inline_refs, offered
+from .tools import (
+    CATALOG,
+    DIALECTS,
+    RESERVED_NAMES,
+    definitions,
+    every_step_completed,
+    inline_refs,
+    offered,
+)
 from .validation import Refused, check_object
 
 Confirm = Callable[["AgentTool", dict], bool]
@@ -124,15 +132,22 @@ class Toolbox:
                 raise ValueError(f"two agent tools are named {tool.name!r}")
             self.tools[tool.name] = tool
 
-    def definitions(self, dialect: str, mode: str | None = None) -> list[dict]:
-        """The tools offered now (in the session's mode, unless `mode` is given)."""
-        mode = mode or self.session.snapshot().mode
+    def definitions(
+        self, dialect: str, mode: str | None = None, *, completed: bool | None = None
+    ) -> list[dict]:
+        """The tools offered now: in the session's mode and state, unless `mode` and
+        `completed` (the plan has steps, all completed: finish_plan is offered) are given."""
+        if mode is None or completed is None:
+            snapshot = self.session.snapshot()
+            mode = mode or snapshot.mode
+            completed = every_step_completed(snapshot.plan) if completed is None else completed
         return definitions(
             dialect,
             mode,
             tools=self.tools.values(),
             planning=self.planning,
             ask_user=self.ask_user,
+            completed=completed,
         )
 
     def call(
@@ -209,8 +224,10 @@ class Toolbox:
             return _error(f"{tool.name} failed: {type(exc).__name__}: {message}")
 
     def _names(self) -> str:
-        mode = self.session.snapshot().mode
-        names = offered(mode, ask_user=self.ask_user) if self.planning else []
+        snapshot = self.session.snapshot()
+        completed = every_step_completed(snapshot.plan)
+        names = offered(snapshot.mode, ask_user=self.ask_user, completed=completed)
+        names = names if self.planning else []
         return ", ".join([*names, *self.tools]) or "none"
 
 

@@ -211,6 +211,39 @@ class AskUserArgs(TypedDict):
     ]
 
 
+@with_config(_INPUT)
+class ReviewItemInput(TypedDict):
+    objective: Annotated[
+        str, Field(description="One of the plan's objectives, as the plan states it.")
+    ]
+    outcome: Annotated[str, Field(description="What came of it, at most 500 bytes.")]
+    evidence: Annotated[
+        str,
+        Field(description="What shows the outcome: a figure, a file, a check; at most 500 bytes."),
+    ]
+
+
+@with_config(_INPUT)
+class FinishPlanArgs(TypedDict):
+    review: Annotated[
+        list[ReviewItemInput],
+        Field(description="One item for every objective of the plan: its outcome and evidence."),
+    ]
+
+
+class ReviewItem(_Model):
+    objective: str
+    outcome: str
+    evidence: str
+
+
+class FinalReview(_Model):
+    """The accepted finish_plan review of the current plan; while it stands the plan is finished."""
+
+    revision: int
+    review: list[ReviewItem]
+
+
 class Question(_Model):
     """A question the agent asked the person with ask_user, waiting for the answer."""
 

@@ -15,8 +15,9 @@ from sqlalchemy import and_, bindparam, func, insert, null, select, update
 
 from . import policy
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
+from ._review import check_finishable, reviewed
 from .errors import ConnectionLost, DecisionRefused, PlanStoreError
-from .models import Event, Message, Question, Snapshot, ToolResult
+from .models import Event, FinalReview, Message, Question, Snapshot, ToolResult
 from .store._tx import ATTEMPTS as _ATTEMPTS
 from .store._tx import Tx
 from .store._tx import reconnecting as _reconnecting
@@ -96,6 +97,7 @@ _SELECT_EVENT_CHECK = select(events.c.kind, events.c.data, events.c.at).where(
 _SELECT_HEAD = select(sessions.c.cursor, sessions.c.pending_proposal_hash).where(
     sessions.c.session_id == _SID
 )
+_SELECT_FINISHED = select(sessions.c.finished_seq).where(sessions.c.session_id == _SID)
 _UPDATE_STATE = (
     update(sessions)
     .where(sessions.c.session_id == _SID, sessions.c.cursor == bindparam("loaded_cursor"))
@@ -109,6 +111,7 @@ _UPDATE_STATE = (
         newest_turn_id=bindparam("b_turn_id"),
         newest_turn_ordinal=bindparam("b_turn_ordinal"),
         newest_turn_cancelled=bindparam("b_turn_cancelled"),
+        finished_seq=bindparam("b_finished_seq"),
     )
 )
 _INSERT_EVENT = insert(events)
@@ -185,6 +188,7 @@ class _State:
     newest_turn_id: str | None = None
     newest_turn_ordinal: int = 0
     newest_turn_cancelled: bool = False
+    finished_seq: int | None = None  # the plan_finished event, while the plan is finished
 
     @classmethod
     def from_row(cls, row: Any, plan: dict | None) -> _State:
@@ -200,6 +204,7 @@ class _State:
             newest_turn_id=row.newest_turn_id,
             newest_turn_ordinal=row.newest_turn_ordinal,
             newest_turn_cancelled=bool(row.newest_turn_cancelled),
+            finished_seq=row.finished_seq,
         )
 
 
@@ -248,6 +253,7 @@ def _write_state(change: _Change) -> None:
         "b_turn_id": s.newest_turn_id,
         "b_turn_ordinal": s.newest_turn_ordinal,
         "b_turn_cancelled": s.newest_turn_cancelled,
+        "b_finished_seq": s.finished_seq,
     }
     if change.tx.execute(_UPDATE_STATE, params) != 1:
         # The row lock (or SQLite's write lock) makes this unreachable unless another writer
@@ -539,8 +545,7 @@ class PlanSession:
                 " Your proposal still waits for the person's decision and stays bound to the "
                 "text you submitted; call plan_submit again if the proposal should change."
             )
-        self._store_plan(change, "update_plan", plan, content, turn_id, call_id)
-        return content
+        return self._store_plan(change, "update_plan", plan, content, turn_id, call_id)
 
     def _tool_plan_submit(self, change: _Change, args: CheckedPlan, turn_id, call_id) -> str:
         s = change.state
@@ -553,7 +558,7 @@ class PlanSession:
             "End your turn now and wait: the person will approve it, ask for changes, "
             "or leave plan mode."
         )
-        self._store_plan(change, "plan_submit", plan, content, turn_id, call_id)
+        content = self._store_plan(change, "plan_submit", plan, content, turn_id, call_id)
         self._propose(change, digest, body)
         return content
 
@@ -645,11 +650,22 @@ class PlanSession:
                 raise DecisionRefused("nothing to answer: the agent has no open question")
             return self._queue(change, "person", text)
 
-    def _store_plan(self, change, name, plan, content, turn_id, call_id) -> None:
-        change.state.plan = plan
-        change.state.revision = plan["revision"]
+    def _store_plan(self, change, name, plan, content, turn_id, call_id) -> str:
+        """Store an accepted plan; returns the result's content (a finished plan it reopens
+        says so)."""
+        s = change.state
+        if s.finished_seq is not None:
+            # First, so that plan_submit's proposal_submitted still follows its plan_updated.
+            s.finished_seq = None
+            change.emit("plan_reopened", {"revision": plan["revision"], "name": name})
+            content += (
+                " This change reopens the finished plan; call finish_plan again once every "
+                "step is completed."
+            )
+        s.plan = plan
+        s.revision = plan["revision"]
         result = {"is_error": False, "content": content}
-        change.state.plan_seq = change.emit(
+        s.plan_seq = change.emit(
             "plan_updated",
             {
                 "name": name,
@@ -662,6 +678,43 @@ class PlanSession:
             call_id=call_id,
             result=result,
         )
+        return content
+
+    def _tool_finish_plan(self, change: _Change, items: list[dict], turn_id, call_id) -> str:
+        s = change.state
+        check_finishable(s.plan)
+        review = reviewed(s.plan, items)
+        again = " (it replaces the earlier review)" if s.finished_seq is not None else ""
+        content = (
+            f"The plan is finished at revision {s.revision}: the review of its "
+            f"{len(review)} objectives is shown to the person{again}. A later change to the "
+            "plan reopens it."
+        )
+        result = {"is_error": False, "content": content}
+        s.finished_seq = change.emit(
+            "plan_finished",
+            {
+                "name": "finish_plan",
+                "call_id": call_id,
+                "turn_id": turn_id,
+                "revision": s.revision,
+                "review": review,
+                "result": result,
+            },
+            call_id=call_id,
+            result=result,
+        )
+        return content
+
+    @_reconnecting
+    def review(self) -> FinalReview | None:
+        """The accepted final review of the current plan; None while the plan is not finished."""
+        with self.store.read() as tx:
+            seq = tx.scalar(_SELECT_FINISHED, {"sid": self.session_id})
+            if seq is None:
+                return None
+            data = _loads(tx.scalar(_SELECT_EVENT_DATA, {"sid": self.session_id, "seq": seq}))
+        return FinalReview(revision=data["revision"], review=data["review"])
 
     def _propose(self, change: _Change, digest: str, body: dict) -> None:
         s = change.state
@@ -770,7 +823,7 @@ class PlanSession:
                 lines.append("reopened: " + ", ".join(reopened))
             summary = "; ".join(lines) or "no step changed"
             content = f"The person edited the plan (revision {plan['revision']}): {summary}."
-            self._store_plan(change, "user_edit", plan, content, None, None)
+            content = self._store_plan(change, "user_edit", plan, content, None, None)
             if s.pending_proposal_hash is not None:
                 body = proposal_body(plan)
                 digest = body_hash(body)

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from .models import AskUserArgs, PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
-from .validation import check_decision, check_plan, check_question, check_raw, parse
+from .models import AskUserArgs, FinishPlanArgs, PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
+from .validation import check_decision, check_plan, check_question, check_raw, check_review, parse
 
 # Names no integration may rebind, whether or not this version offers them.
 RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan", "ask_user")
@@ -31,6 +31,7 @@ class ToolSpec:
     description: str
     check: Callable[[dict], Any]  # the bounds that need no stored state; returns what is used
     optional: bool = False  # offered only to agents that ask for it (ask_user)
+    when_completed: bool = False  # offered only once the plan has steps, all completed
 
     def parse(self, raw: Any) -> Any:
         """The checked arguments, or Refused with a one-line reason."""
@@ -71,6 +72,16 @@ CATALOG: dict[str, ToolSpec] = {
             check_decision,
         ),
         ToolSpec(
+            "finish_plan",
+            TypeAdapter(FinishPlanArgs),
+            ("default", "plan"),
+            "Every step is completed: finish the plan with a review of every objective of the "
+            "plan (its outcome and the evidence for it). Completing steps does not finish a "
+            "plan; this review does, and any later change to the plan reopens it.",
+            check_review,
+            when_completed=True,
+        ),
+        ToolSpec(
             "ask_user",
             TypeAdapter(AskUserArgs),
             ("plan",),
@@ -83,13 +94,25 @@ CATALOG: dict[str, ToolSpec] = {
 }
 
 
-def offered(mode: str, *, ask_user: bool = False) -> list[str]:
-    """The plan tools an agent is offered in a mode, in catalog order."""
+def offered(mode: str, *, ask_user: bool = False, completed: bool = False) -> list[str]:
+    """The plan tools an agent is offered in a mode, in catalog order; `completed` says the
+    plan has steps and every one is completed (finish_plan is offered only then)."""
     return [
         name
         for name, spec in CATALOG.items()
-        if mode in spec.modes and (ask_user or not spec.optional)
+        if mode in spec.modes
+        and (ask_user or not spec.optional)
+        and (completed or not spec.when_completed)
     ]
+
+
+def every_step_completed(plan: Any) -> bool:
+    """Whether a plan (a Plan, its JSON, or None) has steps and all of them are completed."""
+    if plan is None:
+        return False
+    steps = plan["steps"] if isinstance(plan, dict) else plan.steps
+    status = (lambda s: s["status"]) if isinstance(plan, dict) else (lambda s: s.status)
+    return bool(steps) and all(status(step) == "completed" for step in steps)
 
 
 def json_schemas() -> dict[str, dict]:
@@ -149,10 +172,11 @@ def definitions(
     tools: Iterable[Any] = (),
     planning: bool = True,
     ask_user: bool = False,
+    completed: bool = False,
 ) -> list[dict]:
     """The tools offered in `mode` in a provider's dialect: the plan tools (when planning is
-    enabled for the agent), then the agent's own tools."""
-    names = offered(mode, ask_user=ask_user) if planning else []
+    enabled for the agent), then the agent's own tools. `completed`: see `offered`."""
+    names = offered(mode, ask_user=ask_user, completed=completed) if planning else []
     found = [definition(dialect, n, CATALOG[n].description, CATALOG[n].parameters) for n in names]
     found += [definition(dialect, t.name, t.description, t.parameters) for t in tools]
     return found
@@ -171,6 +195,7 @@ __all__ = [
     "agent_tool",
     "definition",
     "definitions",
+    "every_step_completed",
     "json_schemas",
     "offered",
     "result_message",

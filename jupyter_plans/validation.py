@@ -15,7 +15,7 @@ from typing import Any
 import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
-from .models import PhaseInput, StepInput
+from .models import PhaseInput, ReviewItemInput, StepInput
 
 MAX_INPUT_BYTES = 65536
 MAX_STEPS = 32
@@ -33,6 +33,7 @@ MAX_RATIONALE_BYTES = 500
 MAX_SOURCES = 20
 MAX_SOURCE_BYTES = 500
 MAX_QUESTION_BYTES = 500
+MAX_OUTCOME_BYTES = 500
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _C1 = re.compile("[\x80-\x9f]")
@@ -192,6 +193,8 @@ def _fields_hint(adapter: TypeAdapter, loc: list) -> str:
         owner = StepInput
     elif "phases" in loc[:-1]:
         owner = PhaseInput
+    elif "review" in loc[:-1]:
+        owner = ReviewItemInput
     return "the fields are " + ", ".join(owner.__annotations__)
 
 
@@ -481,6 +484,29 @@ def check_question(args: dict) -> str:
     check_not_blank("question", question)
     check_bytes("question", question, MAX_QUESTION_BYTES)
     return question
+
+
+def check_review(args: dict) -> list[dict]:
+    """A finish_plan input, checked against the bounds that need no plan: its review items."""
+    review = args["review"]
+    check_count("review", review, MAX_FINDINGS, "items")
+    items = []
+    for i, item in enumerate(review):
+        for field, limit in (
+            ("objective", MAX_FINDING_BYTES),
+            ("outcome", MAX_OUTCOME_BYTES),
+            ("evidence", MAX_EVIDENCE_BYTES),
+        ):
+            check_not_blank(("review", i, field), item[field])
+            check_bytes(("review", i, field), item[field], limit)
+        items.append(
+            {
+                "objective": item["objective"],
+                "outcome": item["outcome"],
+                "evidence": item["evidence"],
+            }
+        )
+    return items
 
 
 def check_raw(args: Any) -> dict:

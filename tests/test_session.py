@@ -86,7 +86,14 @@ def test_a_stale_edit_is_refused_and_changes_nothing(session):
 def test_the_catalog_follows_the_mode(session):
     assert offered("default") == ["update_plan", "record_decision"]
     assert offered("plan") == ["update_plan", "plan_submit", "record_decision"]
-    assert set(json_schemas()) == {"update_plan", "plan_submit", "record_decision", "ask_user"}
+    assert set(json_schemas()) == {
+        "update_plan",
+        "plan_submit",
+        "record_decision",
+        "finish_plan",
+        "ask_user",
+    }
+    assert offered("default", completed=True) == ["update_plan", "record_decision", "finish_plan"]
     for name in RESERVED_NAMES:
         assert name in ("update_plan", "plan_submit", "record_decision") or name not in offered(
             "plan"

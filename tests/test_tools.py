@@ -21,6 +21,7 @@ def test_each_dialect_matches_its_schema_snapshot(dialect):
         "default": definitions(dialect, "default"),
         "plan": definitions(dialect, "plan"),
         "plan, with ask_user": definitions(dialect, "plan", ask_user=True),
+        "default, every step completed": definitions(dialect, "default", completed=True),
     }
     path = SNAPSHOTS / f"tools-{dialect}.json"
     text = json.dumps(found, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,11 +1,11 @@
 """`jupyter-plans mcp`: an MCP server on stdio bound to one plan session.
 
-Its tools are the plan tools the session offers in its mode at each `tools/list`. A background
-task polls the store's change token (one cheap read per interval) and, when the session's mode
-moved, whoever moved it, tells the client with `notifications/tools/list_changed` (or, on a
-2026-era connection, on the client's `subscriptions/listen` stream). The snapshot and the
-context block are resources, read fresh each time. Everything the server logs goes to stderr:
-stdout is the protocol.
+Its tools are the plan tools the session offers in its mode (and finish_plan once every step is
+completed) at each `tools/list`. A background task polls the store's change token (one cheap
+read per interval) and, when what is offered moved, whoever moved it, tells the client with
+`notifications/tools/list_changed` (or, on a 2026-era connection, on the client's
+`subscriptions/listen` stream). The snapshot and the context block are resources, read fresh
+each time. Everything the server logs goes to stderr: stdout is the protocol.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from .._locate import DEFAULT_TEMPLATE, plan_database
 from ..errors import PlanStoreError
 from ..session import PlanSession
 from ..store import PlanStore
-from ..tools import Toolbox
+from ..tools import Toolbox, every_step_completed
 
 _log = logging.getLogger("jupyter_plans.mcp")
 
@@ -78,7 +78,9 @@ class PlanMCPServer:
         self._subscribed: set[str] = set()  # resources/subscribe, handshake era
         self._token: int | None = None
         self._cursor: int | None = None
-        self._mode: str | None = None  # the mode whose tools the client was last told of
+        # The mode, and whether every step is completed (finish_plan is offered then), of the
+        # tools the client was last told of.
+        self._offer: tuple[str, bool] | None = None
         self._checking = anyio.Lock()
         self.server: Server = Server(
             "jupyter-plans",
@@ -132,17 +134,17 @@ class PlanMCPServer:
             if token == self._token:
                 return
             self._token = token
-            cursor, mode = await self._db(self._head)
+            cursor, offer = await self._db(self._head)
             if cursor == self._cursor:
                 return  # another session's commit
             first = self._cursor is None
             self._cursor = cursor
             if first:
-                self._mode = mode
+                self._offer = offer
                 return
-            if mode != self._mode:
-                self._mode = mode
-                _log.info("mode is now %s; the tool list changed", mode)
+            if offer != self._offer:
+                self._offer = offer
+                _log.info("mode is now %s, steps all completed: %s; the tool list changed", *offer)
                 await self._bus.publish(ToolsListChanged())
                 if self._peer is not None:
                     await _quietly(self._peer.send_tool_list_changed())
@@ -151,9 +153,9 @@ class PlanMCPServer:
                 if self._peer is not None and uri in self._subscribed:
                     await _quietly(self._peer.send_resource_updated(uri))
 
-    def _head(self) -> tuple[int, str]:
+    def _head(self) -> tuple[int, tuple[str, bool]]:
         snapshot = self.session.snapshot()
-        return snapshot.cursor, snapshot.mode
+        return snapshot.cursor, (snapshot.mode, every_step_completed(snapshot.plan))
 
     async def _track_peer(self, ctx: ServerRequestContext, call_next: CallNext) -> Any:
         """Keep a handshake-era client's session, through which its notifications go."""
@@ -182,11 +184,12 @@ class PlanMCPServer:
     # Tools.
 
     async def _list_tools(self, ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
-        cursor, mode = await self._db(self._head)
-        self._mode = mode  # the client now holds this mode's tools
+        cursor, offer = await self._db(self._head)
+        self._offer = offer  # the client now holds these tools
+        mode, completed = offer
         tools = [
             types.Tool(name=d["name"], description=d["description"], input_schema=d["inputSchema"])
-            for d in self.toolbox.definitions("mcp", mode)
+            for d in self.toolbox.definitions("mcp", mode, completed=completed)
         ]
         return types.ListToolsResult(tools=tools)
 

@@ -2,9 +2,9 @@
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Column, Connection, Integer, insert, inspect, select, update
 
-from .schema import TABLES_V1, questions, schema_version
+from .schema import TABLES_V1, questions, schema_version, seen, sessions
 
 
 def _create_v1(conn: Connection) -> None:
@@ -16,7 +16,20 @@ def _add_questions(conn: Connection) -> None:
     questions.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _add_questions]
+def _add_finished_and_seen(conn: Connection) -> None:
+    # A store created at this version already has the column (TABLES_V1 holds today's tables).
+    if "finished_seq" not in {c["name"] for c in inspect(conn).get_columns(sessions.name)}:
+        column = Column("finished_seq", Integer)
+        kind = column.type.compile(dialect=conn.dialect)
+        conn.exec_driver_sql(f"ALTER TABLE {sessions.name} ADD COLUMN {column.name} {kind}")
+    seen.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [
+    _create_v1,
+    _add_questions,
+    _add_finished_and_seen,
+]
 LATEST = len(MIGRATIONS)
 
 

@@ -46,6 +46,9 @@ sessions = Table(
     Column("newest_turn_ordinal", Integer, nullable=False),
     Column("newest_turn_cancelled", Boolean, nullable=False),
     Column("created_at", String(40), nullable=False),
+    # The plan_finished event whose review finished the current plan (schema version 3);
+    # null while the plan is not finished. Any later change to the plan clears it.
+    Column("finished_seq", Integer),
 )
 
 # Append-only history. call_id is set only on the event of an accepted tool call, so that a
@@ -123,4 +126,15 @@ questions = Table(
     Column("question", Text, nullable=False),
     Column("closed_seq", Integer),
     PrimaryKeyConstraint("session_id", "asked_seq"),
+)
+
+# The cursor of the newest card a notebook showed of a session (schema version 3): what the
+# person has seen, so a restarted kernel can say what happened since.
+seen = Table(
+    "plans_seen",
+    metadata,
+    Column("notebook", String(500), nullable=False),
+    Column("session_id", String(200), nullable=False),
+    Column("cursor", Integer, nullable=False),
+    PrimaryKeyConstraint("notebook", "session_id"),
 )
