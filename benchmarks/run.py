@@ -12,7 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 # (module, figure, target, how the figure is compared)
-BENCHMARKS = ["update_plan", "resume", "load_ext", "card_latency", "postgres"]
+BENCHMARKS = ["update_plan", "resume", "load_ext", "card_latency", "postgres", "hook"]
 TARGETS = [
     ("update_plan", "jupyter-plans update_plan", 1.3, "update_plan p50 / raw sqlite3 floor"),
     ("resume", "100,000 events", 1.2, "resume with 100,000 events / with 10"),
@@ -20,6 +20,7 @@ TARGETS = [
     ("card_latency", "p95 ms", 250, "live card p95, ms"),
     ("card_latency", "idle cpu %", 1.0, "idle kernel CPU, % of a core"),
     ("postgres", "jupyter-plans update_plan", 1.2, "PostgreSQL update_plan p50 / psycopg floor"),
+    ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
 ]
 
 

@@ -16,17 +16,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from sqlalchemy import bindparam, select
+
 from .errors import PlanStoreError
 from .session import PlanSession
 from .store import PlanStore
 from .store._tx import StatementCache, Tx
 from .store.migrations import LATEST
+from .store.schema import sessions
 from .store.sqlite import check_plan_file
 
 BUSY_TIMEOUT_SECONDS = 2.0  # a reader waits only for a WAL recovery or a non-WAL writer
 CONNECT_TIMEOUT_SECONDS = 3
 STATEMENT_TIMEOUT_MS = 2000
 _VERSION = "SELECT max(version) FROM plans_schema_version"
+_SELECT_GATE = select(sessions.c.mode, sessions.c.pending_proposal_hash).where(
+    sessions.c.session_id == bindparam("sid")
+)
 
 
 class StoreMissing(PlanStoreError):
@@ -43,6 +49,7 @@ class ReadOnlyStore:
         self.where = where
         self.driver_error = error
         self.plan_cache: dict[str, tuple[int, dict]] = {}
+        self.version = LATEST  # read by open_read_only
 
     def __repr__(self) -> str:
         return self.where
@@ -60,7 +67,24 @@ class ReadOnlyStore:
     current_session_id = PlanStore.current_session_id
 
     def session(self, session_id: str | None = None) -> PlanSession:
+        """The session, for its full reads: these need the schema this code writes."""
+        if self.version < LATEST:
+            raise PlanStoreError(
+                f"{self} was written by an older jupyter-plans (plan schema version "
+                f"{self.version}, this one reads {LATEST}); open it once in the notebook to "
+                "upgrade it"
+            )
         return PlanSession(self, self.current_session_id() if session_id is None else session_id)
+
+    def gate(self, session_id: str | None = None) -> tuple[str, str, str | None]:
+        """The session id, its mode and its waiting proposal: what the tool boundary needs,
+        read from columns every schema version has, so an upgrade never lifts plan mode."""
+        if session_id is None:
+            session_id = self.current_session_id()
+        PlanSession(self, session_id)  # refuses an id no session can have
+        with self.read() as tx:
+            row = tx.first(_SELECT_GATE, {"sid": session_id})
+        return session_id, *((row.mode, row.pending_proposal_hash) if row else ("default", None))
 
     def close(self) -> None:
         self._connection.close()
@@ -151,7 +175,8 @@ def _postgres(url: Any) -> ReadOnlyStore:
 
 
 def _checked(store: ReadOnlyStore, no_tables) -> ReadOnlyStore:
-    """The store, once its schema is the one this code reads; closed and refused otherwise."""
+    """The store with its schema version read; closed and refused when it has none or a newer
+    one than this code knows."""
     try:
         try:
             version = store._cursor().execute(_VERSION).fetchone()[0]
@@ -163,16 +188,12 @@ def _checked(store: ReadOnlyStore, no_tables) -> ReadOnlyStore:
             ) from None
         if version is None:
             raise StoreMissing(f"{store} has no plan in it yet")
-        if version != LATEST:
-            newer = version > LATEST
+        if version > LATEST:
             raise PlanStoreError(
-                f"{store} has plan schema version {version}; this jupyter-plans reads {LATEST}: "
-                + (
-                    "upgrade jupyter-plans"
-                    if newer
-                    else "open it once in the notebook to upgrade it"
-                )
+                f"{store} has plan schema version {version}, newer than the {LATEST} this "
+                "jupyter-plans knows; upgrade jupyter-plans"
             )
+        store.version = version
     except BaseException:
         store.close()
         raise

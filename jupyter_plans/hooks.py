@@ -127,22 +127,31 @@ class _Plan:
     where: str
 
 
-def _read_plan(args: argparse.Namespace) -> tuple[_Plan | None, str | None]:
-    """The session's state, or why it could not be read (one line)."""
+def _read(args: argparse.Namespace, read: Any) -> tuple[Any, str | None]:
+    """`read(store, label)` on the store opened read-only, or why it failed (one line)."""
     from ._locate import DEFAULT_TEMPLATE, plan_database
     from ._readonly import open_read_only
 
     try:
         db = args.db or plan_database(DEFAULT_TEMPLATE, Path(args.notebook))
         with open_read_only(db) as store:
-            session = store.session(args.session)
-            snapshot = session.snapshot().model_dump(mode="json")
-            question = session.open_question()
-        where = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
-        where = f"{where}, session {snapshot['session_id']}"
-        return _Plan(snapshot, question.question if question else None, where), None
+            label = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
+            return read(store, label), None
     except Exception as exc:  # whatever is wrong with the store, the host gets an answer
         return None, _line(exc)
+
+
+def _read_plan(args: argparse.Namespace) -> tuple[_Plan | None, str | None]:
+    """The session's state through PlanSession's own reads, or why it could not be read."""
+
+    def read(store: Any, label: str) -> _Plan:
+        session = store.session(args.session)
+        snapshot = session.snapshot().model_dump(mode="json")
+        question = session.open_question()
+        where = f"{label}, session {snapshot['session_id']}"
+        return _Plan(snapshot, question.question if question else None, where)
+
+    return _read(args, read)
 
 
 def _answer(args: argparse.Namespace, payload: dict | None, problem: str | None) -> dict | None:
@@ -158,6 +167,9 @@ def _answer(args: argparse.Namespace, payload: dict | None, problem: str | None)
             return _warn(f"the agent did not get the plan: {unread}", problem)
         limit = args.limit if event == "SessionStart" else args.prompt_limit
         context = {"hookEventName": event, "additionalContext": _context(plan, limit)}
+        if event == "SessionStart" and plan.snapshot["cursor"] == 0:
+            # Nothing ever happened in it: a new session, or a --session that names none.
+            problem = "; ".join(filter(None, [f"{plan.where} has no history yet", problem]))
         return {"hookSpecificOutput": context} | _warning(problem)
     if plan is None:
         return _warn(f"cannot read the plan: {unread}", problem)
@@ -172,12 +184,12 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
         problem = problem or "the hook input has no tool_name"
     elif not _guarded(tool, args.guard):
         return None  # not a tool the plan holds: allowed, and quickly
-    plan, unread = _read_plan(args)
-    if plan is None:
+    gate, unread = _read(args, lambda store, label: store.gate(args.session))
+    if gate is None:
         return _warn(f"{_short(tool or 'a tool')} ran unchecked: {unread}", problem)
-    snapshot = plan.snapshot
-    waiting = snapshot["pending_proposal_hash"] is not None
-    if snapshot["mode"] != "plan" and not waiting:
+    _session_id, mode, pending = gate
+    waiting = pending is not None
+    if mode != "plan" and not waiting:
         return _warning(problem) or None
     if tool is None:
         return _deny(
@@ -187,7 +199,7 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
     from .policy import guard_refusal
 
     risk = "execute" if tool in EXECUTE_TOOLS or tool.startswith("mcp__") else "write"
-    reason = f"jupyter-plans: {guard_refusal(_short(tool), risk, snapshot['mode'], waiting)}"
+    reason = f"jupyter-plans: {guard_refusal(_short(tool), risk, mode, waiting)}"
     if not waiting:
         reason += (
             " (plan_submit is a tool of the jupyter-plans MCP server; without it, describe the "
