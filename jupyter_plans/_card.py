@@ -12,17 +12,20 @@ _MARKS = {"pending": "○", "in_progress": "◐", "completed": "●"}
 
 
 def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
-    """The card's content: the snapshot, the notebook's name, the waiting proposal's changes
-    and the question the agent asked with ask_user, while it waits for the person's answer."""
+    """The card's content: the snapshot, the notebook's name, the waiting proposal's changes,
+    the question the agent asked with ask_user while it waits for the person's answer, and
+    the final review while the plan is finished."""
     changes = session.proposal_changes()
     if changes is not None:
         changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
     question = session.open_question()
+    review = session.review()
     return {
         "snapshot": session.snapshot().model_dump(mode="json"),
         "notebook": notebook,
         "changes": changes,
         "question": question.question if question is not None else None,
+        "review": review.model_dump(mode="json") if review is not None else None,
     }
 
 
@@ -39,6 +42,11 @@ def card_html(data: dict[str, Any]) -> str:
     if plan is None:
         return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
     done = sum(step["status"] == "completed" for step in plan["steps"])
+    review = data.get("review")
+    if review and review["revision"] == plan["revision"]:
+        head += " &middot; <strong>finished</strong>"
+    else:
+        review = None
     parts = [f"<p>{head} &middot; rev {plan['revision']}</p>"]
     if asked:
         parts.append(asked)
@@ -65,6 +73,16 @@ def card_html(data: dict[str, Any]) -> str:
                 row += f" <em>(evidence: {escape(step['evidence'])})</em>"
             rows.append(f"<li>{row}</li>")
         parts.append(f'<ul style="list-style:none">{"".join(rows)}</ul>')
+    if review:
+        listed = "".join(
+            f"<li><strong>{escape(item['objective'])}</strong> &rarr; {escape(item['outcome'])}"
+            f" <em>(evidence: {escape(item['evidence'])})</em></li>"
+            for item in review["review"]
+        )
+        parts.append(
+            "<p><strong>Final review</strong>: the agent reviewed every objective</p>"
+            f"<ul>{listed}</ul>"
+        )
     if snapshot["decisions"]:
         listed = "".join(
             f"<li><strong>{escape(d['title'])}</strong> &mdash; {escape(d['rationale'])}</li>"

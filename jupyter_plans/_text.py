@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .models import Event, Snapshot
 
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
 
-def render_text(snapshot: Snapshot, question: str | None = None) -> str:
-    """The card as text; `question` is the agent's open ask_user question, if any."""
-    plan = snapshot.plan
+def _review_json(review: Any) -> dict | None:
+    return review.model_dump(mode="json") if hasattr(review, "model_dump") else review
+
+
+def render_text(snapshot: Snapshot, question: str | None = None, review: Any = None) -> str:
+    """The card as text; `question` is the agent's open ask_user question, if any, and
+    `review` the final review (a FinalReview or its JSON) while the plan is finished."""
+    plan, review = snapshot.plan, _review_json(review)
     lines = []
     head = f"Plan ({snapshot.mode} mode)"
     asked = [f"The agent asks: {question}"] if question else []
@@ -19,6 +26,10 @@ def render_text(snapshot: Snapshot, question: str | None = None) -> str:
     lines.append(
         f"{head}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete"
     )
+    if review and plan.revision == review["revision"]:
+        lines.append("Finished: the agent reviewed every objective")
+    else:
+        review = None
     if snapshot.pending_proposal_hash:
         lines.append(f"Proposal {snapshot.pending_proposal_hash[:12]} waits for your decision")
     lines.extend(asked)
@@ -40,14 +51,20 @@ def render_text(snapshot: Snapshot, question: str | None = None) -> str:
                 lines.append(f"        done when: {step.acceptance}")
             if step.evidence:
                 lines.append(f"        evidence: {step.evidence}")
+    if review:
+        lines.append("Final review:")
+        for item in review["review"]:
+            lines.append(f"  - {item['objective']}: {item['outcome']}")
+            lines.append(f"        evidence: {item['evidence']}")
     if snapshot.decisions:
         lines.append("Decisions:")
         lines.extend(f"  - {d.title}: {d.rationale}" for d in snapshot.decisions)
     return "\n".join(lines)
 
 
-def status_line(snapshot: Snapshot, question: str | None = None) -> str:
-    """One line: the mode, the revision, the progress, any waiting proposal or question."""
+def status_line(snapshot: Snapshot, question: str | None = None, finished: bool = False) -> str:
+    """One line: the mode, the revision, the progress, whether the plan is finished, any
+    waiting proposal or question."""
     mode = "Plan mode" if snapshot.mode == "plan" else "Default mode"
     plan = snapshot.plan
     if plan is None:
@@ -57,6 +74,8 @@ def status_line(snapshot: Snapshot, question: str | None = None) -> str:
         line = (
             f"{mode}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete"
         )
+        if finished:
+            line += ", finished with a review of every objective"
     if snapshot.pending_proposal_hash:
         line += f"; proposal {snapshot.pending_proposal_hash[:12]} waits for your decision"
     if question:
@@ -95,6 +114,14 @@ def describe_event(event: Event) -> str:
         return f"{event.seq}. turn {data['turn_id']} cancelled"
     if kind == "question_asked":
         return f"{event.seq}. agent asked you: {_clip(data['question'])}"
+    if kind == "plan_finished":
+        count = len(data["review"])
+        return (
+            f"{event.seq}. agent finish_plan: revision {data['revision']} finished, "
+            f"{count} objective{'' if count == 1 else 's'} reviewed"
+        )
+    if kind == "plan_reopened":
+        return f"{event.seq}. the finished plan was reopened by revision {data['revision']}"
     if kind == "question_closed":
         if data["action"] == "answered":
             return f"{event.seq}. you answered the agent's question (message {data['message_id']})"

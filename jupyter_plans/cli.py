@@ -53,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     mcp.set_defaults(subparser=mcp)
 
+    export = with_session(
+        "export", "write the session's journal (checkpoint, plan, decisions, progress) as Markdown"
+    )
+    export.add_argument("directory", metavar="DIR", help="the folder to write (made if missing)")
+
     context = with_session(
         "context", "print the bounded context block an agent gets with every turn"
     )
@@ -130,6 +135,12 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         if args.command == "context":
             return _context(session, args.limit)
+        if args.command == "export":
+            from .journal import export
+
+            cursor, files = export(session, args.directory)
+            print(f"Wrote {', '.join(str(f) for f in files)} (cursor {cursor}).")
+            return 0
         if args.command == "call":
             return _call(session, args)
         return _decide(session, args.verb, args.rest)

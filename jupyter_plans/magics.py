@@ -35,7 +35,9 @@ class PlanMagics(Magics):
         0.2, help="Seconds between checks for changes made by other processes."
     ).tag(config=True)
     auto_display = Bool(
-        True, help="Show the card when the extension loads and when a proposal arrives."
+        True,
+        help="Show the card when the extension loads (with what happened since this notebook "
+        "last showed it) and when a proposal arrives.",
     ).tag(config=True)
 
     @validate("poll_interval")
@@ -55,6 +57,7 @@ class PlanMagics(Magics):
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self._shown_proposal = self.session.waiting_proposal()
         self._show_after_cell = False
+        self._seen: int | None = None  # the newest cursor recorded as shown, this session
         # Called with the verb after %plan approve, revise or TASK succeeds (an attached
         # agent goes on in that cell); kept by whoever added them, who removes them.
         self.decision_hooks: list = []
@@ -69,17 +72,38 @@ class PlanMagics(Magics):
         return card
 
     def show(self) -> None:
-        display(self.card())
+        card = self.card()
+        display(card)
+        self._remember_shown(card.snapshot.get("cursor", 0))
+
+    @property
+    def _notebook_key(self) -> str:
+        return self.notebook.name if self.notebook is not None else ""
+
+    def _remember_shown(self, cursor: int) -> None:
+        """Keep the cursor the person has seen, for the next kernel of this notebook."""
+        if self._seen is None or cursor > self._seen:
+            from ._resume import remember_seen
+
+            remember_seen(self.session, self._notebook_key, cursor)
+            self._seen = cursor
+
+    def _remember_live_cards(self) -> None:
+        cursor = self.watcher.newest_cursor(self.session.session_id)
+        if cursor is not None:
+            self._remember_shown(cursor)
 
     def after_cell(self, _result=None) -> None:
         """With auto_display, show the card at the end of the cell that loaded the extension
-        (after any %plan new in that cell), and at the end of a cell in which a proposal came."""
+        (after any %plan new in that cell), and at the end of a cell in which a proposal came.
+        What the live cards show is remembered, for the next kernel of this notebook."""
         waiting = self.session.waiting_proposal()
         arrived = waiting is not None and waiting != self._shown_proposal
         if self.auto_display and (self._show_after_cell or arrived):
             self.show()
         self._show_after_cell = False
         self._shown_proposal = waiting
+        self._remember_live_cards()
 
     # The magic.
 
@@ -95,6 +119,8 @@ class PlanMagics(Magics):
         %plan off              leave plan mode, dropping any waiting proposal
         %plan status           one line: mode, revision, progress, waiting proposal
         %plan history [N]      the last N events (default 10) in words
+        %plan export DIR       write the journal (checkpoint, plan, decisions, progress) as
+                               Markdown files into DIR
         %plan new              start a fresh plan session in the same file
 
         Verbs match without case (%plan ON); a hash never does. A refused verb prints one
@@ -156,7 +182,10 @@ class PlanMagics(Magics):
     def _verb_status(self, rest: str) -> None:
         self._no_arguments("status", rest)
         question = self.session.open_question()
-        print(status_line(self.session.snapshot(), question.question if question else None))
+        finished = self.session.review() is not None
+        print(
+            status_line(self.session.snapshot(), question.question if question else None, finished)
+        )
 
     def _verb_history(self, rest: str) -> None:
         if rest and not rest.isdigit():
@@ -174,18 +203,35 @@ class PlanMagics(Magics):
         self.session = self.store.session(f"session-{number}")
         self.store.set_current_session(self.session.session_id)
         self._shown_proposal = None
+        self._seen = None
         print("Started a new plan session; earlier ones stay in the plan file.")
 
     def _verb_export(self, rest: str) -> None:
-        raise DecisionRefused("export is not available in this version of jupyter-plans")
+        if not rest:
+            raise DecisionRefused("export needs DIR: the folder to write the journal into")
+        from .journal import export
+
+        cursor, files = export(self.session, rest)
+        names = ", ".join(file.name for file in files)
+        print(f"Wrote {names} to {files[0].parent} (cursor {cursor}).")
 
     # Life cycle.
 
     def start(self) -> None:
         self._show_after_cell = True
         self.shell.events.register("post_run_cell", self.after_cell)
+        if self.auto_display:  # the card follows at the end of the cell
+            from ._resume import since_last_seen
+
+            told = since_last_seen(self.session, self._notebook_key)
+            if told:
+                print(told)
 
     def stop(self) -> None:
+        try:
+            self._remember_live_cards()
+        except PlanStoreError:
+            pass  # a store that cannot be written now loses only the reminder
         self.shell.events.unregister("post_run_cell", self.after_cell)
         self.watcher.stop()
         self.store.close()

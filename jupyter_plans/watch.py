@@ -67,6 +67,15 @@ class CardWatcher:
             if cursors[sid] != card.snapshot.get("cursor"):
                 card.refresh()
 
+    def newest_cursor(self, session_id: str) -> int | None:
+        """The newest cursor a live card of `session_id` shows; None when none is live."""
+        cursors = [
+            card.snapshot.get("cursor", 0)
+            for card in list(self._cards)
+            if card.comm is not None and card.session.session_id == session_id
+        ]
+        return max(cursors, default=None)
+
     def _on_commit(self, session_id: str, _cursor: int) -> None:
         # A commit made by this kernel (an agent in a cell, a button) shows at once; one from
         # another thread is handed to the event loop, which owns the widgets' messages.

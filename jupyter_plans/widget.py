@@ -51,6 +51,11 @@ class PlanCard(anywidget.AnyWidget):
         allow_none=True,
         help="The question the agent asked with ask_user, while it waits for the person's answer.",
     ).tag(sync=True)
+    review = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="The agent's final review of every objective, while the plan is finished.",
+    ).tag(sync=True)
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
@@ -67,6 +72,7 @@ class PlanCard(anywidget.AnyWidget):
             self.snapshot = data["snapshot"]
             self.changes = data["changes"]
             self.question = data["question"]
+            self.review = data["review"]
 
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None
@@ -90,7 +96,7 @@ class PlanCard(anywidget.AnyWidget):
         self.refresh()
 
     def __repr__(self) -> str:
-        return render_text(Snapshot.model_validate(self.snapshot), self.question)
+        return render_text(Snapshot.model_validate(self.snapshot), self.question, self.review)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         bundle = super()._repr_mimebundle_(**kwargs) or {}
@@ -102,6 +108,7 @@ class PlanCard(anywidget.AnyWidget):
             "notebook": self.notebook,
             "changes": self.changes,
             "question": self.question,
+            "review": self.review,
         }
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)

@@ -144,7 +144,7 @@ def test_approve_by_hash_and_without(ip, capsys):
         "revise",
         "on now",
         "history lots",
-        "export out",
+        "export",
     ],
 )
 def test_refusals_are_one_line_on_stderr_and_change_nothing(ip, capsys, line):

@@ -37,13 +37,22 @@ class _Cut:
 
 def context_block(session: Any, *, limit: int = MAX_CONTEXT_CHARS) -> str:
     """The context block for `session` (a PlanSession), at most `limit` characters."""
-    return render_context(session.snapshot().model_dump(mode="json"), _question(session), limit)
+    snapshot = session.snapshot().model_dump(mode="json")
+    finished = session.review() is not None
+    return render_context(snapshot, _question(session), limit, finished=finished)
 
 
-def render_context(snapshot: dict, question: str | None = None, limit: int = MAX_CONTEXT_CHARS):
-    """The context block of a snapshot's JSON, at most `limit` characters."""
+def render_context(
+    snapshot: dict,
+    question: str | None = None,
+    limit: int = MAX_CONTEXT_CHARS,
+    *,
+    finished: bool = False,
+):
+    """The context block of a snapshot's JSON, at most `limit` characters; `finished` says
+    the plan's final review (finish_plan) was accepted and no change has reopened it."""
     for cut in _cuts(snapshot):
-        text = _frame(_state(snapshot, question, cut))
+        text = _frame(_state(snapshot, question, cut, finished))
         if len(text) <= limit:
             return text
     raise ValueError(f"limit is {limit} characters; even the smallest context block is longer")
@@ -71,7 +80,7 @@ def _cuts(snapshot: dict):
         yield cut
 
 
-def _state(snapshot: dict, question: str | None, cut: _Cut) -> dict:
+def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> dict:
     def text(value: str | None) -> str | None:
         if value is None or cut.text_limit is None or len(value) <= cut.text_limit:
             return value
@@ -82,6 +91,7 @@ def _state(snapshot: dict, question: str | None, cut: _Cut) -> dict:
         "session_id": snapshot["session_id"],
         "cursor": snapshot["cursor"],
         "mode": snapshot["mode"],
+        "finished": finished and plan is not None,
         "waiting_decision": None,
         "open_question": text(question),
         "plan": None,

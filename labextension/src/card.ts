@@ -10,6 +10,7 @@ import { KEY_ATTR, h } from "./card/dom";
 import { editor } from "./card/editor";
 import { decisionBanner, emptyState, errorBar, explanation, header, researchingBanner } from "./card/header";
 import { questionBanner } from "./card/question";
+import { currentReview, finishedBanner } from "./card/review";
 import { collapsible, decisionList, footer, progress, textList } from "./card/sections";
 import { stepList } from "./card/steps";
 import { dropStaleForms, settleInflight, stateFor } from "./card/state";
@@ -64,6 +65,8 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
   card.append(body);
 
   if (plan?.explanation) body.append(explanation(plan.explanation));
+  const review = currentReview(ctx);
+  if (review) body.append(finishedBanner(ctx, review));
   const hash = snapshot.pending_proposal_hash;
   const question = ctx.data.question ?? null;
   if (hash) body.append(decisionBanner(ctx, hash));

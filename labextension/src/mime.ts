@@ -24,9 +24,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** The shape the card reads; anything else in a saved notebook is shown as unreadable. */
 export function isCardData(value: unknown): value is CardData {
   if (!isObject(value) || !isObject(value.snapshot)) return false;
-  const { snapshot, changes, question } = value;
+  const { snapshot, changes, question, review } = value;
   if (typeof snapshot.mode !== "string" || !Array.isArray(snapshot.decisions)) return false;
   if (question !== null && question !== undefined && typeof question !== "string") return false;
+  if (review !== null && review !== undefined) {
+    if (!isObject(review) || typeof review.revision !== "number" || !Array.isArray(review.review)) return false;
+  }
   const plan = snapshot.plan;
   if (plan !== null && plan !== undefined) {
     if (!isObject(plan)) return false;
@@ -52,6 +55,7 @@ export function renderSavedCard(host: HTMLElement, data: unknown): void {
         notebook: data.notebook ?? null,
         changes: data.changes ?? null,
         question: data.question ?? null,
+        review: data.review ?? null,
       });
       return;
     } catch (error) {

@@ -63,6 +63,19 @@ export interface Changes {
   reworded: Reworded[];
 }
 
+/** One objective of the plan, as the agent reviewed it with finish_plan. */
+export interface ReviewItem {
+  objective: string;
+  outcome: string;
+  evidence: string;
+}
+
+/** The accepted final review: while it stands, the plan at `revision` is finished. */
+export interface FinalReview {
+  revision: number;
+  review: ReviewItem[];
+}
+
 export interface CardData {
   snapshot: Snapshot;
   notebook: string | null;
@@ -72,6 +85,8 @@ export interface CardData {
    * Absent from cards saved before questions existed.
    */
   question?: string | null;
+  /** The final review while the plan is finished; absent from cards saved before it existed. */
+  review?: FinalReview | null;
 }
 
 /** A person's edit of the plan: a whole new list of phases, checked against a revision. */
@@ -101,5 +116,6 @@ export type CardModel = {
   notebook: string | null;
   changes: Changes | null;
   question: string | null;
+  review: FinalReview | null;
   error: string | null;
 };

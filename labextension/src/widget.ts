@@ -7,7 +7,7 @@ import type { RenderProps } from "@anywidget/types";
 import { renderCard } from "./card";
 import type { CardActions, CardModel } from "./types";
 
-const EVENTS = "change:snapshot change:changes change:question change:error change:notebook";
+const EVENTS = "change:snapshot change:changes change:question change:review change:error change:notebook";
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
   const actions: CardActions = {
@@ -30,6 +30,7 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
         notebook: model.get("notebook") ?? null,
         changes: model.get("changes") ?? null,
         question: model.get("question") ?? null,
+        review: model.get("review") ?? null,
       },
       actions,
       model.get("error") ?? null,

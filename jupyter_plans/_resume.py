@@ -1,0 +1,78 @@
+"""What a notebook's person has seen of a session, so a restarted kernel can say what happened
+since: the cursor of the newest card the notebook showed, kept per notebook and session.
+
+It is written when a card is shown and at the end of a cell whose live card moved, never by a
+tool call; it only grows.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+from ._text import describe_event
+from .errors import PlanStoreError
+
+_log = logging.getLogger("jupyter_plans")
+
+SHOWN_EVENTS = 10  # the most events told on load; %plan history N tells more
+
+
+@functools.cache
+def _statements() -> dict[str, Any]:
+    from sqlalchemy import bindparam, insert, select, update
+
+    from .store.schema import seen
+
+    key = (seen.c.notebook == bindparam("notebook"), seen.c.session_id == bindparam("sid"))
+    return {
+        "select": select(seen.c.cursor).where(*key),
+        "raise": update(seen)
+        .where(*key, seen.c.cursor < bindparam("b_cursor"))
+        .values(cursor=bindparam("b_cursor")),
+        "insert": insert(seen).values(
+            notebook=bindparam("notebook"),
+            session_id=bindparam("sid"),
+            cursor=bindparam("b_cursor"),
+        ),
+    }
+
+
+def last_seen(session: Any, notebook: str) -> int | None:
+    """The cursor of the newest card `notebook` showed of `session`; None if it showed none."""
+    with session.store.read() as tx:
+        return tx.scalar(_statements()["select"], {"notebook": notebook, "sid": session.session_id})
+
+
+def remember_seen(session: Any, notebook: str, cursor: int) -> None:
+    """Record that `notebook` showed `session` at `cursor` (a lower cursor changes nothing)."""
+    found = _statements()
+    params = {"notebook": notebook, "sid": session.session_id, "b_cursor": cursor}
+    try:
+        with session.store.write() as tx:
+            if (
+                tx.execute(found["raise"], params) == 0
+                and tx.scalar(found["select"], params) is None
+            ):
+                tx.execute(found["insert"], params)
+    except PlanStoreError:
+        # Another kernel of the same notebook recorded it first; it is only a reminder.
+        _log.debug("could not record the cursor the notebook showed", exc_info=True)
+
+
+def since_last_seen(session: Any, notebook: str) -> str | None:
+    """What happened in `session` since `notebook` last showed it, in words; None when the
+    notebook never showed it or nothing happened since."""
+    seen = last_seen(session, notebook)
+    if seen is None:
+        return None
+    cursor = session.cursor()
+    if cursor <= seen:
+        return None
+    count = cursor - seen
+    events = session.events(after=max(seen, cursor - SHOWN_EVENTS))
+    head = f"Since you last looked (event {seen}): {count} event{'' if count == 1 else 's'}"
+    if count > len(events):
+        head += f", the last {len(events)} below; %plan history {count} lists them all"
+    return "\n".join([head + ".", *(describe_event(event) for event in events)])
