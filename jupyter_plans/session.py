@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
-from sqlalchemy import and_, bindparam, func, insert, null, select, update
 
 from . import policy
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
@@ -21,7 +20,6 @@ from .models import Event, FinalReview, Message, Question, Snapshot, ToolResult
 from .store._tx import ATTEMPTS as _ATTEMPTS
 from .store._tx import Tx
 from .store._tx import reconnecting as _reconnecting
-from .store.schema import decisions, events, messages, proposals, questions, sessions, turns
 from .tools import CATALOG
 from .validation import CheckedPlan, Refused, check_expected_revision
 
@@ -68,109 +66,6 @@ def _iso(ms: int) -> str:
 # Ids for calls that come without one: unique per process, cheap to make.
 _CALL_PREFIX = f"call-{uuid.uuid4().hex[:12]}-"
 _call_numbers = itertools.count(1)
-
-
-# Statements, built once.
-_SID = bindparam("sid")
-_RECORDED = (
-    select(events.c.result)
-    .where(events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
-    .scalar_subquery()
-)
-_SELECT_STATE = (
-    select(sessions, _RECORDED.label("recorded"))
-    .where(sessions.c.session_id == _SID)
-    .with_for_update(of=sessions)
-)
-_SELECT_STATE_ONLY = (
-    select(sessions, null().label("recorded"))
-    .where(sessions.c.session_id == _SID)
-    .with_for_update(of=sessions)
-)
-_SELECT_ROW = select(sessions).where(sessions.c.session_id == _SID)
-_SELECT_EVENT_DATA = select(events.c.data).where(
-    events.c.session_id == _SID, events.c.seq == bindparam("seq")
-)
-_SELECT_EVENT_CHECK = select(events.c.kind, events.c.data, events.c.at).where(
-    events.c.session_id == _SID, events.c.seq == bindparam("seq")
-)
-_SELECT_HEAD = select(sessions.c.cursor, sessions.c.pending_proposal_hash).where(
-    sessions.c.session_id == _SID
-)
-_SELECT_FINISHED = select(sessions.c.finished_seq).where(sessions.c.session_id == _SID)
-_UPDATE_STATE = (
-    update(sessions)
-    .where(sessions.c.session_id == _SID, sessions.c.cursor == bindparam("loaded_cursor"))
-    .values(
-        cursor=bindparam("b_cursor"),
-        revision=bindparam("b_revision"),
-        mode=bindparam("b_mode"),
-        pending_proposal_hash=bindparam("b_pending"),
-        approved_proposal_hash=bindparam("b_approved"),
-        plan_seq=bindparam("b_plan_seq"),
-        newest_turn_id=bindparam("b_turn_id"),
-        newest_turn_ordinal=bindparam("b_turn_ordinal"),
-        newest_turn_cancelled=bindparam("b_turn_cancelled"),
-        finished_seq=bindparam("b_finished_seq"),
-    )
-)
-_INSERT_EVENT = insert(events)
-_INSERT_TURN = insert(turns)
-_INSERT_DECISION = insert(decisions)
-_INSERT_PROPOSAL = insert(proposals)
-_INSERT_MESSAGE = insert(messages)
-_SELECT_EVENTS = (
-    select(events.c.seq, events.c.kind, events.c.data, events.c.at)
-    .where(events.c.session_id == _SID, events.c.seq > bindparam("after"))
-    .order_by(events.c.seq)
-)
-_SELECT_DECISIONS = (
-    select(decisions.c.title, decisions.c.rationale, decisions.c.sources)
-    .where(decisions.c.session_id == _SID)
-    .order_by(decisions.c.seq)
-)
-_SELECT_TURN = select(turns.c.ordinal, turns.c.cancelled).where(
-    turns.c.session_id == _SID, turns.c.turn_id == bindparam("turn_id")
-)
-_CANCEL_TURN = (
-    update(turns)
-    .where(turns.c.session_id == _SID, turns.c.turn_id == bindparam("b_turn_id"))
-    .values(cancelled=True)
-)
-_SELECT_WAITING = (
-    select(messages.c.message_id, messages.c.source, messages.c.text)
-    .where(messages.c.session_id == _SID, messages.c.delivered_seq.is_(None))
-    .order_by(messages.c.message_id)
-)
-_NEXT_MESSAGE_ID = select(func.coalesce(func.max(messages.c.message_id), 0) + 1).where(
-    messages.c.session_id == _SID
-)
-_MARK_DELIVERED = (
-    update(messages)
-    .where(messages.c.session_id == _SID, messages.c.message_id == bindparam("b_message_id"))
-    .values(delivered_seq=bindparam("b_seq"))
-)
-_SELECT_LAST_TWO_PROPOSALS = (
-    select(proposals.c.hash, proposals.c.revision, proposals.c.body)
-    .where(proposals.c.session_id == _SID)
-    .order_by(proposals.c.seq.desc())
-    .limit(2)
-)
-_INSERT_QUESTION = insert(questions)
-_SELECT_OPEN_QUESTION = (
-    select(questions.c.asked_seq, questions.c.turn_id, questions.c.question)
-    .where(questions.c.session_id == _SID, questions.c.closed_seq.is_(None))
-    .order_by(questions.c.asked_seq.desc())
-    .limit(1)
-)
-_CLOSE_QUESTION = (
-    update(questions)
-    .where(questions.c.session_id == _SID, questions.c.asked_seq == bindparam("b_asked_seq"))
-    .values(closed_seq=bindparam("b_closed_seq"))
-)
-_PROPOSAL_KNOWN = select(proposals.c.seq).where(
-    and_(proposals.c.session_id == _SID, proposals.c.hash == bindparam("hash"))
-)
 
 
 @dataclass
@@ -255,7 +150,7 @@ def _write_state(change: _Change) -> None:
         "b_turn_cancelled": s.newest_turn_cancelled,
         "b_finished_seq": s.finished_seq,
     }
-    if change.tx.execute(_UPDATE_STATE, params) != 1:
+    if change.tx.execute("UPDATE_STATE", params) != 1:
         # The row lock (or SQLite's write lock) makes this unreachable unless another writer
         # ignored the locking protocol; refuse rather than lose its update.
         raise PlanStoreError(f"session {s.session_id!r} was changed by another writer; retry")
@@ -268,9 +163,9 @@ def _write_rows(change: _Change) -> None:
 
 def _append_events(change: _Change) -> None:
     if len(change.events) == 1:
-        change.tx.execute(_INSERT_EVENT, change.events[0])
+        change.tx.execute("INSERT_EVENT", change.events[0])
     else:
-        change.tx.execute_many(_INSERT_EVENT, change.events)
+        change.tx.execute_many("INSERT_EVENT", change.events)
 
 
 class _Writing:
@@ -284,7 +179,7 @@ class _Writing:
     def __enter__(self) -> _Change:
         session = self.session
         key = {"sid": session.session_id, "call_id": self.call_id}
-        select_state = _SELECT_STATE if self.call_id is not None else _SELECT_STATE_ONLY
+        select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
         tx = self.tx = session.store.write().__enter__()
         try:
             row = tx.first(select_state, key)
@@ -345,7 +240,7 @@ class PlanSession:
             try:
                 with self.store.read() as tx:
                     row = tx.first(
-                        _SELECT_EVENT_CHECK, {"sid": self.session_id, "seq": last_event["seq"]}
+                        "SELECT_EVENT_CHECK", {"sid": self.session_id, "seq": last_event["seq"]}
                     )
                 break
             except ConnectionLost:
@@ -374,7 +269,7 @@ class PlanSession:
         cached = self.store.plan_cache.get(self.session_id)
         if cached is not None and cached[0] == plan_seq:
             return cached[1]
-        data = tx.scalar(_SELECT_EVENT_DATA, {"sid": self.session_id, "seq": plan_seq})
+        data = tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": plan_seq})
         plan = _decode_event("plan_updated", data)["plan"]
         self.store.plan_cache[self.session_id] = (plan_seq, plan)
         return plan
@@ -384,8 +279,8 @@ class PlanSession:
     @_reconnecting
     def snapshot(self) -> Snapshot:
         with self.store.read() as tx:
-            row = tx.first(_SELECT_ROW, {"sid": self.session_id})
-            decided = tx.all(_SELECT_DECISIONS, {"sid": self.session_id})
+            row = tx.first("SELECT_ROW", {"sid": self.session_id})
+            decided = tx.all("SELECT_DECISIONS", {"sid": self.session_id})
             plan = self._plan_at(tx, row.plan_seq) if row is not None else None
         if row is None:
             return Snapshot.empty(self.session_id)
@@ -407,7 +302,7 @@ class PlanSession:
     @_reconnecting
     def events(self, after: int = 0) -> list[Event]:
         with self.store.read() as tx:
-            rows = tx.all(_SELECT_EVENTS, {"sid": self.session_id, "after": after})
+            rows = tx.all("SELECT_EVENTS", {"sid": self.session_id, "after": after})
         return [
             Event(seq=r.seq, kind=r.kind, data=_decode_event(r.kind, r.data), at=_iso(r.at))
             for r in rows
@@ -417,21 +312,21 @@ class PlanSession:
     def cursor(self) -> int:
         """The seq of the newest event; cheap enough to poll."""
         with self.store.read() as tx:
-            row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
         return row.cursor if row is not None else 0
 
     @_reconnecting
     def waiting_proposal(self) -> str | None:
         """The hash of the proposal waiting for a decision; as cheap as cursor()."""
         with self.store.read() as tx:
-            row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
         return row.pending_proposal_hash if row is not None else None
 
     @_reconnecting
     def waiting_messages(self) -> list[Message]:
         """The queue as it stands, oldest first, whether or not it may be delivered now."""
         with self.store.read() as tx:
-            rows = tx.all(_SELECT_WAITING, {"sid": self.session_id})
+            rows = tx.all("SELECT_WAITING", {"sid": self.session_id})
         return [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
 
     @_reconnecting
@@ -442,10 +337,10 @@ class PlanSession:
         None when no proposal waits or it is the first.
         """
         with self.store.read() as tx:
-            row = tx.first(_SELECT_HEAD, {"sid": self.session_id})
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
             if row is None or row.pending_proposal_hash is None:
                 return None
-            found = tx.all(_SELECT_LAST_TWO_PROPOSALS, {"sid": self.session_id})
+            found = tx.all("SELECT_LAST_TWO_PROPOSALS", {"sid": self.session_id})
         if len(found) < 2:
             return None
         new, old = (_loads(r.body) for r in found)
@@ -505,7 +400,7 @@ class PlanSession:
         s = change.state
         if turn_id == s.newest_turn_id and not s.newest_turn_cancelled:
             return
-        found = change.tx.first(_SELECT_TURN, {"sid": s.session_id, "turn_id": turn_id})
+        found = change.tx.first("SELECT_TURN", {"sid": s.session_id, "turn_id": turn_id})
         if found is not None and found.cancelled:
             raise Refused(
                 f"turn {turn_id!r} was cancelled when the person left plan mode; "
@@ -520,7 +415,7 @@ class PlanSession:
         s.newest_turn_id = turn_id
         s.newest_turn_cancelled = False
         change.add(
-            _INSERT_TURN,
+            "INSERT_TURN",
             {
                 "session_id": s.session_id,
                 "turn_id": turn_id,
@@ -571,7 +466,7 @@ class PlanSession:
             result={"is_error": False, "content": content},
         )
         change.add(
-            _INSERT_DECISION,
+            "INSERT_DECISION",
             {
                 "session_id": change.state.session_id,
                 "seq": seq,
@@ -605,7 +500,7 @@ class PlanSession:
             result={"is_error": False, "content": content},
         )
         change.add(
-            _INSERT_QUESTION,
+            "INSERT_QUESTION",
             {
                 "session_id": s.session_id,
                 "asked_seq": seq,
@@ -617,7 +512,7 @@ class PlanSession:
         return content
 
     def _open_question(self, tx: Tx) -> Question | None:
-        row = tx.first(_SELECT_OPEN_QUESTION, {"sid": self.session_id})
+        row = tx.first("SELECT_OPEN_QUESTION", {"sid": self.session_id})
         if row is None:
             return None
         return Question(question=row.question, turn_id=row.turn_id, asked_seq=row.asked_seq)
@@ -631,7 +526,7 @@ class PlanSession:
             {"asked_seq": question.asked_seq, "action": action, "message_id": message_id},
         )
         change.add(
-            _CLOSE_QUESTION,
+            "CLOSE_QUESTION",
             {"sid": self.session_id, "b_asked_seq": question.asked_seq, "b_closed_seq": seq},
         )
 
@@ -710,10 +605,10 @@ class PlanSession:
     def review(self) -> FinalReview | None:
         """The accepted final review of the current plan; None while the plan is not finished."""
         with self.store.read() as tx:
-            seq = tx.scalar(_SELECT_FINISHED, {"sid": self.session_id})
+            seq = tx.scalar("SELECT_FINISHED", {"sid": self.session_id})
             if seq is None:
                 return None
-            data = _loads(tx.scalar(_SELECT_EVENT_DATA, {"sid": self.session_id, "seq": seq}))
+            data = _loads(tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": seq}))
         return FinalReview(revision=data["revision"], review=data["review"])
 
     def _propose(self, change: _Change, digest: str, body: dict) -> None:
@@ -721,7 +616,7 @@ class PlanSession:
         s.pending_proposal_hash = digest
         seq = change.emit("proposal_submitted", {"hash": digest, "revision": s.revision})
         change.add(
-            _INSERT_PROPOSAL,
+            "INSERT_PROPOSAL",
             {
                 "session_id": s.session_id,
                 "seq": seq,
@@ -759,7 +654,7 @@ class PlanSession:
             self._set_mode(change, "default")
             if s.newest_turn_id is not None and not s.newest_turn_cancelled:
                 s.newest_turn_cancelled = True
-                change.add(_CANCEL_TURN, {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
+                change.add("CANCEL_TURN", {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
                 change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
             self._close_question(change, "dropped", None)
         return self.snapshot()
@@ -853,7 +748,7 @@ class PlanSession:
                 f"{given!r} is not a proposal hash: give all 64 lowercase hex digits of the "
                 f"waiting proposal {pending[:12]}..., or approve without a hash"
             )
-        if change.tx.first(_PROPOSAL_KNOWN, {"sid": self.session_id, "hash": given}) is not None:
+        if change.tx.first("PROPOSAL_KNOWN", {"sid": self.session_id, "hash": given}) is not None:
             return f"proposal {given[:12]} was superseded by {pending[:12]}; review the new one"
         return f"{given[:12]} is not the waiting proposal {pending[:12]}"
 
@@ -872,27 +767,27 @@ class PlanSession:
     def deliver(self) -> list[Message]:
         """Take the messages the agent may have now, in order, and mark them delivered."""
         with self._writing() as change:
-            rows = change.tx.all(_SELECT_WAITING, {"sid": self.session_id})
+            rows = change.tx.all("SELECT_WAITING", {"sid": self.session_id})
             waiting = [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
             ready = policy.deliverable(waiting, change.state.pending_proposal_hash is not None)
             for message in ready:
                 seq = change.emit("message_delivered", {"message_id": message.message_id})
                 change.add(
-                    _MARK_DELIVERED,
+                    "MARK_DELIVERED",
                     {"sid": self.session_id, "b_message_id": message.message_id, "b_seq": seq},
                 )
         return ready
 
     def _queue(self, change: _Change, source: str, text: str) -> Message:
         # Messages queued earlier in this same change are not in the table yet.
-        queued_now = [p["message_id"] + 1 for stmt, p in change.rows if stmt is _INSERT_MESSAGE]
-        next_in_table = change.tx.scalar(_NEXT_MESSAGE_ID, {"sid": self.session_id})
+        queued_now = [p["message_id"] + 1 for stmt, p in change.rows if stmt == "INSERT_MESSAGE"]
+        next_in_table = change.tx.scalar("NEXT_MESSAGE_ID", {"sid": self.session_id})
         message_id = max([next_in_table, *queued_now])
         seq = change.emit(
             "message_queued", {"message_id": message_id, "source": source, "text": text}
         )
         change.add(
-            _INSERT_MESSAGE,
+            "INSERT_MESSAGE",
             {
                 "session_id": self.session_id,
                 "message_id": message_id,

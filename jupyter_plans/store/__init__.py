@@ -10,38 +10,25 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
-
 from ..errors import PlanStoreError
 from . import migrations
 from ._tx import StatementCache, Tx, reconnecting
-from .schema import sessions, settings
 from .sqlite import WRITE_OPTION, SQLiteBackend
 
 _log = logging.getLogger("jupyter_plans")
 
 DEFAULT_SESSION = "default"
-_CURRENT_KEY = "current_session"
 
 ChangeCallback = Callable[[str, int], None]
-
-_SELECT_CURRENT = select(settings.c.value).where(settings.c.key == _CURRENT_KEY)
-_SELECT_SESSIONS = select(
-    sessions.c.session_id,
-    sessions.c.cursor,
-    sessions.c.mode,
-    sessions.c.revision,
-    sessions.c.pending_proposal_hash,
-    sessions.c.created_at,
-).order_by(sessions.c.created_at, sessions.c.session_id)
 
 
 def _backend_for(url_or_path: str | os.PathLike) -> Any:
     text = os.fspath(url_or_path)
     if "://" not in text:
         return SQLiteBackend(Path(text).expanduser().absolute())
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         url = make_url(text)
     except ArgumentError as exc:
@@ -75,10 +62,7 @@ class PlanStore:
 
     def __init__(self, url_or_path: str | os.PathLike) -> None:
         self._backend = _backend_for(url_or_path)
-        self.engine = self._backend.engine
         self.dialect = self._backend.dialect
-        self.insert = self._backend.insert
-        self._statements = StatementCache(self.engine.dialect)
         self._local = threading.local()
         self._held: list[Any] = []
         self._held_lock = threading.Lock()
@@ -88,37 +72,32 @@ class PlanStore:
         self._listeners: list[ChangeCallback] = []
         self._listeners_lock = threading.Lock()
         self._migrate()
-        self.insert_session = (
-            self.insert(sessions)
-            .values(
-                session_id=bindparam("sid"),
-                cursor=0,
-                revision=0,
-                mode="default",
-                newest_turn_ordinal=0,
-                newest_turn_cancelled=False,
-                created_at=bindparam("created_at"),
-            )
-            .on_conflict_do_nothing(index_elements=[sessions.c.session_id])
-        )
-        self._upsert_current = (
-            self.insert(settings)
-            .values(key=_CURRENT_KEY, value=bindparam("value"))
-            .on_conflict_do_update(
-                index_elements=[settings.c.key], set_={"value": bindparam("value")}
-            )
-        )
+        self._statements = StatementCache(self._backend.statement_dialect)
+        self.insert_session = "INSERT_SESSION"  # a named statement; see statements.py
+
+    @property
+    def engine(self):
+        """The SQLAlchemy engine (for SQLite, made when first asked for)."""
+        return self._backend.engine
 
     @property
     def path(self) -> Path | None:
         return getattr(self._backend, "path", None)
 
     def __repr__(self) -> str:
-        where = self.path or self.engine.url.render_as_string(hide_password=True)
+        where = self.path or self._backend.url.render_as_string(hide_password=True)
         return f"PlanStore({str(where)!r})"
 
     def _migrate(self) -> None:
-        """Bring the schema up to date; a current schema costs one read, and no write lock."""
+        """Bring the schema up to date. A plan file's version is known from the look taken
+        before opening it, so a current one costs nothing more; otherwise one read, and the
+        write lock only when there is something to do."""
+        if self._backend.schema_version == migrations.LATEST:
+            return
+        if self._backend.schema_version == 0 and self._backend.create_latest():
+            return
+        from sqlalchemy.exc import DBAPIError
+
         try:
             for write in (False, True):
                 with self._connection(write) as conn:
@@ -147,10 +126,10 @@ class PlanStore:
         if cursor is None:
             if self._closed:
                 raise PlanStoreError(f"{self} is closed")
-            connection = self.engine.raw_connection()
+            handle, driver = self._backend.connect()
             with self._held_lock:
-                self._held.append(connection)
-            cursor = self._local.cursor = connection.driver_connection.cursor()
+                self._held.append((handle, driver))
+            cursor = self._local.cursor = driver.cursor()
         return cursor
 
     def _lost(self, cursor: Any) -> bool:
@@ -160,10 +139,10 @@ class PlanStore:
             return False
         self._local.cursor = None
         with self._held_lock:
-            held = [c for c in self._held if c.driver_connection is connection]
-            self._held = [c for c in self._held if c.driver_connection is not connection]
-        for record in held:
-            record.invalidate()  # the pool must not hand the dead connection out again
+            gone = [h for h, driver in self._held if driver is connection]
+            self._held = [(h, d) for h, d in self._held if d is not connection]
+        for handle in gone:
+            self._backend.forget(handle)
         return True
 
     def write(self) -> Tx:
@@ -183,7 +162,7 @@ class PlanStore:
         return self._backend.driver_error
 
     @contextmanager
-    def _connection(self, write: bool) -> Iterator[Connection]:
+    def _connection(self, write: bool) -> Iterator[Any]:
         """A SQLAlchemy connection in a transaction, for migrations."""
         with self.engine.connect() as conn:
             conn.execution_options(**{WRITE_OPTION: write})
@@ -201,19 +180,19 @@ class PlanStore:
     @reconnecting
     def current_session_id(self) -> str:
         with self.read() as tx:
-            return tx.scalar(_SELECT_CURRENT) or DEFAULT_SESSION
+            return tx.scalar("SELECT_CURRENT") or DEFAULT_SESSION
 
     @reconnecting
     def set_current_session(self, session_id: str) -> None:
         with self.write() as tx:
-            tx.execute(self._upsert_current, {"value": session_id})
+            tx.execute("UPSERT_CURRENT", {"value": session_id})
         self.notify(session_id, -1)
 
     @reconnecting
     def sessions(self) -> list[dict]:
         """Every session that has been written to, oldest first."""
         with self.read() as tx:
-            return [row._asdict() for row in tx.all(_SELECT_SESSIONS)]
+            return [row._asdict() for row in tx.all("SELECT_SESSIONS")]
 
     # Change feed.
 
@@ -252,8 +231,8 @@ class PlanStore:
         self._closed = True
         with self._held_lock:
             held, self._held = self._held, []
-        for connection in held:
-            connection.close()
+        for handle, _driver in held:
+            handle.close()
         self._backend.dispose()
 
     def __enter__(self) -> PlanStore:

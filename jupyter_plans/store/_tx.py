@@ -9,12 +9,17 @@ SQL in Core and the time in the database.
 from __future__ import annotations
 
 import functools
+import json
 import time
 from collections import namedtuple
 from operator import itemgetter
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import ConnectionLost, PlanStoreError
+
+# The compiled forms of statements.py for SQLite; see there.
+SHIPPED = Path(__file__).with_name("sqlite_statements.json")
 
 # The execution option that marks a SQLAlchemy connection (migrations) as a writer.
 WRITE_OPTION = "plans_write"
@@ -42,38 +47,102 @@ def reconnecting(operation):
     return run
 
 
-class _Compiled(NamedTuple):
+class Compiled(NamedTuple):
+    """A statement compiled for one dialect, in a form that can be stored as JSON."""
+
+    sql: str
+    names: tuple[str, ...] | None  # a positional driver's parameters, in order; None if named
+    defaults: dict[str, Any]  # values the statement itself gives, such as .values(mode="plan")
+    columns: tuple[str, ...] | None  # the names of a result row's columns, or None
+
+
+class _Prepared(NamedTuple):
     sql: str
     positions: Any  # takes a positional driver's parameters, in order, from a dict
-    defaults: dict[str, Any]  # values the statement itself gives, such as .values(mode="plan")
+    defaults: dict[str, Any]
     row: Any  # the namedtuple type of a result row, or None
 
 
+def compile_statement(statement: Any, dialect: Any) -> Compiled:
+    """Compile a SQLAlchemy Core statement for `dialect`."""
+    compiled = statement.compile(dialect=dialect)
+    names = tuple(compiled.positiontup) if compiled.positional else None
+    columns = None
+    if getattr(statement, "is_select", False) or getattr(statement, "_returning", ()):
+        columns = tuple(c.key for c in statement.selected_columns)
+    # Only the parameters the SQL names: anonymous binds carry object ids in their keys.
+    used = set(names) if names is not None else set(compiled.bind_names.values())
+    defaults = {
+        name: b.value for name, b in compiled.binds.items() if not b.required and name in used
+    }
+    return Compiled(str(compiled), names, defaults, columns)
+
+
+@functools.cache
+def shipped_forms() -> dict[str, Any]:
+    """The compiled forms for SQLite that ship with the package (statements.py)."""
+    try:
+        return json.loads(SHIPPED.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+
+
+def _prepare(compiled: Compiled) -> _Prepared:
+    positions = None
+    if compiled.names is not None:
+        names = tuple(compiled.names)
+        positions = (lambda params: ()) if not names else itemgetter(*names)
+        if len(names) == 1:
+            positions = (lambda get: lambda params: (get(params),))(positions)
+    row = None
+    if compiled.columns is not None:
+        row = namedtuple("Row", list(compiled.columns), rename=True)
+    return _Prepared(compiled.sql, positions, compiled.defaults, row)
+
+
 class StatementCache:
-    """Compiled statements of one dialect, keyed by the statement object itself."""
+    """Compiled statements of one dialect: named statements of `statements.py` (for SQLite,
+    from the compiled forms shipped with the package), or statement objects themselves.
+
+    `dialect` is a SQLAlchemy dialect, or a dialect's name when none is at hand (then
+    SQLAlchemy is imported only for a statement that has no shipped form).
+    """
 
     def __init__(self, dialect: Any) -> None:
-        self._dialect = dialect
-        self._cache: dict[int, tuple[Any, _Compiled]] = {}
+        self.name = dialect if isinstance(dialect, str) else dialect.name
+        self._dialect = None if isinstance(dialect, str) else dialect
+        self._by_name: dict[str, _Prepared] = {}
+        self._by_object: dict[int, tuple[Any, _Prepared]] = {}
 
-    def get(self, statement: Any) -> _Compiled:
-        found = self._cache.get(id(statement))
+    @property
+    def dialect(self) -> Any:
+        if self._dialect is None:
+            from sqlalchemy.dialects import registry
+
+            self._dialect = registry.load(self.name)()
+        return self._dialect
+
+    def get(self, statement: Any) -> _Prepared:
+        if isinstance(statement, str):
+            found = self._by_name.get(statement)
+            if found is None:
+                found = self._by_name[statement] = _prepare(self._compiled(statement))
+            return found
+        found = self._by_object.get(id(statement))
         if found is not None and found[0] is statement:
             return found[1]
-        compiled = statement.compile(dialect=self._dialect)
-        positions = None
-        if compiled.positional:
-            names = tuple(compiled.positiontup)
-            positions = (lambda params: ()) if not names else itemgetter(*names)
-            if len(names) == 1:
-                positions = (lambda get: lambda params: (get(params),))(positions)
-        row = None
-        if getattr(statement, "is_select", False) or getattr(statement, "_returning", ()):
-            row = namedtuple("Row", [c.key for c in statement.selected_columns], rename=True)
-        defaults = {name: b.value for name, b in compiled.binds.items() if not b.required}
-        entry = _Compiled(str(compiled), positions, defaults, row)
-        self._cache[id(statement)] = (statement, entry)
+        entry = _prepare(compile_statement(statement, self.dialect))
+        self._by_object[id(statement)] = (statement, entry)
         return entry
+
+    def _compiled(self, name: str) -> Compiled:
+        if self.name == "sqlite":
+            form = shipped_forms().get(name)
+            if form is not None:
+                return Compiled(**form)
+        from . import statements
+
+        return compile_statement(statements.build(name, self.name), self.dialect)
 
 
 class Tx:
@@ -127,7 +196,7 @@ class Tx:
         if isinstance(error, store.driver_error):
             raise PlanStoreError(f"{store}: the change was not saved: {_line(error)}") from error
 
-    def _params(self, compiled: _Compiled, params: dict | None) -> Any:
+    def _params(self, compiled: _Prepared, params: dict | None) -> Any:
         if compiled.defaults:
             params = {**compiled.defaults, **(params or {})}
         elif params is None:

@@ -1,22 +1,36 @@
-"""Schema versions as an ordered list: MIGRATIONS[n] takes a store from version n to n + 1."""
+"""Schema versions as an ordered list: MIGRATIONS[n] takes a store from version n to n + 1.
+
+SQLAlchemy is imported when a migration runs, not with this module: opening a current plan
+file needs only LATEST.
+"""
+
+from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Column, Connection, Integer, insert, inspect, select, update
-
-from .schema import TABLES_V1, questions, schema_version, seen, sessions
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 
 def _create_v1(conn: Connection) -> None:
+    from .schema import TABLES_V1
+
     for table in TABLES_V1:
         table.create(conn, checkfirst=True)
 
 
 def _add_questions(conn: Connection) -> None:
+    from .schema import questions
+
     questions.create(conn, checkfirst=True)
 
 
 def _add_finished_and_seen(conn: Connection) -> None:
+    from sqlalchemy import Column, Integer, inspect
+
+    from .schema import seen, sessions
+
     # A store created at this version already has the column (TABLES_V1 holds today's tables).
     if "finished_seq" not in {c["name"] for c in inspect(conn).get_columns(sessions.name)}:
         column = Column("finished_seq", Integer)
@@ -34,6 +48,10 @@ LATEST = len(MIGRATIONS)
 
 
 def read_version(conn: Connection) -> int:
+    from sqlalchemy import select
+
+    from .schema import schema_version
+
     if not conn.dialect.has_table(conn, schema_version.name):
         return 0
     return conn.execute(select(schema_version.c.version)).scalar() or 0
@@ -41,6 +59,10 @@ def read_version(conn: Connection) -> int:
 
 def upgrade(conn: Connection, current: int) -> None:
     """Apply the migrations after `current`, inside the caller's transaction."""
+    from sqlalchemy import insert, update
+
+    from .schema import schema_version
+
     for migration in MIGRATIONS[current:]:
         migration(conn)
     if current == 0:

@@ -60,6 +60,20 @@ class PostgresBackend:
         self._token_lock = threading.Lock()
         self._token_conn = None
 
+    schema_version = None  # unknown until the migration check reads it
+
+    @property
+    def statement_dialect(self):
+        return self.engine.dialect
+
+    def connect(self):
+        """A pooled connection: (what to close or invalidate, the driver connection)."""
+        handle = self.engine.raw_connection()
+        return handle, handle.driver_connection
+
+    def forget(self, handle) -> None:
+        handle.invalidate()  # the pool must not hand the dead connection out again
+
     def connection_lost(self, connection, error: Exception | None = None) -> bool:
         """Whether `error` means the connection itself is gone (the server ended it)."""
         return bool(getattr(connection, "closed", False) or getattr(connection, "broken", False))

@@ -14,9 +14,6 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
 from ..errors import PlanStoreError
 from ._tx import WRITE_OPTION
 from .migrations import LATEST
@@ -24,31 +21,32 @@ from .migrations import LATEST
 BUSY_TIMEOUT_MS = 10_000
 
 
-def check_plan_file(path: Path) -> None:
-    """Refuse, without writing a byte, a file that is not ours to open."""
+def check_plan_file(path: Path) -> int:
+    """Refuse, without writing a byte, a file that is not ours to open; return its plan
+    schema version (0 for a new or empty file)."""
     if path.is_symlink():
         raise PlanStoreError(f"{path} is a symbolic link; a plan file must be a regular file")
     if not path.exists():
         if not path.parent.is_dir():
             raise PlanStoreError(f"cannot create {path}: the folder {path.parent} does not exist")
-        return
+        return 0
     if not path.is_file():
         raise PlanStoreError(f"{path} is not a regular file")
     if path.stat().st_size == 0:
-        return
+        return 0
     # A read-only look may still create the -wal and -shm files of a WAL database; when the
     # file is refused, the ones this look created are removed again.
     sides = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
     created = [side for side in sides if not side.exists()]
     try:
-        _preflight(path)
+        return _preflight(path)
     except PlanStoreError:
         for side in created:
             side.unlink(missing_ok=True)
         raise
 
 
-def _preflight(path: Path) -> None:
+def _preflight(path: Path) -> int:
     _check_length(path)
     try:
         conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
@@ -61,13 +59,15 @@ def _preflight(path: Path) -> None:
                 f"{path} is an SQLite database of another program (it has no plan tables); "
                 "choose another file for the plan"
             )
-        if tables:
-            version = conn.execute("SELECT max(version) FROM plans_schema_version").fetchone()[0]
-            if version is not None and version > LATEST:
-                raise PlanStoreError(
-                    f"{path} has plan schema version {version}, newer than the {LATEST} this "
-                    "jupyter-plans knows; upgrade jupyter-plans to open it"
-                )
+        if not tables:
+            return 0
+        version = conn.execute("SELECT max(version) FROM plans_schema_version").fetchone()[0]
+        if version is not None and version > LATEST:
+            raise PlanStoreError(
+                f"{path} has plan schema version {version}, newer than the {LATEST} this "
+                "jupyter-plans knows; upgrade jupyter-plans to open it"
+            )
+        return version or 0
     except sqlite3.DatabaseError as exc:
         raise PlanStoreError(f"{path} is not a readable plan file: {exc}") from None
     finally:
@@ -101,23 +101,74 @@ def _check_length(path: Path) -> None:
 
 
 class SQLiteBackend:
-    """The engine of one plan file, and the engine-specific statements the session needs."""
+    """One plan file: its connections, and a SQLAlchemy engine only when a migration needs one.
+
+    The store works on plain sqlite3 connections, so a current plan file is opened and used
+    without importing SQLAlchemy (see statements.py).
+    """
 
     dialect = "sqlite"
-
-    def __init__(self, path: Path) -> None:
-        check_plan_file(path)
-        self.path = path
-        self.engine: Engine = create_engine(f"sqlite+pysqlite:///{path}")
-        event.listen(self.engine, "connect", _configure_connection)
-        event.listen(self.engine, "begin", _begin)
-        self._version_lock = threading.Lock()
-        self._version_conn: sqlite3.Connection | None = None
-
-    insert = staticmethod(sqlite_insert)
+    statement_dialect = "sqlite"  # compiled forms ship with the package
     begin_write = "BEGIN IMMEDIATE"
     begin_read = "BEGIN"
     driver_error = sqlite3.Error
+
+    def __init__(self, path: Path) -> None:
+        self.schema_version = check_plan_file(path)
+        self.path = path
+        self._engine = None
+        self._version_lock = threading.Lock()
+        self._version_conn: sqlite3.Connection | None = None
+
+    @property
+    def engine(self):
+        """A SQLAlchemy engine on the file, made on first use (migrations, tools, tests)."""
+        if self._engine is None:
+            from sqlalchemy import create_engine, event
+
+            engine = create_engine(f"sqlite+pysqlite:///{self.path}")
+            event.listen(engine, "connect", lambda conn, _record: _configure(conn))
+            event.listen(engine, "begin", _begin)
+            self._engine = engine
+        return self._engine
+
+    def create_latest(self) -> bool:
+        """Create the latest schema in a new file from the shipped DDL; False when the file
+        turned out not to be new (another process got there first), for the migrations."""
+        from ._tx import shipped_forms
+
+        ddl = shipped_forms().get("__create__")
+        if not ddl:
+            return False
+        connection, _ = self.connect()
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            found = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'plans_schema_version'"
+            ).fetchone()
+            if found is not None:
+                connection.execute("ROLLBACK")
+                return False
+            for statement in ddl:
+                connection.execute(statement)
+            connection.execute("INSERT INTO plans_schema_version (version) VALUES (?)", (LATEST,))
+            connection.execute("COMMIT")
+            return True
+        except sqlite3.Error as exc:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise PlanStoreError(f"cannot create the plan file {self.path}: {exc}") from None
+        finally:
+            connection.close()
+
+    def connect(self) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+        """A new connection: (what to close, the driver connection)."""
+        connection = sqlite3.connect(str(self.path), check_same_thread=False)
+        _configure(connection)
+        return connection, connection
+
+    def forget(self, handle) -> None:
+        handle.close()
 
     def connection_lost(self, connection, error: Exception | None = None) -> bool:
         return False  # a file does not go away mid-transaction
@@ -134,12 +185,14 @@ class SQLiteBackend:
             if self._version_conn is not None:
                 self._version_conn.close()
                 self._version_conn = None
-        self.engine.dispose()
+        if self._engine is not None:
+            self._engine.dispose()
 
 
-def _configure_connection(dbapi_connection, _record) -> None:
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
+def _configure(connection: sqlite3.Connection) -> None:
+    # Autocommit at the driver: the transactions are ours (BEGIN IMMEDIATE for writers).
+    connection.isolation_level = None
+    cursor = connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")

@@ -1,0 +1,221 @@
+"""The SQL of the store, as SQLAlchemy Core statements, named.
+
+Code refers to a statement by its name (`tx.first("SELECT_HEAD", ...)`); the store compiles
+each one once per dialect. For SQLite the compiled forms ship with the package
+(`sqlite_statements.json`, written by `python -m jupyter_plans.store.statements`, and checked
+against SQLAlchemy by the tests), so opening a plan file and working in it does not import
+SQLAlchemy at all; it is imported when a migration runs, for PostgreSQL, or when a statement
+is missing from the file.
+
+A name maps to a statement, or to a function of the dialect's `insert` for the statements
+that differ by dialect (upserts).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from sqlalchemy import and_, bindparam, func, insert, null, select, update
+
+from ._tx import SHIPPED
+from .schema import decisions, events, messages, proposals, questions, sessions, settings, turns
+
+CURRENT_KEY = "current_session"
+
+_SID = bindparam("sid")
+
+SELECT_CURRENT = select(settings.c.value).where(settings.c.key == CURRENT_KEY)
+SELECT_SESSIONS = select(
+    sessions.c.session_id,
+    sessions.c.cursor,
+    sessions.c.mode,
+    sessions.c.revision,
+    sessions.c.pending_proposal_hash,
+    sessions.c.created_at,
+).order_by(sessions.c.created_at, sessions.c.session_id)
+
+
+# The session's statements (session.py).
+_RECORDED = (
+    select(events.c.result)
+    .where(events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
+    .scalar_subquery()
+)
+SELECT_STATE = (
+    select(sessions, _RECORDED.label("recorded"))
+    .where(sessions.c.session_id == _SID)
+    .with_for_update(of=sessions)
+)
+SELECT_STATE_ONLY = (
+    select(sessions, null().label("recorded"))
+    .where(sessions.c.session_id == _SID)
+    .with_for_update(of=sessions)
+)
+SELECT_ROW = select(sessions).where(sessions.c.session_id == _SID)
+SELECT_EVENT_DATA = select(events.c.data).where(
+    events.c.session_id == _SID, events.c.seq == bindparam("seq")
+)
+SELECT_EVENT_CHECK = select(events.c.kind, events.c.data, events.c.at).where(
+    events.c.session_id == _SID, events.c.seq == bindparam("seq")
+)
+SELECT_HEAD = select(sessions.c.cursor, sessions.c.pending_proposal_hash).where(
+    sessions.c.session_id == _SID
+)
+SELECT_FINISHED = select(sessions.c.finished_seq).where(sessions.c.session_id == _SID)
+UPDATE_STATE = (
+    update(sessions)
+    .where(sessions.c.session_id == _SID, sessions.c.cursor == bindparam("loaded_cursor"))
+    .values(
+        cursor=bindparam("b_cursor"),
+        revision=bindparam("b_revision"),
+        mode=bindparam("b_mode"),
+        pending_proposal_hash=bindparam("b_pending"),
+        approved_proposal_hash=bindparam("b_approved"),
+        plan_seq=bindparam("b_plan_seq"),
+        newest_turn_id=bindparam("b_turn_id"),
+        newest_turn_ordinal=bindparam("b_turn_ordinal"),
+        newest_turn_cancelled=bindparam("b_turn_cancelled"),
+        finished_seq=bindparam("b_finished_seq"),
+    )
+)
+INSERT_EVENT = insert(events)
+INSERT_TURN = insert(turns)
+INSERT_DECISION = insert(decisions)
+INSERT_PROPOSAL = insert(proposals)
+INSERT_MESSAGE = insert(messages)
+SELECT_EVENTS = (
+    select(events.c.seq, events.c.kind, events.c.data, events.c.at)
+    .where(events.c.session_id == _SID, events.c.seq > bindparam("after"))
+    .order_by(events.c.seq)
+)
+SELECT_DECISIONS = (
+    select(decisions.c.title, decisions.c.rationale, decisions.c.sources)
+    .where(decisions.c.session_id == _SID)
+    .order_by(decisions.c.seq)
+)
+SELECT_TURN = select(turns.c.ordinal, turns.c.cancelled).where(
+    turns.c.session_id == _SID, turns.c.turn_id == bindparam("turn_id")
+)
+CANCEL_TURN = (
+    update(turns)
+    .where(turns.c.session_id == _SID, turns.c.turn_id == bindparam("b_turn_id"))
+    .values(cancelled=True)
+)
+SELECT_WAITING = (
+    select(messages.c.message_id, messages.c.source, messages.c.text)
+    .where(messages.c.session_id == _SID, messages.c.delivered_seq.is_(None))
+    .order_by(messages.c.message_id)
+)
+NEXT_MESSAGE_ID = select(func.coalesce(func.max(messages.c.message_id), 0) + 1).where(
+    messages.c.session_id == _SID
+)
+MARK_DELIVERED = (
+    update(messages)
+    .where(messages.c.session_id == _SID, messages.c.message_id == bindparam("b_message_id"))
+    .values(delivered_seq=bindparam("b_seq"))
+)
+SELECT_LAST_TWO_PROPOSALS = (
+    select(proposals.c.hash, proposals.c.revision, proposals.c.body)
+    .where(proposals.c.session_id == _SID)
+    .order_by(proposals.c.seq.desc())
+    .limit(2)
+)
+INSERT_QUESTION = insert(questions)
+SELECT_OPEN_QUESTION = (
+    select(questions.c.asked_seq, questions.c.turn_id, questions.c.question)
+    .where(questions.c.session_id == _SID, questions.c.closed_seq.is_(None))
+    .order_by(questions.c.asked_seq.desc())
+    .limit(1)
+)
+CLOSE_QUESTION = (
+    update(questions)
+    .where(questions.c.session_id == _SID, questions.c.asked_seq == bindparam("b_asked_seq"))
+    .values(closed_seq=bindparam("b_closed_seq"))
+)
+PROPOSAL_KNOWN = select(proposals.c.seq).where(
+    and_(proposals.c.session_id == _SID, proposals.c.hash == bindparam("hash"))
+)
+
+
+def INSERT_SESSION(insert):  # noqa: N802 - named like the statements
+    return (
+        insert(sessions)
+        .values(
+            session_id=_SID,
+            cursor=0,
+            revision=0,
+            mode="default",
+            newest_turn_ordinal=0,
+            newest_turn_cancelled=False,
+            created_at=bindparam("created_at"),
+        )
+        .on_conflict_do_nothing(index_elements=[sessions.c.session_id])
+    )
+
+
+def UPSERT_CURRENT(insert):  # noqa: N802
+    return (
+        insert(settings)
+        .values(key=CURRENT_KEY, value=bindparam("value"))
+        .on_conflict_do_update(index_elements=[settings.c.key], set_={"value": bindparam("value")})
+    )
+
+
+def names() -> list[str]:
+    module = sys.modules[__name__]
+    return sorted(
+        name for name in vars(module) if name.isupper() and name not in ("SHIPPED", "CURRENT_KEY")
+    )
+
+
+def build(name: str, dialect_name: str):
+    """The statement called `name`, for the dialect (the upserts differ by dialect)."""
+    found = globals()[name]
+    if callable(found) and not hasattr(found, "compile"):
+        if dialect_name == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert
+        else:
+            from sqlalchemy.dialects.postgresql import insert
+        return found(insert)
+    return found
+
+
+def compiled_forms(dialect) -> dict[str, dict]:
+    """Every statement compiled for `dialect`, in the form the store keeps."""
+    from ._tx import compile_statement
+
+    return {
+        name: compile_statement(build(name, dialect.name), dialect)._asdict() for name in names()
+    }
+
+
+def create_latest(dialect) -> list[str]:
+    """The DDL that makes a new store's tables at the latest schema version, in order."""
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    from .schema import metadata
+
+    ddl = []
+    for table in metadata.sorted_tables:
+        ddl.append(str(CreateTable(table).compile(dialect=dialect)).strip())
+        ddl.extend(str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes)
+    return ddl
+
+
+def shipped() -> dict:
+    """What sqlite_statements.json holds: every statement, and the DDL of a new file."""
+    from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
+
+    dialect = SQLiteDialect_pysqlite()
+    return {**compiled_forms(dialect), "__create__": create_latest(dialect)}
+
+
+def write_shipped() -> None:
+    text = json.dumps(shipped(), indent=1, sort_keys=True) + "\n"
+    SHIPPED.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_shipped()
+    print(f"wrote {SHIPPED}")
