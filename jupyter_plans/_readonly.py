@@ -6,7 +6,8 @@ PlanStore opens a store to use it, so it creates a missing file and upgrades an 
 a hook that runs before every tool call must do neither. This object offers the part of
 PlanStore's interface that reading uses (`read()`, `plan_cache`, `current_session_id()`) on a
 connection that cannot write: SQLite's `mode=ro`, or a PostgreSQL session whose transactions
-are read only.
+are read only. A plan file is read with the statements' shipped SQLite forms, so no
+SQLAlchemy is imported for it.
 """
 
 from __future__ import annotations
@@ -16,23 +17,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import bindparam, select
-
 from .errors import PlanStoreError
 from .session import PlanSession
 from .store import PlanStore
 from .store._tx import StatementCache, Tx
 from .store.migrations import LATEST
-from .store.schema import sessions
 from .store.sqlite import check_plan_file
 
 BUSY_TIMEOUT_SECONDS = 2.0  # a reader waits only for a WAL recovery or a non-WAL writer
 CONNECT_TIMEOUT_SECONDS = 3
 STATEMENT_TIMEOUT_MS = 2000
-_VERSION = "SELECT max(version) FROM plans_schema_version"
-_SELECT_GATE = select(sessions.c.mode, sessions.c.pending_proposal_hash).where(
-    sessions.c.session_id == bindparam("sid")
-)
+# Columns every schema version has: the tool boundary reads them from any plan file.
+_GATE = "SELECT mode, pending_proposal_hash FROM plans_sessions WHERE session_id = {}"
 
 
 class StoreMissing(PlanStoreError):
@@ -42,14 +38,15 @@ class StoreMissing(PlanStoreError):
 class ReadOnlyStore:
     """The reading half of a PlanStore, on a connection that cannot write."""
 
-    def __init__(self, connection: Any, dialect: Any, begin: str, where: str, error: type):
+    def __init__(self, connection: Any, dialect: Any, where: str, version: int, **driver: Any):
         self._connection = connection
         self._statements = StatementCache(dialect)
-        self._begin = begin
         self.where = where
-        self.driver_error = error
+        self.version = version
+        self._begin = driver["begin"]
+        self._placeholder = driver["placeholder"]
+        self.driver_error = driver["error"]
         self.plan_cache: dict[str, tuple[int, dict]] = {}
-        self.version = LATEST  # read by open_read_only
 
     def __repr__(self) -> str:
         return self.where
@@ -82,9 +79,9 @@ class ReadOnlyStore:
         if session_id is None:
             session_id = self.current_session_id()
         PlanSession(self, session_id)  # refuses an id no session can have
-        with self.read() as tx:
-            row = tx.first(_SELECT_GATE, {"sid": session_id})
-        return session_id, *((row.mode, row.pending_proposal_hash) if row else ("default", None))
+        cursor = self._cursor()
+        row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
+        return session_id, *(row if row is not None else ("default", None))
 
     def close(self) -> None:
         self._connection.close()
@@ -122,21 +119,28 @@ def _sqlite(path: Path) -> ReadOnlyStore:
     # A dangling link does not exist either, so the link check comes first.
     if not path.is_symlink() and not path.exists():
         raise StoreMissing(f"there is no plan file at {path} yet")
-    check_plan_file(path)  # a symbolic link, another program's database, a newer schema
+    # A symbolic link, another program's database, a truncated file, a newer schema.
+    version = check_plan_file(path)
+    if version == 0:
+        raise StoreMissing(f"{path} has no plan in it yet")
     try:
         connection = sqlite3.connect(
             f"file:{quote(str(path))}?mode=ro",
             uri=True,
             isolation_level=None,  # the transactions are Tx's
             timeout=BUSY_TIMEOUT_SECONDS,
-            check_same_thread=False,
         )
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot open {path}: {exc}") from None
-    from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
-
-    store = ReadOnlyStore(connection, SQLiteDialect_pysqlite(), "BEGIN", str(path), sqlite3.Error)
-    return _checked(store, lambda e: "no such table" in str(e))
+    return ReadOnlyStore(
+        connection,
+        "sqlite",
+        str(path),
+        version,
+        begin="BEGIN",
+        placeholder="?",
+        error=sqlite3.Error,
+    )
 
 
 def _postgres(url: Any) -> ReadOnlyStore:
@@ -149,55 +153,49 @@ def _postgres(url: Any) -> ReadOnlyStore:
     from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 
     where = url.render_as_string(hide_password=True)
-    options = " ".join(
-        filter(
-            None,
-            [
-                url.query.get("options", ""),
-                "-c default_transaction_read_only=on",
-                f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
-            ],
-        )
-    )
+    options = [
+        url.query.get("options", ""),
+        "-c default_transaction_read_only=on",
+        f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+    ]
     conninfo = url.set(drivername="postgresql").difference_update_query(["options"])
     try:
         connection = psycopg.connect(
             conninfo.render_as_string(hide_password=False),
             autocommit=True,  # the transactions are Tx's
-            options=options,
+            options=" ".join(filter(None, options)),
             connect_timeout=int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS)),
         )
     except psycopg.Error as exc:
         raise PlanStoreError(f"cannot connect to {where}: {_first_line(exc)}") from None
-    begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-    store = ReadOnlyStore(connection, PGDialect_psycopg(), begin, where, psycopg.Error)
-    return _checked(store, lambda e: isinstance(e, psycopg.errors.UndefinedTable))
-
-
-def _checked(store: ReadOnlyStore, no_tables) -> ReadOnlyStore:
-    """The store with its schema version read; closed and refused when it has none or a newer
-    one than this code knows."""
     try:
         try:
-            version = store._cursor().execute(_VERSION).fetchone()[0]
-        except store.driver_error as exc:
-            if no_tables(exc):
-                raise StoreMissing(f"{store} has no plan in it yet") from None
+            row = connection.execute("SELECT max(version) FROM plans_schema_version").fetchone()
+        except psycopg.errors.UndefinedTable:
+            raise StoreMissing(f"{where} has no plan in it yet") from None
+        except psycopg.Error as exc:
             raise PlanStoreError(
-                f"{store} is not a readable plan store: {_first_line(exc)}"
+                f"{where} is not a readable plan store: {_first_line(exc)}"
             ) from None
-        if version is None:
-            raise StoreMissing(f"{store} has no plan in it yet")
-        if version > LATEST:
+        if row[0] is None:
+            raise StoreMissing(f"{where} has no plan in it yet")
+        if row[0] > LATEST:
             raise PlanStoreError(
-                f"{store} has plan schema version {version}, newer than the {LATEST} this "
+                f"{where} has plan schema version {row[0]}, newer than the {LATEST} this "
                 "jupyter-plans knows; upgrade jupyter-plans"
             )
-        store.version = version
     except BaseException:
-        store.close()
+        connection.close()
         raise
-    return store
+    return ReadOnlyStore(
+        connection,
+        PGDialect_psycopg(),
+        where,
+        row[0],
+        begin="BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        placeholder="%s",
+        error=psycopg.Error,
+    )
 
 
 def _first_line(error: BaseException) -> str:

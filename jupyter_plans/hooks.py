@@ -120,11 +120,11 @@ def _read_input(stream: Any) -> tuple[dict | None, str | None]:
 
 @dataclass
 class _Plan:
-    """What the hook read: the snapshot JSON, the open question, and where it came from."""
+    """What the hook read: the snapshot JSON, where it came from, and the agent's context."""
 
     snapshot: dict
-    question: str | None
     where: str
+    context: str | None = None
 
 
 def _read(args: argparse.Namespace, read: Any) -> tuple[Any, str | None]:
@@ -141,15 +141,20 @@ def _read(args: argparse.Namespace, read: Any) -> tuple[Any, str | None]:
         return None, _line(exc)
 
 
-def _read_plan(args: argparse.Namespace) -> tuple[_Plan | None, str | None]:
-    """The session's state through PlanSession's own reads, or why it could not be read."""
+def _read_plan(args: argparse.Namespace, limit: int | None = None) -> tuple[Any, str | None]:
+    """The session's state through PlanSession's own reads, with the context block within
+    `limit` characters when one is asked for; or why it could not be read."""
 
     def read(store: Any, label: str) -> _Plan:
         session = store.session(args.session)
         snapshot = session.snapshot().model_dump(mode="json")
-        question = session.open_question()
-        where = f"{label}, session {snapshot['session_id']}"
-        return _Plan(snapshot, question.question if question else None, where)
+        plan = _Plan(snapshot, f"{label}, session {snapshot['session_id']}")
+        if limit is not None:
+            from .agents.context import context_block
+
+            header = _header(plan)
+            plan.context = header + "\n" + context_block(session, limit=limit - len(header) - 1)
+        return plan
 
     return _read(args, read)
 
@@ -161,16 +166,17 @@ def _answer(args: argparse.Namespace, payload: dict | None, problem: str | None)
         return _warn(f"this hook is registered for {event} but the host sent {_short(sent)}")
     if event == "PreToolUse":
         return _pre_tool_use(args, payload, problem)
-    plan, unread = _read_plan(args)
     if event in ("SessionStart", "UserPromptSubmit"):
+        limit = args.limit if event == "SessionStart" else args.prompt_limit
+        plan, unread = _read_plan(args, limit)
         if plan is None:
             return _warn(f"the agent did not get the plan: {unread}", problem)
-        limit = args.limit if event == "SessionStart" else args.prompt_limit
-        context = {"hookEventName": event, "additionalContext": _context(plan, limit)}
+        context = {"hookEventName": event, "additionalContext": plan.context}
         if event == "SessionStart" and plan.snapshot["cursor"] == 0:
             # Nothing ever happened in it: a new session, or a --session that names none.
             problem = "; ".join(filter(None, [f"{plan.where} has no history yet", problem]))
         return {"hookSpecificOutput": context} | _warning(problem)
+    plan, unread = _read_plan(args)
     if plan is None:
         return _warn(f"cannot read the plan: {unread}", problem)
     reminder = _reminder(event, plan)
@@ -219,13 +225,13 @@ def _guarded(tool: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatchcase(tool, pattern) for pattern in patterns)
 
 
-def _context(plan: _Plan, limit: int) -> str:
-    from .agents.context import render_context
-
+def _header(plan: _Plan) -> str:
+    """jupyter-plans' own words before the context block: at most about 510 characters, so
+    even the smallest block of the largest state fits beside it in 2,000."""
     snapshot = plan.snapshot
     header = (
-        f"jupyter-plans keeps the plan of this work ({plan.where}); the person reads it beside "
-        "the notebook and decides on proposals. Keep it current with update_plan."
+        f"jupyter-plans keeps the plan of this work ({_short(plan.where, 160)}); the person "
+        "reads it beside the notebook and decides on proposals. Keep it current with update_plan."
     )
     if snapshot["pending_proposal_hash"]:
         header += (
@@ -237,7 +243,7 @@ def _context(plan: _Plan, limit: int) -> str:
             " The session is in plan mode: tools that change the world are refused; research "
             "with read-only tools, then propose with plan_submit and wait for the decision."
         )
-    return header + "\n" + render_context(snapshot, plan.question, limit - len(header) - 1)
+    return header
 
 
 def _reminder(event: str, plan: _Plan) -> str | None:
