@@ -18,7 +18,7 @@ _INLINE = re.compile(r"([\\`*_\[\]<>&|~$#@^])")
 _BARE_LINK = re.compile(r"(?i)(?<=[a-z0-9])(:(?=//))|(?<![a-z0-9])(www)(\.)")
 # At the start of a line: lists (- + and "1." or "1)"), quotes, setext underlines, and the
 # characters above that also start blocks there.
-_LEADING = re.compile(r"^([-+=>]|\d+(?=[.)]))")
+_LEADING = re.compile(r"^([-+=>]|\d+(?=[.)](?:\s|$)))")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 # Bidirectional overrides and isolates could make a line read otherwise than it is stored.
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")

@@ -21,6 +21,10 @@ _ACCEPTED_TOOL = {
 }
 
 
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
 def _b(ident: str) -> str:
     return f"**{inert(ident)}**"
 
@@ -76,9 +80,12 @@ def _changes(before: dict | None, plan: dict) -> str:
             parts.append(f"started {_b(step['id'])}")
         elif was is not None:
             parts.append(f"set {_b(step['id'])} back to pending")
-    for field in ("explanation", "findings", "objectives"):
-        if before is not None and before[field] != plan[field]:
-            parts.append(f"revised the {field}")
+    revised = [
+        f for f in ("explanation", "findings", "objectives") if before and before[f] != plan[f]
+    ]
+    if revised:
+        listed = revised[0] if len(revised) == 1 else f"{', '.join(revised[:-1])} and {revised[-1]}"
+        parts.append(f"revised the {listed}")
     return "; ".join(parts)
 
 
@@ -86,17 +93,19 @@ def _plan_line(event: Event, before: dict | None) -> str:
     plan, name = event.data["plan"], event.data["name"]
     revision = plan["revision"]
     if name == "plan_submit":
-        size = f"{len(plan['steps'])} steps, {len(plan['objectives'])} objectives"
+        size = (
+            f"{_count(len(plan['steps']), 'step')}, {_count(len(plan['objectives']), 'objective')}"
+        )
         changed = _changes(before, plan) if before else ""
         return f"The agent proposed a plan as revision {revision}: {size}" + (
             f" ({changed})." if changed else "."
         )
     who = "The person edited" if name == "user_edit" else "The agent updated"
     if before is None and name != "user_edit":
-        phases = len(plan["phases"])
         return (
-            f"The agent wrote the plan (revision {revision}): {len(plan['steps'])} steps in "
-            f"{phases} phase{'' if phases == 1 else 's'}, {len(plan['objectives'])} objectives."
+            f"The agent wrote the plan (revision {revision}): {_count(len(plan['steps']), 'step')}"
+            f" in {_count(len(plan['phases']), 'phase')}, "
+            f"{_count(len(plan['objectives']), 'objective')}."
         )
     changed = _changes(before, plan) or "nothing in the steps changed"
     return f"{who} the plan to revision {revision}: {changed}."
@@ -138,10 +147,9 @@ def _line(event: Event, before: dict | None) -> str | None:
             return "That answered the agent's question."
         return "The agent's question was dropped unanswered."
     if kind == "plan_finished":
-        count = len(data["review"])
         return (
             f"The agent finished the plan at revision {data['revision']}, reviewing its "
-            f"{count} objective{'' if count == 1 else 's'} (see plan.md)."
+            f"{_count(len(data['review']), 'objective')} (see plan.md)."
         )
     if kind == "plan_reopened":
         return f"Revision {data['revision']} reopened the finished plan."

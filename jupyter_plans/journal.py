@@ -171,6 +171,8 @@ def _checkpoint(history: _History) -> list[str]:
         lines.append(f"- The agent asks: {inert(history.question)}")
     current = [s for s in (plan or {"steps": []})["steps"] if s["status"] == "in_progress"]
     lines += ["", "## Ready work", ""]
+    if snapshot.pending_proposal_hash and (current or ready):
+        lines += ["Once the person approves the proposal:", ""]
     lines += [f"- In progress: {_step_words(step)}" for step in current]
     lines += [f"- {_step_words(step)}" for step in ready]
     if not (current or ready):
@@ -222,6 +224,8 @@ def _plan(history: _History) -> list[str]:
             title = f": {inert(phase['title'])}" if phase["title"] is not None else ""
             heading = f"## Phase {number}{title}"
         lines += ["", heading, ""]
+        if not phase["steps"]:
+            lines.append("No steps in this phase.")
         for step in phase["steps"]:
             mark = "x" if step["status"] == "completed" else " "
             note = " (in progress)" if step["status"] == "in_progress" else ""

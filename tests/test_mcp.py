@@ -440,3 +440,25 @@ def test_a_foreign_plan_file_exits_1_with_one_line(tmp_path):
     assert (proc.returncode, proc.stdout) == (1, "")
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "another program" in lines[0], proc.stderr
+
+
+@scenario
+async def test_finish_plan_is_listed_once_every_step_is_completed(tmp_path):
+    done = [{**step, "status": "completed"} for step in STEPS]
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        result = await client.call("update_plan", {"expected_revision": 0, "steps": STEPS})
+        assert not result.is_error
+        assert set(await client.tool_names()) == PLAN_TOOLS
+        seen = len(client.notices)
+        with PlanStore(db_of(tmp_path)) as store:  # another process completes the steps
+            args = {"expected_revision": 1, "steps": done}
+            assert not store.session("s").call_tool("update_plan", args).is_error
+        await client.wait_for(types.ToolListChangedNotification, after=seen)
+        assert set(await client.tool_names()) == PLAN_TOOLS | {"finish_plan"}
+        result = await client.call("finish_plan", {"review": []})
+        assert not result.is_error and "finished at revision 2" in text_of(result)
+        seen = len(client.notices)
+        result = await client.call("update_plan", {"expected_revision": 2, "steps": STEPS})
+        assert "reopens the finished plan" in text_of(result)
+        await client.wait_for(types.ToolListChangedNotification, after=seen)
+        assert set(await client.tool_names()) == PLAN_TOOLS
