@@ -7,7 +7,6 @@ tool call; it only grows.
 
 from __future__ import annotations
 
-import functools
 import logging
 from typing import Any
 
@@ -19,43 +18,19 @@ _log = logging.getLogger("jupyter_plans")
 SHOWN_EVENTS = 10  # the most events told on load; %plan history N tells more
 
 
-@functools.cache
-def _statements() -> dict[str, Any]:
-    from sqlalchemy import bindparam, insert, select, update
-
-    from .store.schema import seen
-
-    key = (seen.c.notebook == bindparam("notebook"), seen.c.session_id == bindparam("sid"))
-    return {
-        "select": select(seen.c.cursor).where(*key),
-        "raise": update(seen)
-        .where(*key, seen.c.cursor < bindparam("b_cursor"))
-        .values(cursor=bindparam("b_cursor")),
-        "insert": insert(seen).values(
-            notebook=bindparam("notebook"),
-            session_id=bindparam("sid"),
-            cursor=bindparam("b_cursor"),
-        ),
-    }
-
-
 def last_seen(session: Any, notebook: str) -> int | None:
     """The cursor of the newest card `notebook` showed of `session`; None if it showed none."""
     with session.store.read() as tx:
-        return tx.scalar(_statements()["select"], {"notebook": notebook, "sid": session.session_id})
+        return tx.scalar("SEEN_SELECT", {"notebook": notebook, "sid": session.session_id})
 
 
 def remember_seen(session: Any, notebook: str, cursor: int) -> None:
     """Record that `notebook` showed `session` at `cursor` (a lower cursor changes nothing)."""
-    found = _statements()
     params = {"notebook": notebook, "sid": session.session_id, "b_cursor": cursor}
     try:
         with session.store.write() as tx:
-            if (
-                tx.execute(found["raise"], params) == 0
-                and tx.scalar(found["select"], params) is None
-            ):
-                tx.execute(found["insert"], params)
+            if tx.execute("SEEN_RAISE", params) == 0 and tx.scalar("SEEN_SELECT", params) is None:
+                tx.execute("SEEN_INSERT", params)
     except PlanStoreError:
         # Another kernel of the same notebook recorded it first; it is only a reminder.
         _log.debug("could not record the cursor the notebook showed", exc_info=True)

@@ -15,7 +15,7 @@ MessageSource = Literal["person", "automatic", "notice"]
 class _Model(BaseModel):
     # Strict: a model that sends "3" for a revision or "Done" for a status is told so,
     # rather than having it silently coerced.
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 class Step(_Model):
@@ -120,7 +120,7 @@ class Message(_Model):
 # Tool inputs: TypedDicts that pydantic validates strictly. A plan arrives on every update, and
 # validating into dicts rather than model instances took a third off the cost of an update.
 
-_INPUT = ConfigDict(extra="forbid", strict=True)
+_INPUT = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 @with_config(_INPUT)

@@ -19,7 +19,17 @@ import sys
 from sqlalchemy import and_, bindparam, func, insert, null, select, update
 
 from ._tx import SHIPPED
-from .schema import decisions, events, messages, proposals, questions, sessions, settings, turns
+from .schema import (
+    decisions,
+    events,
+    messages,
+    proposals,
+    questions,
+    seen,
+    sessions,
+    settings,
+    turns,
+)
 
 CURRENT_KEY = "current_session"
 
@@ -138,6 +148,19 @@ PROPOSAL_KNOWN = select(proposals.c.seq).where(
 )
 
 
+# What each notebook last showed of a session (_resume.py).
+_SEEN = (seen.c.notebook == bindparam("notebook"), seen.c.session_id == _SID)
+SEEN_SELECT = select(seen.c.cursor).where(*_SEEN)
+SEEN_RAISE = (
+    update(seen)
+    .where(*_SEEN, seen.c.cursor < bindparam("b_cursor"))
+    .values(cursor=bindparam("b_cursor"))
+)
+SEEN_INSERT = insert(seen).values(
+    notebook=bindparam("notebook"), session_id=_SID, cursor=bindparam("b_cursor")
+)
+
+
 def INSERT_SESSION(insert):  # noqa: N802 - named like the statements
     return (
         insert(sessions)
@@ -164,9 +187,8 @@ def UPSERT_CURRENT(insert):  # noqa: N802
 
 def names() -> list[str]:
     module = sys.modules[__name__]
-    return sorted(
-        name for name in vars(module) if name.isupper() and name not in ("SHIPPED", "CURRENT_KEY")
-    )
+    skip = ("SHIPPED", "CURRENT_KEY")
+    return sorted(n for n in vars(module) if n.isupper() and n[0] != "_" and n not in skip)
 
 
 def build(name: str, dialect_name: str):
