@@ -1,0 +1,79 @@
+"""A finished plan in a real JupyterLab and Chromium: the live card and the Plan panel show the
+agent's final review as text, and a later change to the plan takes it away again."""
+
+from pathlib import Path
+
+import nbformat
+
+from jupyter_plans import PlanStore
+
+from .test_browser import open_notebook, run_cells
+
+SHOTS = Path(__file__).parents[2] / "build" / "screenshots"
+HOSTILE = "<img src=x onerror=alert(1)>"
+OBJECTIVES = ["a weekly revenue chart", "a baseline model with MAPE on June"]
+STEPS = [
+    {"id": "load", "description": "Load sales.csv", "status": "completed"},
+    {
+        "id": "fit",
+        "description": "Fit the baseline",
+        "status": "completed",
+        "acceptance": "MAPE printed",
+        "evidence": "MAPE 8.1% on June",
+        "depends_on": ["load"],
+    },
+]
+REVIEW = [
+    {"objective": OBJECTIVES[0], "outcome": "drawn for 26 weeks", "evidence": "figure 1"},
+    {"objective": OBJECTIVES[1], "outcome": f"fitted {HOSTILE}", "evidence": "MAPE 8.1%"},
+]
+
+
+def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, lab):
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    root = lab["root"]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("%load_ext jupyter_plans")],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
+    nbformat.write(notebook, root / "finished.ipynb")
+    session = PlanStore(root / "finished.plans.sqlite").session("default")
+    args = {"expected_revision": 0, "objectives": OBJECTIVES, "steps": STEPS}
+    assert not session.call_tool("update_plan", args).is_error
+
+    open_notebook(page, lab, "finished.ipynb")
+    run_cells(page, 0, 0)
+    card = page.locator(".jp-OutputArea .jp-plans-card").first
+    card.get_by_text("Fit the baseline").wait_for(timeout=30_000)
+    assert card.locator(".jp-plans-banner-finished").count() == 0
+
+    # The agent, in another process, finishes the plan: the live card follows by itself.
+    assert not session.call_tool("finish_plan", {"review": REVIEW}).is_error
+    banner = card.locator(".jp-plans-banner-finished")
+    banner.get_by_text("Finished").wait_for(timeout=10_000)
+    assert "the agent reviewed 2 objectives" in banner.inner_text()
+    objectives = banner.locator(".jp-plans-review-objective").all_inner_texts()
+    assert objectives == OBJECTIVES
+    banner.get_by_text(f"fitted {HOSTILE}").wait_for(timeout=5_000)
+    assert "figure 1" in banner.locator(".jp-plans-review-evidence").first.inner_text()
+    assert page.locator(".jp-plans-card img").count() == 0
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    card.screenshot(path=str(SHOTS / "card-finished.png"))
+
+    # The Plan panel shows the same review.
+    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-plans:open-panel')")
+    panel = page.locator("#jupyter-plans-panel")
+    panel.locator(".jp-plans-banner-finished").get_by_text(f"fitted {HOSTILE}").wait_for(
+        timeout=30_000
+    )
+
+    # A later change reopens the plan: the review leaves the card.
+    args = {"expected_revision": 1, "objectives": OBJECTIVES, "steps": STEPS[:1]}
+    assert not session.call_tool("update_plan", args).is_error
+    banner.wait_for(state="detached", timeout=10_000)
+    panel.locator(".jp-plans-banner-finished").wait_for(state="detached", timeout=10_000)
+    page.wait_for_timeout(300)
+    assert dialogs == []
