@@ -73,15 +73,15 @@ class ReadOnlyStore:
             )
         return PlanSession(self, self.current_session_id() if session_id is None else session_id)
 
-    def gate(self, session_id: str | None = None) -> tuple[str, str, str | None]:
-        """The session id, its mode and its waiting proposal: what the tool boundary needs,
-        read from columns every schema version has, so an upgrade never lifts plan mode."""
+    def gate(self, session_id: str | None = None) -> tuple[str, str | None]:
+        """The session's mode and its waiting proposal: what the tool boundary needs, read
+        from columns every schema version has, so an upgrade never lifts plan mode."""
         if session_id is None:
             session_id = self.current_session_id()
         PlanSession(self, session_id)  # refuses an id no session can have
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
-        return session_id, *(row if row is not None else ("default", None))
+        return (row[0], row[1]) if row is not None else ("default", None)
 
     def close(self) -> None:
         self._connection.close()

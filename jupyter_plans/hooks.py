@@ -23,6 +23,9 @@ EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "Stop"
 MAX_INPUT_BYTES = 1 << 20  # 1 MiB
 DEFAULT_GUARD = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch")
 EXECUTE_TOOLS = ("Bash",)  # the others in the guard list write; the word is only for the reason
+# Claude Code keeps hook output it injects into context to 10,000 characters (UTF-16 units,
+# as JavaScript counts): past that the model sees a 2 KB preview and a file path instead.
+CONTEXT_LIMIT = 9500
 PROMPT_LIMIT = 2000
 MIN_LIMIT = 2000
 
@@ -77,7 +80,7 @@ def _event_parser() -> argparse.ArgumentParser:
     parser.add_argument("event", choices=EVENTS, metavar="EVENT", help=", ".join(EVENTS))
     _where(parser)
     parser.add_argument(
-        "--limit", type=_limit, default=14_000, metavar="CHARS", help="context at session start"
+        "--limit", type=_limit, default=CONTEXT_LIMIT, metavar="CHARS", help="at session start"
     )
     parser.add_argument(
         "--prompt-limit", type=_limit, default=PROMPT_LIMIT, metavar="CHARS", help="with a prompt"
@@ -93,7 +96,7 @@ def main(argv: list[str]) -> int:
     args = _event_parser().parse_args(argv)
     if args.db is not None and args.session is None:
         _event_parser().error("--session is required with --db")
-    payload, problem = _read_input(sys.stdin.buffer)
+    payload, problem = _read_input(getattr(sys.stdin, "buffer", None))
     answer = _answer(args, payload, problem)
     if answer:
         if "systemMessage" in answer:
@@ -105,7 +108,7 @@ def main(argv: list[str]) -> int:
 
 def _read_input(stream: Any) -> tuple[dict | None, str | None]:
     """The host's hook JSON, or why it could not be read (one line)."""
-    data = stream.read(MAX_INPUT_BYTES + 1)
+    data = stream.read(MAX_INPUT_BYTES + 1) if stream is not None else b""
     if len(data) > MAX_INPUT_BYTES:
         return None, f"the hook input is larger than 1 MiB ({MAX_INPUT_BYTES} bytes); not read"
     try:
@@ -153,7 +156,15 @@ def _read_plan(args: argparse.Namespace, limit: int | None = None) -> tuple[Any,
             from .agents.context import context_block
 
             header = _header(plan)
-            plan.context = header + "\n" + context_block(session, limit=limit - len(header) - 1)
+            budget = limit - len(header) - 1
+            for _ in range(4):  # a character outside the BMP counts twice for the host
+                plan.context = header + "\n" + context_block(session, limit=budget)
+                excess = _utf16_length(plan.context) - limit
+                if excess <= 0:
+                    break
+                budget -= excess
+            else:
+                raise ValueError(f"the context block does not fit in {limit} characters")
         return plan
 
     return _read(args, read)
@@ -175,12 +186,11 @@ def _answer(args: argparse.Namespace, payload: dict | None, problem: str | None)
         if event == "SessionStart" and plan.snapshot["cursor"] == 0:
             # Nothing ever happened in it: a new session, or a --session that names none.
             problem = "; ".join(filter(None, [f"{plan.where} has no history yet", problem]))
-        return {"hookSpecificOutput": context} | _warning(problem)
+        return {"hookSpecificOutput": context} | _warn(problem)
     plan, unread = _read_plan(args)
     if plan is None:
         return _warn(f"cannot read the plan: {unread}", problem)
-    reminder = _reminder(event, plan)
-    return _warn(reminder, problem) if reminder or problem else None
+    return _warn(_reminder(event, plan), problem) or None
 
 
 def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str | None):
@@ -193,10 +203,10 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
     gate, unread = _read(args, lambda store, label: store.gate(args.session))
     if gate is None:
         return _warn(f"{_short(tool or 'a tool')} ran unchecked: {unread}", problem)
-    _session_id, mode, pending = gate
+    mode, pending = gate
     waiting = pending is not None
     if mode != "plan" and not waiting:
-        return _warning(problem) or None
+        return _warn(problem) or None
     if tool is None:
         return _deny(
             f"jupyter-plans: {problem}, so the tool cannot be told apart from one that changes "
@@ -268,11 +278,9 @@ def _reminder(event: str, plan: _Plan) -> str | None:
     if event == "PreCompact":
         record = "; record this turn's progress with update_plan" if unfinished else ""
         return f"{progress}{record}; the plan is given back to the agent after compaction"
-    return (
-        f"{progress}; progress made this turn belongs in the plan (update_plan)"
-        if (unfinished)
-        else None
-    )
+    if not unfinished:
+        return None
+    return f"{progress}; progress made this turn belongs in the plan (update_plan)"
 
 
 def _deny(reason: str) -> dict:
@@ -285,18 +293,19 @@ def _deny(reason: str) -> dict:
     }
 
 
-def _warning(problem: str | None) -> dict:
-    return {"systemMessage": f"jupyter-plans: {problem}"} if problem else {}
-
-
-def _warn(text: str | None, problem: str | None = None) -> dict:
-    """A line for the person (`systemMessage`): never a decision, never a block."""
-    return {"systemMessage": "jupyter-plans: " + "; ".join(filter(None, [text, problem]))}
+def _warn(*parts: str | None) -> dict:
+    """A line for the person (`systemMessage`), never a decision or a block; {} for none."""
+    text = "; ".join(filter(None, parts))
+    return {"systemMessage": f"jupyter-plans: {text}"} if text else {}
 
 
 def _short(value: Any, most: int = 80) -> str:
     text = value if isinstance(value, str) and value.isprintable() else repr(value)
     return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def _utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 def _line(error: BaseException) -> str:

@@ -137,28 +137,40 @@ def test_session_start_gives_the_framed_context_block(plan_file, host, source):
     assert '"current_step":"clean"' in context and "drop the duplicate rows" in context
 
 
-def test_the_context_of_a_full_plan_stays_within_14000_characters(tmp_path):
+def utf16_length(text: str) -> int:
+    """Characters as Claude Code counts them (JavaScript's string length)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+@pytest.mark.parametrize("letter", ["x", "\U0001f4ca"], ids=["ascii", "outside-the-bmp"])
+def test_the_context_of_a_full_plan_stays_under_the_hosts_cap(tmp_path, letter):
+    """At most 9,500 characters by default: under Claude Code's 10,000-character cap on
+    injected hook output, counted as it counts them, and within the block's own 14,000."""
     path = str(tmp_path / "full.plans.sqlite")
-    long = "x" * 230
-    steps = [{"id": f"step-{n:02d}", "description": f"{n} {long}"} for n in range(32)]
-    text = {"explanation": "e" * 500, "findings": ["f" * 500] * 20, "objectives": ["o" * 500] * 20}
+
+    def text(size: int) -> str:
+        return letter * (size // len(letter.encode()))
+
+    steps = [{"id": f"step-{n:02d}", "description": text(240)} for n in range(32)]
+    plan = {"explanation": text(500), "findings": [text(500)] * 20, "objectives": [text(500)] * 20}
     with PlanStore(path) as store:
         session = store.session("s")
-        assert not session.call_tool(
-            "update_plan", {"expected_revision": 0, "steps": steps, **text}
-        ).is_error
+        result = session.call_tool("update_plan", {"expected_revision": 0, "steps": steps, **plan})
+        assert not result.is_error, result.content
         for n in range(20):
-            session.call_tool(
-                "record_decision", {"title": f"d{n} " + "t" * 100, "rationale": "r" * 500}
-            )
+            decision = {"title": f"d{n} " + text(100), "rationale": text(500)}
+            assert not session.call_tool("record_decision", decision).is_error
     for event, name, most in (
-        ("SessionStart", "SessionStart.startup", MAX_CONTEXT_CHARS),
+        ("SessionStart", "SessionStart.startup", 9500),
         ("UserPromptSubmit", "UserPromptSubmit", 2000),
     ):
         status, answer, _ = hook(event, recorded("claude-code", name), *at(path))
         context = answer["hookSpecificOutput"]["additionalContext"]
-        assert status == 0 and len(context) <= most
+        assert status == 0 and len(context) <= utf16_length(context) <= most < MAX_CONTEXT_CHARS
         assert context.endswith(CLOSE) and '"omitted"' in context
+    _, answer, _ = hook("SessionStart", b"{}", *at(path), "--limit", "14000")
+    wider = utf16_length(answer["hookSpecificOutput"]["additionalContext"])
+    assert wider <= 14000 and (letter != "x" or wider > 9500)  # a host without the cap
 
 
 @pytest.mark.parametrize("host", HOSTS)
