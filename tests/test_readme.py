@@ -4,6 +4,7 @@ built-in agent cells (against a replaying endpoint where the README points), and
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import io
 import json
 import re
@@ -106,3 +107,69 @@ def test_the_builtin_agent_cells_run_as_written(tmp_path, monkeypatch, capsys):
         shell.config.OpenAIAgent.clear()
         shell.config.PlanMagics.clear()
         shell.user_ns.pop("sales", None)
+
+
+# The journal section: its examples are what export and %load_ext print for this plan.
+
+OBJECTIVES = ["a weekly revenue chart", "a baseline model with its error on June"]
+JOURNAL_TEXT = {
+    "explanation": "Clean first: 3.1% of prices are null.",
+    "findings": ["price is null in 412 of 13,290 rows"],
+    "objectives": OBJECTIVES,
+}
+
+
+def journal_blocks() -> list[tuple[str, str]]:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## The journal\n", 1)[1].split("\n## How the store", 1)[0]
+    return re.findall(r"^ *```(\w*)\n(.*?)^ *```", section, flags=re.S | re.M)
+
+
+def test_the_journal_examples_are_what_the_plan_gives(store):
+    from jupyter_plans._resume import remember_seen, since_last_seen
+    from jupyter_plans.journal import render
+
+    session = store.session("default")
+
+    markdown = [body for lang, body in journal_blocks() if lang == "markdown"]
+    (told,) = [body for lang, body in journal_blocks() if lang == "text"]
+    (ignored,) = [body for lang, body in journal_blocks() if lang == "gitignore"]
+    session.start_planning("Clean sales.csv and fit a baseline model of weekly revenue")
+    steps = [
+        {"id": "load", "description": "Load sales.csv"},
+        {"id": "clean", "description": "Drop rows with null price", "depends_on": ["load"]},
+        {"id": "chart", "description": "Chart weekly revenue", "depends_on": ["clean"]},
+        {
+            "id": "fit",
+            "description": "Fit the baseline, score it on June",
+            "depends_on": ["clean"],
+            "acceptance": "MAPE printed for June",
+        },
+    ]
+    assert not session.call_tool("plan_submit", {**JOURNAL_TEXT, "steps": steps}).is_error
+    session.approve()
+    steps[0]["status"], steps[1]["status"] = "completed", "in_progress"
+    update = {"expected_revision": 1, **JOURNAL_TEXT, "steps": steps}
+    assert not session.call_tool("update_plan", update).is_error
+    assert render(session.session_id, session.events())["checkpoint.md"] == markdown[0]
+    remember_seen(session, "analysis.ipynb", session.cursor())  # the person looks, then leaves
+
+    for step in steps[1:]:
+        step["status"] = "completed"
+    steps[3]["evidence"] = "MAPE 8.1% on June"
+    update = {"expected_revision": 2, **JOURNAL_TEXT, "steps": steps}
+    assert not session.call_tool("update_plan", update).is_error
+    review = [
+        {
+            "objective": OBJECTIVES[0],
+            "outcome": "drawn for 26 weeks",
+            "evidence": "figure 1 in the notebook",
+        },
+        {"objective": OBJECTIVES[1], "outcome": "fitted", "evidence": "MAPE 8.1% on June"},
+    ]
+    assert not session.call_tool("finish_plan", {"review": review}).is_error
+    assert markdown[1] in render(session.session_id, session.events())["plan.md"]
+    assert since_last_seen(session, "analysis.ipynb") + "\n" == told
+    patterns = ignored.split()
+    for name in ("analysis.plans.sqlite", "analysis.plans.sqlite-wal", "analysis.plans.sqlite-shm"):
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
