@@ -259,3 +259,14 @@ def test_a_store_of_schema_2_is_upgraded_and_keeps_its_plan(engine, db):
         assert session.snapshot().plan.revision == 1 and session.review() is None
         assert not finish(session).is_error
         assert session.review().revision == 1
+
+
+def test_the_static_forms_show_hostile_review_text_as_text(session):
+    hostile = "<img src=x onerror=alert(1)>"
+    plan(session, objectives=[hostile], revision=0)
+    review = [{"objective": hostile, "outcome": f"**{hostile}**", "evidence": hostile}]
+    assert not finish(session, review).is_error
+    html = card_html(card_data(session, None))
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    text = render_text(session.snapshot(), None, session.review())
+    assert f"  - {hostile}: **{hostile}**" in text

@@ -451,7 +451,7 @@ def script_with(*actions, **turn):
         ({"jump": "far"}, "exactly one of say, call, update, tool or wait; found jump"),
         ({"say": "a", "wait": "message"}, "exactly one of say, call, update, tool or wait"),
         ({"call": "update_plan"}, "args is missing"),
-        ({"call": "finish_plan", "args": {}}, "finish_plan is a reserved plan tool"),
+        ({"call": "finish_plan", "args": {"review": []}}, None),  # a script may finish
         ({"call": "ask_user", "args": {"question": "Which file?"}}, None),  # a script may ask
         ({"call": "write_file", "args": {}}, "unknown plan tool 'write_file'"),
         ({"tool": "update_plan", "risk": "write", "result": ""}, "reserved plan tool name"),
