@@ -86,6 +86,9 @@ def export(session, folder: str | os.PathLike) -> tuple[int, list[Path]]:
             written.append((temporary, folder / name))
             with os.fdopen(handle, "wb") as file:
                 file.write(text.encode("utf-8"))
+            # mkstemp makes the file private; a view keeps the mode of the one it replaces.
+            final = folder / name
+            os.chmod(temporary, final.stat().st_mode & 0o777 if final.is_file() else 0o644)
         for temporary, final in written:
             os.replace(temporary, final)
     except OSError as exc:

@@ -323,3 +323,11 @@ def test_the_cli_exports_and_a_bad_folder_is_one_line_exit_1(tmp_path):
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert refused.stderr.startswith("jupyter-plans: cannot export to ")
     assert len(refused.stderr.strip("\n").splitlines()) == 1
+
+
+def test_new_views_are_readable_and_a_replaced_view_keeps_its_mode(session, tmp_path):
+    _, files = export(session, tmp_path / "journal")
+    assert {file.stat().st_mode & 0o777 for file in files} == {0o644}
+    files[0].chmod(0o600)
+    export(session, tmp_path / "journal")
+    assert files[0].stat().st_mode & 0o777 == 0o600

@@ -169,3 +169,19 @@ def test_a_restarted_kernel_brings_back_the_card_and_what_happened(tmp_path):
     assert text_of(second.cells[2]) == (
         "Started a new plan session; earlier ones stay in the plan file.\n"
     )
+
+
+def test_plan_export_writes_the_journal_beside_the_notebook(shell, tmp_path, capsys):
+    load(shell, capsys)
+    session = jupyter_plans.current_session()
+    session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS})
+    capsys.readouterr()
+    shell.run_line_magic("plan", "export journal")
+    out = capsys.readouterr().out
+    folder = tmp_path / "journal"
+    assert out == "Wrote checkpoint.md, plan.md, decisions.md, progress.md to journal (cursor 1).\n"
+    assert "- [ ] **load**: Load sales.csv" in (folder / "plan.md").read_text()
+    (tmp_path / "taken").write_text("x")
+    shell.run_line_magic("plan", "export taken")
+    err = capsys.readouterr().err
+    assert err.startswith("%plan export: cannot export to ") and err.count("\n") == 1
