@@ -52,8 +52,9 @@ INSTRUCTIONS = (
     "expected_revision you last read; mark one step in_progress at a time, completed when "
     "done) and record lasting decisions with record_decision. When the person starts plan "
     "mode, research first, then propose with plan_submit and end your turn: the person "
-    "approves, asks for changes, or leaves plan mode. The tool list follows the mode. Read "
-    "the snapshot or context resource for the plan as it stands."
+    "approves, asks for changes, or leaves plan mode. Once every step is completed, finish "
+    "the plan with finish_plan, reviewing each objective. The tool list follows the mode and "
+    "the plan. Read the snapshot or context resource for the plan as it stands."
 )
 
 T = TypeVar("T")
