@@ -10,6 +10,8 @@ import json
 import re
 import shlex
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -173,3 +175,18 @@ def test_the_journal_examples_are_what_the_plan_gives(store):
     patterns = ignored.split()
     for name in ("analysis.plans.sqlite", "analysis.plans.sqlite-wal", "analysis.plans.sqlite-shm"):
         assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+
+
+def test_the_hook_install_registers_hooks_that_answer(tmp_path):
+    command = shlex.split(block("sh", "jupyter-plans hook install").strip())
+    assert command[:3] == ["jupyter-plans", "hook", "install"]
+    script = Path(sys.executable).with_name("jupyter-plans")
+    subprocess.run([str(script), *command[1:]], cwd=tmp_path, check=True, capture_output=True)
+    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
+    assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "Stop"]
+    with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
+        store.session().on()
+    pre = shlex.split(hooks["PreToolUse"][0]["hooks"][0]["command"])
+    ask = {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {}}
+    answer = subprocess.run(pre, input=json.dumps(ask).encode(), capture_output=True, check=True)
+    assert json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
