@@ -139,6 +139,71 @@ def _find(value: Any, pattern: re.Pattern) -> Iterator[tuple[str, str]]:
             stack.extend(((*parts, i), child) for i, child in reversed(list(enumerate(item))))
 
 
+_STEP_KEYS = frozenset(("id", "description", "status", "acceptance", "depends_on", "evidence"))
+_PHASE_KEYS = frozenset(("title", "steps"))
+_STATUSES = frozenset(("pending", "in_progress", "completed"))
+
+
+def _text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def _texts(value: Any) -> bool:
+    return value is None or (type(value) is list and all(type(item) is str for item in value))
+
+
+def _steps(steps: Any) -> bool:
+    if type(steps) is not list:
+        return False
+    for step in steps:
+        if (
+            type(step) is not dict
+            or not step.keys() <= _STEP_KEYS
+            or type(step.get("id")) is not str
+            or type(step.get("description")) is not str
+            or (
+                "status" in step
+                and not (type(step["status"]) is str and step["status"] in _STATUSES)
+            )
+            or not _text(step.get("acceptance"))
+            or not _texts(step.get("depends_on"))
+            or not _text(step.get("evidence"))
+        ):
+            return False
+    return True
+
+
+def plainly_typed(args: dict, required: frozenset, allowed: frozenset) -> bool:
+    """True only when pydantic's strict parse of a plan input would accept `args` exactly as
+    it is: every key known, every value of its exact type. It runs on every update, where the
+    parse cost as much as all the bounds together; a False (or any doubt) sends the input
+    through pydantic, which says what is wrong. The tests check it against pydantic."""
+    if not required <= args.keys() <= allowed:
+        return False
+    revision = args.get("expected_revision")
+    if revision is not None and type(revision) is not int:
+        return False
+    if not (_text(args.get("explanation")) and _texts(args.get("findings"))):
+        return False
+    if not _texts(args.get("objectives")):
+        return False
+    steps, phases = args.get("steps"), args.get("phases")
+    if steps is not None and not _steps(steps):
+        return False
+    if phases is not None:
+        if type(phases) is not list:
+            return False
+        for phase in phases:
+            if (
+                type(phase) is not dict
+                or not phase.keys() <= _PHASE_KEYS
+                or not _text(phase.get("title"))
+                or not _steps(phase.get("steps"))
+            ):
+                return False
+    return True
+
+
 def parse(adapter: TypeAdapter, args: dict) -> dict:
     """Validate the shape with pydantic and turn its first error into one line."""
     try:
@@ -264,7 +329,7 @@ def normalize(args: dict) -> tuple[dict, list[tuple[Where, dict]]]:
                 "description": step["description"],
                 "status": step.get("status", "pending"),
                 "acceptance": step.get("acceptance"),
-                "depends_on": step.get("depends_on") or [],
+                "depends_on": list(step.get("depends_on") or ()),  # never the caller's list
                 "evidence": step.get("evidence"),
             }
             steps.append(stored)
@@ -274,8 +339,8 @@ def normalize(args: dict) -> tuple[dict, list[tuple[Where, dict]]]:
         phases = []  # an empty flat plan has no phase at all
     body = {
         "explanation": args.get("explanation"),
-        "findings": args.get("findings") or [],
-        "objectives": args.get("objectives") or [],
+        "findings": list(args.get("findings") or ()),
+        "objectives": list(args.get("objectives") or ()),
         "phases": phases,
     }
     return body, located
