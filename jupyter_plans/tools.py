@@ -15,15 +15,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from .models import AskUserArgs, FinishPlanArgs, PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
-from .validation import (
-    check_decision,
-    check_plan,
-    check_question,
-    check_raw,
-    check_review,
-    parse,
-    plainly_typed,
-)
+from .validation import check_decision, check_plan, check_question, check_raw, check_review, parse
 
 # Names no integration may rebind, whether or not this version offers them.
 RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan", "ask_user")
@@ -39,26 +31,16 @@ class ToolSpec:
     description: str
     check: Callable[[dict], Any]  # the bounds that need no stored state; returns what is used
     optional: bool = False  # offered only to agents that ask for it (ask_user)
-    plain: Callable[[dict], bool] | None = None  # True: the shape needs no pydantic parse
     when_completed: bool = False  # offered only once the plan has steps, all completed
 
     def parse(self, raw: Any) -> Any:
         """The checked arguments, or Refused with a one-line reason."""
-        args = check_raw(raw)
-        if self.plain is None or not self.plain(args):
-            args = parse(self.args, args)
-        return self.check(args)
+        return self.check(parse(self.args, check_raw(raw)))
 
     @property
     def parameters(self) -> dict:
         return _schema(self.name)
 
-
-_PLAN_KEYS = frozenset(
-    ("expected_revision", "explanation", "findings", "objectives", "phases", "steps")
-)
-_UPDATE_REQUIRED = frozenset(("expected_revision",))
-_SUBMIT_REQUIRED = frozenset(("explanation", "findings", "objectives"))
 
 CATALOG: dict[str, ToolSpec] = {
     spec.name: spec
@@ -72,7 +54,6 @@ CATALOG: dict[str, ToolSpec] = {
             "Mark a step in_progress when you start it and completed when done; a step with "
             "an acceptance needs evidence to be completed.",
             lambda args: check_plan(args, proposal=False),
-            plain=lambda args: plainly_typed(args, _UPDATE_REQUIRED, _PLAN_KEYS),
         ),
         ToolSpec(
             "plan_submit",
@@ -81,7 +62,6 @@ CATALOG: dict[str, ToolSpec] = {
             "Submit your researched plan as a proposal for the person to approve. All steps "
             "are pending. After submitting, end your turn and wait for the decision.",
             lambda args: check_plan(args, proposal=True),
-            plain=lambda args: plainly_typed(args, _SUBMIT_REQUIRED, _PLAN_KEYS),
         ),
         ToolSpec(
             "record_decision",

@@ -12,8 +12,6 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 _ids = itertools.count(1)
 
@@ -454,62 +452,3 @@ def test_record_decision_bounds(session, name, build, limit, where):
 )
 def test_record_decision_refuses_blank_and_control_text(session, args, where):
     refused(session, "record_decision", args, where)
-
-
-# The fast shape check must never accept what pydantic's strict parse refuses.
-
-_value = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats()
-    | st.text(max_size=5)
-    | st.sampled_from(["pending", "in_progress", "completed", "done"]),
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3)
-    ),
-    max_leaves=12,
-)
-_step = st.dictionaries(
-    st.sampled_from(["id", "description", "status", "acceptance", "depends_on", "evidence", "x"]),
-    _value | st.text(max_size=5) | st.lists(st.text(max_size=3), max_size=2),
-    max_size=7,
-)
-_plan_args = st.dictionaries(
-    st.sampled_from(
-        ["expected_revision", "explanation", "findings", "objectives", "steps", "phases", "x"]
-    ),
-    _value
-    | st.lists(_step, max_size=3)
-    | st.lists(st.fixed_dictionaries({"steps": st.lists(_step, max_size=2)}), max_size=2)
-    | st.lists(st.text(max_size=3), max_size=2),
-    max_size=7,
-)
-
-
-@settings(max_examples=600, deadline=None)
-@given(args=_plan_args, name=st.sampled_from(["update_plan", "plan_submit"]))
-def test_the_fast_shape_check_accepts_only_what_pydantic_accepts(args, name):
-    from pydantic import ValidationError
-
-    from jupyter_plans.tools import CATALOG
-
-    spec = CATALOG[name]
-    if spec.plain(args):
-        assert spec.args.validate_python(args) == args
-    else:
-        try:
-            spec.args.validate_python(args)
-        except ValidationError:
-            pass
-
-
-def test_an_ordinary_plan_takes_the_fast_shape_check_and_a_bool_revision_does_not():
-    from jupyter_plans.tools import CATALOG
-
-    plain = CATALOG["update_plan"].plain
-    steps = [{"id": "a", "description": "A", "status": "completed", "depends_on": []}]
-    assert plain({"expected_revision": 3, "steps": steps, "findings": ["f"]})
-    assert not plain({"expected_revision": True, "steps": steps})
-    assert not plain({"expected_revision": 0, "steps": [{**steps[0], "status": None}]})
-    assert not plain({"steps": steps})  # expected_revision is required
