@@ -25,8 +25,10 @@ STEPS = [
 ]
 REVIEW = [
     {"objective": OBJECTIVES[0], "outcome": "drawn for 26 weeks", "evidence": "figure 1"},
-    {"objective": OBJECTIVES[1], "outcome": f"fitted {HOSTILE}", "evidence": "MAPE 8.1%"},
+    {"objective": OBJECTIVES[1], "outcome": "fitted: MAPE 8.1% on June", "evidence": "cell 7"},
 ]
+# The same review again, with markup in an outcome: it must show as text.
+HOSTILE_REVIEW = [REVIEW[0], {**REVIEW[1], "outcome": f"fitted {HOSTILE}"}]
 
 
 def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, lab):
@@ -57,11 +59,14 @@ def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, l
     assert "the agent reviewed 2 objectives" in banner.inner_text()
     objectives = banner.locator(".jp-plans-review-objective").all_inner_texts()
     assert objectives == OBJECTIVES
-    banner.get_by_text(f"fitted {HOSTILE}").wait_for(timeout=5_000)
     assert "figure 1" in banner.locator(".jp-plans-review-evidence").first.inner_text()
-    assert page.locator(".jp-plans-card img").count() == 0
     SHOTS.mkdir(parents=True, exist_ok=True)
     card.screenshot(path=str(SHOTS / "card-finished.png"))
+
+    # A review holding markup (finish_plan again replaces the review) shows it as text.
+    assert not session.call_tool("finish_plan", {"review": HOSTILE_REVIEW}).is_error
+    banner.get_by_text(f"fitted {HOSTILE}").wait_for(timeout=10_000)
+    assert page.locator(".jp-plans-card img").count() == 0
 
     # The Plan panel shows the same review.
     page.evaluate("() => window.jupyterapp.commands.execute('jupyter-plans:open-panel')")
