@@ -1,11 +1,43 @@
-"""jupyter-plans: a durable, reviewable plan for agents working in Jupyter notebooks."""
+"""jupyter-plans: a durable, reviewable plan for agents working in Jupyter notebooks.
+
+The names below are imported on first use: a command that needs only part of the package
+(the coding-agent hook answers before every tool call) does not pay for the rest.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from .errors import DecisionRefused, PlanStoreError
-from .models import Decision, Event, Message, Phase, Plan, Proposal, Snapshot, Step, ToolResult
-from .session import PlanSession
-from .store import PlanStore
+
+if TYPE_CHECKING:
+    from .session import PlanSession
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "Decision": ".models",
+    "Event": ".models",
+    "Message": ".models",
+    "Phase": ".models",
+    "Plan": ".models",
+    "Proposal": ".models",
+    "Snapshot": ".models",
+    "Step": ".models",
+    "ToolResult": ".models",
+    "PlanSession": ".session",
+    "PlanStore": ".store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DecisionRefused",

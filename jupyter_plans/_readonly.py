@@ -18,8 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .errors import PlanStoreError
-from .session import PlanSession
-from .store import PlanStore
+from .store import PlanStore, check_session_id
 from .store._tx import StatementCache, Tx
 from .store.migrations import LATEST
 from .store.sqlite import check_plan_file
@@ -63,7 +62,7 @@ class ReadOnlyStore:
     # The store's own code, which reads through self.read() only.
     current_session_id = PlanStore.current_session_id
 
-    def session(self, session_id: str | None = None) -> PlanSession:
+    def session(self, session_id: str | None = None) -> Any:
         """The session, for its full reads: these need the schema this code writes."""
         if self.version < LATEST:
             raise PlanStoreError(
@@ -71,6 +70,8 @@ class ReadOnlyStore:
                 f"{self.version}, this one reads {LATEST}); open it once in the notebook to "
                 "upgrade it"
             )
+        from .session import PlanSession
+
         return PlanSession(self, self.current_session_id() if session_id is None else session_id)
 
     def gate(self, session_id: str | None = None) -> tuple[str, str | None]:
@@ -78,7 +79,7 @@ class ReadOnlyStore:
         from columns every schema version has, so an upgrade never lifts plan mode."""
         if session_id is None:
             session_id = self.current_session_id()
-        PlanSession(self, session_id)  # refuses an id no session can have
+        check_session_id(session_id)
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         return (row[0], row[1]) if row is not None else ("default", None)

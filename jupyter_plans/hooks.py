@@ -212,7 +212,7 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
             f"jupyter-plans: {problem}, so the tool cannot be told apart from one that changes "
             "the world, and the session is in plan mode or waits for the person's decision"
         )
-    from .policy import guard_refusal
+    from ._guard import guard_refusal
 
     risk = "execute" if tool in EXECUTE_TOOLS or tool.startswith("mcp__") else "write"
     reason = f"jupyter-plans: {guard_refusal(_short(tool), risk, mode, waiting)}"
@@ -225,7 +225,7 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
 
 
 def _guarded(tool: str, patterns: tuple[str, ...]) -> bool:
-    from .tools import RESERVED_NAMES
+    from ._guard import RESERVED_NAMES
 
     # The plan tools themselves (plan_submit above all) must get through in plan mode.
     if tool in RESERVED_NAMES or (

@@ -17,6 +17,7 @@ from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_bo
 from ._review import check_finishable, reviewed
 from .errors import ConnectionLost, DecisionRefused, PlanStoreError
 from .models import Event, FinalReview, Message, Question, Snapshot, ToolResult
+from .store import check_session_id
 from .store._tx import ATTEMPTS as _ATTEMPTS
 from .store._tx import Tx
 from .store._tx import reconnecting as _reconnecting
@@ -222,10 +223,7 @@ class PlanSession:
     """One durable plan. Every method that changes it is one transaction with its events."""
 
     def __init__(self, store: PlanStore, session_id: str) -> None:
-        if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200:
-            raise PlanStoreError(
-                f"a session id is 1 to 200 characters, not blank; found {session_id!r}"
-            )
+        check_session_id(session_id)
         self.store = store
         self.session_id = session_id
 

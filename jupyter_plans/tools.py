@@ -14,11 +14,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from ._guard import RESERVED_NAMES  # names no integration may rebind
 from .models import AskUserArgs, FinishPlanArgs, PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
 from .validation import check_decision, check_plan, check_question, check_raw, check_review, parse
-
-# Names no integration may rebind, whether or not this version offers them.
-RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan", "ask_user")
 
 DIALECTS = ("openai_chat", "openai_responses", "anthropic", "mcp")
 

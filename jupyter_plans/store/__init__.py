@@ -22,6 +22,14 @@ DEFAULT_SESSION = "default"
 ChangeCallback = Callable[[str, int], None]
 
 
+def check_session_id(session_id: object) -> None:
+    """Refuse an id no session can have, in one line."""
+    if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200:
+        raise PlanStoreError(
+            f"a session id is 1 to 200 characters, not blank; found {session_id!r}"
+        )
+
+
 def _backend_for(url_or_path: str | os.PathLike) -> Any:
     text = os.fspath(url_or_path)
     if "://" not in text:
