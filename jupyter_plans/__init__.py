@@ -6,9 +6,9 @@ The names below are imported on first use: a command that needs only part of the
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ._lazy import lazy_names
 from .errors import DecisionRefused, PlanStoreError
 
 if TYPE_CHECKING:
@@ -29,14 +29,7 @@ _LAZY = {
     "PlanSession": ".session",
     "PlanStore": ".store",
 }
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, globals(), _LAZY)
 
 
 __all__ = [

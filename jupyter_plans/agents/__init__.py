@@ -5,8 +5,7 @@ The names below are imported on first use, so that `%load_ext jupyter_plans` (wh
 %%agent) does not pay for the scripted agent's models.
 """
 
-from importlib import import_module
-from typing import Any
+from .._lazy import lazy_names
 
 _WHERE = {
     "AgentError": ".openai_compat",
@@ -21,14 +20,7 @@ _WHERE = {
 }
 
 __all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(_WHERE[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, globals(), _WHERE)
 
 
 def __dir__() -> list[str]:
