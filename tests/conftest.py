@@ -5,6 +5,7 @@ tests/engines.py); `sqlite_store` is for the tests about the plan file itself.
 """
 
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
 
@@ -38,3 +39,19 @@ def session(store):
 def sqlite_store(tmp_path):
     with PlanStore(tmp_path / "a.plans.sqlite") as plan_store:
         yield plan_store
+
+
+@pytest.fixture
+def ip(tmp_path, monkeypatch):
+    """An IPython shell working in tmp_path, with no notebook known and no card shown; the
+    extension is unloaded and its settings cleared afterwards."""
+    shell = InteractiveShell.instance()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    for name in ("__session__", "__vsc_ipynb_file__"):
+        shell.user_ns.pop(name, None)
+    shell.config.PlanMagics.auto_display = False
+    yield shell
+    shell.run_line_magic("unload_ext", "jupyter_plans")
+    shell.config.PlanMagics.clear()
+    shell.config.OpenAIAgent.clear()

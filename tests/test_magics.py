@@ -1,7 +1,6 @@
 """%load_ext jupyter_plans and %plan through a real IPython InteractiveShell."""
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 
 import jupyter_plans
 from jupyter_plans import PlanStore
@@ -12,19 +11,6 @@ PROPOSAL = {
     "objectives": ["what for"],
     "steps": [{"id": "load", "description": "Load the data"}],
 }
-
-
-@pytest.fixture
-def ip(tmp_path, monkeypatch):
-    shell = InteractiveShell.instance()
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    for name in ("__session__", "__vsc_ipynb_file__"):
-        shell.user_ns.pop(name, None)
-    shell.config.PlanMagics.auto_display = False
-    yield shell
-    shell.run_line_magic("unload_ext", "jupyter_plans")
-    shell.config.PlanMagics.clear()
 
 
 def load(ip, notebook=None):

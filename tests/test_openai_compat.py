@@ -29,19 +29,11 @@ def no_endpoint_from_the_environment(monkeypatch):
 
 
 @pytest.fixture
-def ip(tmp_path, monkeypatch):
-    shell = InteractiveShell.instance()
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    for name in ("__session__", "__vsc_ipynb_file__"):
-        shell.user_ns.pop(name, None)
-    shell.config.PlanMagics.auto_display = False
-    yield shell
-    shell.run_line_magic("unload_ext", "jupyter_plans")
-    shell.config.PlanMagics.clear()
-    shell.config.OpenAIAgent.clear()
+def ip(ip):
+    """The shared shell, and the variables these tests leave in it removed."""
+    yield ip
     for name in ("sales", "total", "scratch"):
-        shell.user_ns.pop(name, None)
+        ip.user_ns.pop(name, None)
 
 
 def replay(name, **actions):
