@@ -9,10 +9,11 @@ kernel. The two alternate, so load on the machine falls on both.
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 import tempfile
+
+from _table import ratio_table
 
 RUNS = 12
 
@@ -50,15 +51,8 @@ def main() -> dict[str, float]:
         for _ in range(RUNS):
             samples["import ipywidgets"].append(timed(BASELINE, folder))
             samples["%load_ext jupyter_plans"].append(timed(OURS, folder))
-    base = statistics.median(samples["import ipywidgets"])
     print(f"load: each in a fresh interpreter, {RUNS} times each, alternating")
-    print(f"{'':30} {'p50 ms':>8} {'p50 ratio':>10}")
-    figures = {}
-    for name, values in samples.items():
-        p50 = statistics.median(values)
-        figures[name] = p50 / base
-        print(f"{name:30} {p50 * 1e3:8.0f} {p50 / base:10.2f}")
-    return figures
+    return ratio_table(samples, "import ipywidgets", unit="ms", tail=False)
 
 
 if __name__ == "__main__":

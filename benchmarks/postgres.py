@@ -9,13 +9,13 @@ call by call. Needs a server: $JUPYTER_PLANS_TEST_POSTGRES (`make bench` starts 
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from update_plan import Ours, measure, percentile  # noqa: E402
+from _table import ratio_table  # noqa: E402
+from update_plan import Ours, measure  # noqa: E402
 
 from tests.engines import postgres_schema  # noqa: E402
 
@@ -58,17 +58,8 @@ def main() -> dict[str, float]:
         samples = measure({"raw psycopg floor": Floor(url), "jupyter-plans update_plan": Ours(url)})
     finally:
         schema.__exit__(None, None, None)
-    floor = statistics.median(samples["raw psycopg floor"])
     print(f"update_plan on PostgreSQL, 12-step plan, {len(samples['raw psycopg floor'])} each")
-    print(f"{'':30} {'p50 us':>8} {'p99 us':>8} {'p50 ratio':>10}")
-    figures = {}
-    for name, values in samples.items():
-        p50 = statistics.median(values)
-        figures[name] = p50 / floor
-        print(
-            f"{name:30} {p50 * 1e6:8.0f} {percentile(values, 0.99) * 1e6:8.0f} {p50 / floor:10.2f}"
-        )
-    return figures
+    return ratio_table(samples, "raw psycopg floor")
 
 
 if __name__ == "__main__":

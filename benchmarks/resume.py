@@ -9,11 +9,11 @@ as any other. Both sessions end with the same 12-step plan and the same three de
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from _table import ratio_table
 from update_plan import plan_steps
 
 from jupyter_plans import PlanStore
@@ -62,18 +62,11 @@ def main() -> dict[str, float]:
             samples["10 events"].append(resume(short))
             samples["100,000 events"].append(resume(long))
         size = long.stat().st_size / 1e6
-    base = statistics.median(samples["10 events"])
     print(
         f"resume: open the store and take the snapshot, {ROUNDS} times each, alternating "
         f"(history written in {setup:.0f} s; {size:.0f} MB file)"
     )
-    print(f"{'':30} {'p50 ms':>8} {'p50 ratio':>10}")
-    figures = {}
-    for name, values in samples.items():
-        p50 = statistics.median(values)
-        figures[name] = p50 / base
-        print(f"{name:30} {p50 * 1e3:8.2f} {p50 / base:10.2f}")
-    return figures
+    return ratio_table(samples, "10 events", unit="ms", tail=False)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import statistics
 import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from _table import ratio_table
 
 from jupyter_plans import PlanStore
 
@@ -125,11 +126,6 @@ class Ours:
         self.revision += 1
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def measure(sides: dict) -> dict[str, list[float]]:
     """Time each side on the same payloads, one call each in turn, so noise falls on all."""
     samples: dict[str, list[float]] = {name: [] for name in sides}
@@ -163,16 +159,9 @@ def main() -> dict[str, float]:
             except ImportError:
                 print(f"({name} is not installed: pip install -e '.[bench]')")
         samples = measure(sides)
-    floor = samples["raw sqlite3 floor"]
-    print(f"update_plan, 12-step plan, WAL + synchronous=FULL, {len(floor)} commits each")
-    print(f"{'':30} {'p50 us':>8} {'p99 us':>8} {'p50 ratio':>10}")
-    figures = {}
-    for name, values in samples.items():
-        p50, p99 = statistics.median(values), percentile(values, 0.99)
-        ratio = p50 / statistics.median(floor)
-        figures[name] = ratio
-        print(f"{name:30} {p50 * 1e6:8.0f} {p99 * 1e6:8.0f} {ratio:10.2f}")
-    return figures
+    count = len(samples["raw sqlite3 floor"])
+    print(f"update_plan, 12-step plan, WAL + synchronous=FULL, {count} commits each")
+    return ratio_table(samples, "raw sqlite3 floor")
 
 
 if __name__ == "__main__":
