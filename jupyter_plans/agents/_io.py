@@ -170,10 +170,14 @@ def ask_in_kernel(tool: AgentTool, args: dict) -> bool:
         shown = json.dumps(args, ensure_ascii=False, default=repr)
         print(f"The agent wants to run {tool.name} ({tool.risk}) with {bounded(shown, 1000)}")
         prompt = f"Run {tool.name}? [y/N] "
+    from IPython.core.error import StdinNotImplementedError
+
     try:
         answer = input(prompt)
-    except (EOFError, OSError, NotImplementedError):
-        # nbclient and other runs without stdin cannot ask; not running is the safe answer.
+    except (StdinNotImplementedError, EOFError, OSError):
+        # A kernel whose front end takes no input (nbclient, nbconvert --execute) raises
+        # StdinNotImplementedError, a closed stdin EOFError: nothing can be asked, so the
+        # safe answer is not to run.
         print(
             "Cannot ask in this kernel (no input), so it was not run; "
             "set c.OpenAIAgent.auto_run = True to run such tools without asking."

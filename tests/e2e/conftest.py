@@ -74,3 +74,12 @@ def page(lab):
         context = browser.new_context(viewport={"width": 1100, "height": 2400})
         yield context.new_page()
         browser.close()
+
+
+@pytest.fixture
+def dialogs(page):
+    """The messages of every JavaScript dialog the page opens (a sign of injected script);
+    each is dismissed."""
+    seen: list[str] = []
+    page.on("dialog", lambda dialog: (seen.append(dialog.message), dialog.dismiss()))
+    return seen

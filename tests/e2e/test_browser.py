@@ -5,6 +5,21 @@ from pathlib import Path
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # README images are copied from here
 
 
+def loading_notebook(root: Path, name: str) -> Path:
+    """A notebook whose one cell loads the extension, with a kernel named, so JupyterLab
+    opens it without asking which kernel to use."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("%load_ext jupyter_plans")],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
+    nbformat.write(notebook, root / name)
+    return root / name
+
+
 def run_js(page, script):
     return page.evaluate(script)
 
@@ -55,9 +70,7 @@ def run_cells(page, first, last):
         )
 
 
-def test_quickstart_card_approve_and_progress(page, lab):
-    dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+def test_quickstart_card_approve_and_progress(page, lab, dialogs):
     open_notebook(page, lab, "01-quickstart.ipynb")
     run_js(page, "() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     approve_cell = cell_index(page, "%plan approve")

@@ -3,11 +3,9 @@ agent's final review as text, and a later change to the plan takes it away again
 
 from pathlib import Path
 
-import nbformat
-
 from jupyter_plans import PlanStore
 
-from .test_browser import open_notebook, run_cells
+from .test_browser import loading_notebook, open_notebook, run_cells
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -31,17 +29,9 @@ REVIEW = [
 HOSTILE_REVIEW = [REVIEW[0], {**REVIEW[1], "outcome": f"fitted {HOSTILE}"}]
 
 
-def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, lab):
-    dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, lab, dialogs):
     root = lab["root"]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell("%load_ext jupyter_plans")],
-        metadata={
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
-    )
-    nbformat.write(notebook, root / "finished.ipynb")
+    loading_notebook(root, "finished.ipynb")
     session = PlanStore(root / "finished.plans.sqlite").session("default")
     args = {"expected_revision": 0, "objectives": OBJECTIVES, "steps": STEPS}
     assert not session.call_tool("update_plan", args).is_error

@@ -11,7 +11,7 @@ from jupyter_plans import PlanStore
 from jupyter_plans._card import MIME_TYPE, card_data, card_html
 from jupyter_plans._text import render_text
 
-from .test_browser import open_notebook, run_cells
+from .test_browser import loading_notebook, open_notebook, run_cells
 
 HOSTILE = {
     "img": "<img src=x onerror=alert(1)>",
@@ -55,9 +55,7 @@ def assert_inert(page, scope, dialogs):
         assert markup in text
 
 
-def test_a_saved_notebook_shows_its_cards_without_a_kernel(page, lab):
-    dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+def test_a_saved_notebook_shows_its_cards_without_a_kernel(page, lab, dialogs):
     root = lab["root"]
     session = hostile_session(root / "scratch-saved.plans.sqlite")
     data = card_data(session, "saved.ipynb")
@@ -84,17 +82,9 @@ def test_a_saved_notebook_shows_its_cards_without_a_kernel(page, lab):
     assert_inert(page, card, dialogs)
 
 
-def test_the_panel_follows_other_processes_and_decides(page, lab):
-    dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+def test_the_panel_follows_other_processes_and_decides(page, lab, dialogs):
     root = lab["root"]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell("%load_ext jupyter_plans")],
-        metadata={
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
-    )
-    nbformat.write(notebook, root / "panel.ipynb")
+    loading_notebook(root, "panel.ipynb")
     plan_file = root / "panel.plans.sqlite"
     session = hostile_session(plan_file)
     open_notebook(page, lab, "panel.ipynb")

@@ -3,11 +3,9 @@ answered from it into the store, shown read-only in the Plan panel, hostile text
 
 from pathlib import Path
 
-import nbformat
-
 from jupyter_plans import PlanStore
 
-from .test_browser import open_notebook, run_cells
+from .test_browser import loading_notebook, open_notebook, run_cells
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # docs images are copied from here
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -31,17 +29,9 @@ DRAFT = {
 }
 
 
-def test_the_card_shows_the_question_and_takes_the_answer(page, lab):
-    dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+def test_the_card_shows_the_question_and_takes_the_answer(page, lab, dialogs):
     root = lab["root"]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell("%load_ext jupyter_plans")],
-        metadata={
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
-    )
-    nbformat.write(notebook, root / "question.ipynb")
+    loading_notebook(root, "question.ipynb")
     # The agent, in another process: a draft plan while it researches, then one question.
     session = PlanStore(root / "question.plans.sqlite").session("default")
     session.on()
