@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -62,11 +60,6 @@ def _now_ms() -> int:
 def _iso(ms: int) -> str:
     """Milliseconds since the epoch as UTC ISO 8601, as events show their time."""
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
-
-
-# Ids for calls that come without one: unique per process, cheap to make.
-_CALL_PREFIX = f"call-{uuid.uuid4().hex[:12]}-"
-_call_numbers = itertools.count(1)
 
 
 @dataclass
@@ -359,10 +352,6 @@ class PlanSession:
         call_id: str | None = None,
     ) -> ToolResult:
         """Run a tool call from an agent; never raises for bad input, returns is_error instead."""
-        # An id made here was never used before: there is no recorded result to look up.
-        lookup = call_id
-        if call_id is None:
-            call_id = f"{_CALL_PREFIX}{next(_call_numbers)}"
         # The bounds that need no stored state are checked before the write lock is taken,
         # so a writer holds it only for what depends on the session.
         spec, parsed, invalid = CATALOG.get(name), None, None
@@ -371,7 +360,7 @@ class PlanSession:
                 parsed = spec.parse(args)
             except Refused as refusal:
                 invalid = refusal
-        with self._writing(lookup) as change:
+        with self._writing(call_id) as change:
             if change.recorded is not None:
                 return ToolResult.model_validate_json(change.recorded)
             try:

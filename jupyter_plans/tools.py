@@ -16,7 +16,15 @@ from pydantic import TypeAdapter
 
 from ._guard import RESERVED_NAMES  # names no integration may rebind
 from .models import AskUserArgs, FinishPlanArgs, PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
-from .validation import check_decision, check_plan, check_question, check_raw, check_review, parse
+from .validation import (
+    check_decision,
+    check_plan,
+    check_question,
+    check_raw,
+    check_review,
+    parse,
+    plain_plan,
+)
 
 DIALECTS = ("openai_chat", "openai_responses", "anthropic", "mcp")
 
@@ -30,10 +38,16 @@ class ToolSpec:
     check: Callable[[dict], Any]  # the bounds that need no stored state; returns what is used
     optional: bool = False  # offered only to agents that ask for it (ask_user)
     when_completed: bool = False  # offered only once the plan has steps, all completed
+    # One strict pass that returns the checked arguments of plainly valid input, or None to
+    # send the input through the model and `check`, which find what is wrong and say so.
+    plain: Callable[[dict], Any] | None = None
 
     def parse(self, raw: Any) -> Any:
         """The checked arguments, or Refused with a one-line reason."""
-        return self.check(parse(self.args, check_raw(raw)))
+        raw = check_raw(raw)
+        if self.plain is not None and (checked := self.plain(raw)) is not None:
+            return checked
+        return self.check(parse(self.args, raw))
 
     @property
     def parameters(self) -> dict:
@@ -52,6 +66,7 @@ CATALOG: dict[str, ToolSpec] = {
             "Mark a step in_progress when you start it and completed when done; a step with "
             "an acceptance needs evidence to be completed.",
             lambda args: check_plan(args, proposal=False),
+            plain=lambda args: plain_plan(args, proposal=False),
         ),
         ToolSpec(
             "plan_submit",
@@ -60,6 +75,7 @@ CATALOG: dict[str, ToolSpec] = {
             "Submit your researched plan as a proposal for the person to approve. All steps "
             "are pending. After submitting, end your turn and wait for the decision.",
             lambda args: check_plan(args, proposal=True),
+            plain=lambda args: plain_plan(args, proposal=True),
         ),
         ToolSpec(
             "record_decision",

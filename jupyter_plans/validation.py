@@ -235,7 +235,6 @@ class CheckedPlan:
 
     expected_revision: int | None
     body: dict  # explanation, findings, objectives and phases, steps in their stored form
-    steps: list[tuple[Where, dict]]  # every step with its location, phases flattened in order
     given: frozenset[str]  # the fields the input named
 
 
@@ -413,7 +412,7 @@ def check_plan(args: dict, proposal: bool) -> CheckedPlan:
     body, steps = normalize(args)
     check_plan_texts(body)
     check_phases(body)
-    if not plainly_within_bounds(steps, proposal):
+    if not plainly_within_bounds([step for _, step in steps], proposal):
         check_step_count(steps)
         check_step_ids(steps)
         check_step_texts(steps)
@@ -423,46 +422,144 @@ def check_plan(args: dict, proposal: bool) -> CheckedPlan:
             check_one_in_progress(steps)
             check_evidence(steps)
         check_dependencies(steps)
-    return CheckedPlan(args.get("expected_revision"), body, steps, frozenset(args))
+    return CheckedPlan(args.get("expected_revision"), body, frozenset(args))
 
 
-def plainly_within_bounds(steps: list[tuple[Where, dict]], proposal: bool) -> bool:
+def plainly_within_bounds(steps: list[dict], proposal: bool) -> bool:
     """One quick pass that is True only when no step rule can refuse the steps.
 
-    It runs on every update, where the rules one by one cost a third of the call; a False
-    sends the input through the rules above, which find the offender and say what is wrong.
-    Its tests are at least as strict as the rules: text short enough that no encoding can
-    reach a limit, ids plain ASCII, everything else exactly as the rules state it.
+    It runs on every update that the one pass of plain_plan does not take, where the rules
+    one by one cost a third of the call; a False sends the input through the rules above,
+    which find the offender and say what is wrong. Its tests are at least as strict as the
+    rules: text short enough that no encoding can reach a limit, ids plain ASCII, everything
+    else exactly as the rules state it.
     """
     if len(steps) > MAX_STEPS:
         return False
-    earlier: set[str] = set()
-    in_progress = 0
-    for _, step in steps:
-        ident, description, status = step["id"], step["description"], step["status"]
-        acceptance, evidence, depends_on = step["acceptance"], step["evidence"], step["depends_on"]
+    for step in steps:
+        ident, description = step["id"], step["description"]
+        acceptance, evidence = step["acceptance"], step["evidence"]
         if (
             not 0 < len(ident) <= MAX_ID_BYTES
-            or ident in earlier
             or not description
             or len(description) > MAX_DESCRIPTION_BYTES // 4
             or description.isspace()
             or (acceptance is not None and len(acceptance) > MAX_ACCEPTANCE_BYTES // 4)
             or (evidence is not None and len(evidence) > MAX_EVIDENCE_BYTES // 4)
-            or (depends_on and not earlier.issuperset(depends_on))
         ):
             return False
+    ids = "".join(step["id"] for step in steps)
+    return ids.isascii() and ids.isprintable() and " " not in ids and steps_agree(steps, proposal)
+
+
+def steps_agree(steps: list[dict], proposal: bool) -> bool:
+    """True only when the rules between steps cannot refuse them: ids unique, dependencies on
+    earlier steps, at most one in progress, evidence where an acceptance asks for it, and a
+    proposal's steps pending with no evidence."""
+    earlier: set[str] = set()
+    in_progress = 0
+    for step in steps:
+        ident, depends_on = step["id"], step["depends_on"]
+        if ident in earlier or (depends_on and not earlier.issuperset(depends_on)):
+            return False
+        status, evidence = step["status"], step["evidence"]
         if proposal:
             if status != "pending" or evidence is not None:
                 return False
         elif status == "in_progress":
             in_progress += 1
-        elif status == "completed" and acceptance is not None:
+        elif status == "completed" and step["acceptance"] is not None:
             if not evidence or evidence.isspace():
                 return False
         earlier.add(ident)
-    ids = "".join(earlier)
-    return in_progress <= 1 and ids.isascii() and ids.isprintable() and " " not in ids
+    return in_progress <= 1
+
+
+def _plain_plan_validator(proposal: bool) -> Any:
+    """One strict pass in pydantic-core over a plan input, giving its stored form.
+
+    It accepts only input that every rule above accepts, in the same stored form: the same
+    fields, types and statuses, text short enough that no encoding can reach a byte limit,
+    ids of 1 to 64 printable ASCII characters, descriptions with a visible ASCII character.
+    It does not say why it refuses; what it refuses goes through the rules, which do.
+    """
+    from pydantic_core import SchemaValidator
+    from pydantic_core import core_schema as cs
+
+    def text(limit: int, **constraints: Any) -> Any:
+        return cs.str_schema(max_length=limit // 4, strict=True, **constraints)
+
+    def field(schema: Any, default: Any = None, **factory: Any) -> Any:
+        if factory:
+            schema = cs.with_default_schema(schema, **factory)
+        else:
+            schema = cs.with_default_schema(schema, default=default)
+        return cs.typed_dict_field(schema, required=False)
+
+    def nullable(schema: Any) -> Any:
+        return cs.nullable_schema(schema)
+
+    def record(fields: dict) -> Any:
+        return cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
+
+    step = record(
+        {
+            "id": cs.typed_dict_field(cs.str_schema(pattern=r"^[!-~]{1,64}\z", strict=True)),
+            "description": cs.typed_dict_field(text(MAX_DESCRIPTION_BYTES, pattern="[!-~]")),
+            "status": field(cs.literal_schema(["pending", "in_progress", "completed"]), "pending"),
+            "acceptance": field(nullable(text(MAX_ACCEPTANCE_BYTES))),
+            "depends_on": field(cs.list_schema(text(4 * MAX_ID_BYTES)), default_factory=list),
+            "evidence": field(nullable(text(MAX_EVIDENCE_BYTES))),
+        }
+    )
+    texts = cs.list_schema(text(MAX_FINDING_BYTES), max_length=MAX_FINDINGS)
+    steps = cs.list_schema(step, max_length=MAX_STEPS)
+    phase = record(
+        {"title": field(nullable(text(MAX_TITLE_BYTES))), "steps": cs.typed_dict_field(steps)}
+    )
+    revision = nullable(cs.int_schema(strict=True))
+    # update_plan requires the field (null allowed); plan_submit may leave it out.
+    revision = field(revision) if proposal else cs.typed_dict_field(revision)
+    return SchemaValidator(
+        record(
+            {
+                "expected_revision": revision,
+                "explanation": field(nullable(text(MAX_EXPLANATION_BYTES))),
+                "findings": field(texts, default_factory=list),
+                "objectives": field(texts, default_factory=list),
+                "phases": field(nullable(cs.list_schema(phase, max_length=MAX_PHASES))),
+                "steps": field(nullable(steps)),
+            }
+        )
+    )
+
+
+_PLAIN_PLAN: dict[bool, Any] = {}
+
+
+def plain_plan(args: dict, proposal: bool) -> CheckedPlan | None:
+    """The checked plan when `args` (the raw input) is plainly within every bound; None
+    when it is not, or not plainly: then the models and the rules decide, and explain."""
+    if proposal and not {"explanation", "findings", "objectives"} <= args.keys():
+        return None
+    validator = _PLAIN_PLAN.get(proposal)
+    if validator is None:
+        validator = _PLAIN_PLAN[proposal] = _plain_plan_validator(proposal)
+    try:
+        plan = validator.validate_python(args)
+    except pydantic_core.ValidationError:
+        return None
+    steps, phases = plan.pop("steps"), plan.pop("phases")
+    if (steps is None) == (phases is None):
+        return None
+    if steps is not None:
+        phases = [{"title": None, "steps": steps}] if steps else []
+    else:
+        steps = [step for phase in phases for step in phase["steps"]]
+    if len(steps) > MAX_STEPS or not steps_agree(steps, proposal):
+        return None
+    revision = plan.pop("expected_revision")
+    return CheckedPlan(revision, {**plan, "phases": phases}, frozenset(args))
 
 
 def check_decision(args: dict) -> dict:

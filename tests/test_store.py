@@ -189,3 +189,33 @@ def test_a_failing_listener_does_not_fail_the_change(db, caplog):
         snapshot = store.session("s").on()
     assert snapshot.mode == "plan" and heard == [1]
     assert "listener failed" in caplog.text
+
+
+def test_a_store_of_schema_3_keeps_its_retries_after_the_call_id_index_is_narrowed(db):
+    """Version 4 indexes only the call ids callers gave; a retry under an old id still
+    returns the recorded result, and a call without an id adds no index entry."""
+    from sqlalchemy import inspect
+
+    args = {"expected_revision": 0, "steps": [{"id": "a", "description": "load"}]}
+    with PlanStore(db) as store:
+        first = store.session("s").call_tool("update_plan", args, call_id="c1")
+    with PlanStore(db) as store, store.engine.begin() as conn:  # back to version 3
+        conn.exec_driver_sql("DROP INDEX plans_events_call")
+        conn.exec_driver_sql(
+            "CREATE UNIQUE INDEX plans_events_call ON plans_events (session_id, call_id)"
+        )
+        conn.exec_driver_sql("UPDATE plans_schema_version SET version = 3")
+    with PlanStore(db) as store:
+        session = store.session("s")
+        assert (
+            session.call_tool("update_plan", {**args, "expected_revision": 7}, call_id="c1")
+            == first
+        )
+        assert not session.call_tool("update_plan", {**args, "expected_revision": 1}).is_error
+        assert session.snapshot().plan.call_id is None and session.cursor() == 2
+        with store.engine.connect() as conn:
+            assert migrations.read_version(conn) == migrations.LATEST
+            (index,) = [i for i in inspect(conn).get_indexes("plans_events") if i["unique"]]
+            assert index["name"] == "plans_events_call"
+            where = " ".join(map(str, index.get("dialect_options", {}).values()))
+            assert "call_id IS NOT NULL" in where.replace("(", "").replace(")", "")

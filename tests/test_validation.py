@@ -12,6 +12,9 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 _ids = itertools.count(1)
 
@@ -452,3 +455,177 @@ def test_record_decision_bounds(session, name, build, limit, where):
 )
 def test_record_decision_refuses_blank_and_control_text(session, args, where):
     refused(session, "record_decision", args, where)
+
+
+# The one-pass check of plain input (validation.plain_plan) against the rules one by one.
+
+
+def _mostly(common, *edges):
+    """Draw `common` most of the time and one of the edge cases otherwise."""
+    return st.integers(0, 15).flatmap(
+        lambda n: st.sampled_from(edges) if n == 0 else st.just(common)
+    )
+
+
+_EDGE_TEXTS = ("  ", "\u3000", "é" * 60, "é" * 61, "d" * 240, "d" * 241, 'a"b\\c', "", 3)
+
+
+@st.composite
+def _plans(draw):
+    """Plan inputs that are mostly valid, each field now and then at or past a bound."""
+
+    def text(common="do it", limit_chars=60):
+        # Past the byte limit by characters of four bytes, one more than the one pass allows.
+        edges = _EDGE_TEXTS + ("x" * limit_chars, "\U0001f600" * (limit_chars + 1), None)
+        return draw(_mostly(common, *edges))
+
+    def steps(first):
+        out = []
+        for i in range(draw(st.integers(0, 5))):
+            ident = draw(_mostly(f"s{first + i}", "s0", "a b", "é", "i" * 64, "i" * 65, "", 7))
+            step = {"id": ident, "description": text()}
+            if draw(st.booleans()):
+                step["status"] = draw(
+                    st.sampled_from(["pending", "in_progress", "completed", "done", None])
+                )
+            for field, limit in (("acceptance", 60), ("evidence", 125)):
+                if draw(st.booleans()):
+                    step[field] = text("rows > 0", limit)
+            if draw(st.booleans()):
+                earlier = [f"s{n}" for n in range(first + i + 1)]
+                step["depends_on"] = draw(_mostly(earlier[:-1], None, "s0", earlier, ["s9"], [1]))
+            if draw(st.integers(0, 20)) == 0:
+                step["extra"] = 1
+            out.append(step)
+        return out
+
+    args = {}
+    if draw(st.integers(0, 10)):
+        args["expected_revision"] = draw(_mostly(0, None, -1, True, "0"))
+    if draw(st.booleans()):
+        args["steps"] = draw(_mostly(steps(0), None, [{"id": "a", "description": "x"}] * 33))
+    if draw(st.booleans()) or "steps" not in args:
+        count = draw(_mostly(2, 0, 9))
+        args["phases"] = [{"title": text("Load", 30), "steps": steps(10 * n)} for n in range(count)]
+    for field, common in (("explanation", "why"), ("findings", ["f"]), ("objectives", ["o"])):
+        if draw(st.integers(0, 3)):
+            args[field] = draw(_mostly(common, None, [], ["f"] * 21, ["é" * 126], "x"))
+    return args
+
+
+_plan_strategy = _plans()
+
+
+def _by_the_rules(args, proposal):
+    """The checked plan by the model and every rule one by one (no shortcut), or None."""
+    from jupyter_plans import validation as v
+    from jupyter_plans.tools import CATALOG
+
+    try:
+        args = CATALOG["plan_submit" if proposal else "update_plan"].args.validate_python(args)
+        v.check_one_shape(args)
+        body, steps = v.normalize(args)
+        v.check_plan_texts(body)
+        v.check_phases(body)
+        v.check_step_count(steps)
+        v.check_step_ids(steps)
+        v.check_step_texts(steps)
+        if proposal:
+            v.check_proposal_steps(steps)
+        else:
+            v.check_one_in_progress(steps)
+            v.check_evidence(steps)
+        v.check_dependencies(steps)
+    except (v.Refused, ValidationError):
+        return None
+    return v.CheckedPlan(args.get("expected_revision"), body, frozenset(args))
+
+
+@settings(max_examples=600, deadline=None)
+@given(args=_plan_strategy, proposal=st.booleans())
+def test_the_one_pass_check_accepts_only_what_the_rules_accept_in_the_same_form(args, proposal):
+    from jupyter_plans.validation import plain_plan
+
+    expected = _by_the_rules(args, proposal)
+    checked = plain_plan(args, proposal)
+    if checked is None:
+        return
+    assert expected is not None, f"the one pass accepted what the rules refuse: {args!r}"
+    assert checked == expected
+    assert json.dumps(checked.body) == json.dumps(expected.body)  # the same keys in order
+
+
+def _one_edge_each(base):
+    """`base` with one value replaced by an edge case, for every value and every edge."""
+    texts = ("", "  ", "\u3000", "x" * 60, "\U0001f600" * 61, "d" * 240, "d" * 241)
+    texts += ("x" * 125, "\U0001f600" * 126, "x" * 30, "\U0001f600" * 31, "a b", "i" * 65)
+    edges = (*texts, None, 0, -1, True, 3.0, [], ["s0"], ["s9"], ["a"], ["f"] * 21, "done")
+    edges += ("in_progress", "completed", "pending", "x" + "\U0001f600" * 60, "s0")
+    many = [s(f"m{i}") for i in range(33)]
+    edges += (many, [ph(None, *many[:17]), ph(None, *many[17:])], [ph(None)] * 9)
+    edges += ([s("a", status="in_progress"), s("b", status="in_progress")],)
+
+    def walk(value, at):
+        yield at
+        if isinstance(value, dict | list):
+            for key, child in value.items() if isinstance(value, dict) else enumerate(value):
+                yield from walk(child, (*at, key))
+
+    for at in list(walk(base, ()))[1:]:
+        for edge in edges:
+            args = json.loads(json.dumps(base))
+            *parent, last = at
+            holder = args
+            for key in parent:
+                holder = holder[key]
+            holder[last] = edge
+            yield args
+
+
+_BASE_PLAN = {
+    "expected_revision": 0,
+    "explanation": "why",
+    "findings": ["found"],
+    "objectives": ["goal"],
+    "phases": [
+        {"title": "Load", "steps": [s("s0"), s("s1", depends_on=["s0"], status="pending")]},
+        {"title": None, "steps": [s("s2", acceptance="rows > 0", evidence=None)]},
+    ],
+}
+# The same plan, as an update: its last step done, with the evidence its acceptance asks for.
+_DONE = s("s2", acceptance="rows > 0", evidence="counted", status="completed")
+_BASE_UPDATE = {**_BASE_PLAN, "phases": [_BASE_PLAN["phases"][0], ph(None, _DONE)]}
+
+
+@pytest.mark.parametrize("proposal", [False, True])
+def test_the_one_pass_agrees_with_the_rules_on_every_single_edge(proposal):
+    from jupyter_plans.validation import plain_plan
+
+    phased_base = _BASE_PLAN if proposal else _BASE_UPDATE
+    every_step = [step for phase in phased_base["phases"] for step in phase["steps"]]
+    flat_base = {**phased_base, "phases": None, "steps": every_step}
+    seen = {"plain": 0, "refused": 0}
+    for base in (phased_base, flat_base):
+        for args in _one_edge_each(base):
+            expected = _by_the_rules(args, proposal)
+            checked = plain_plan(args, proposal)
+            if checked is not None:
+                seen["plain"] += 1
+                assert checked == expected, f"the one pass and the rules differ on {args!r}"
+                assert json.dumps(checked.body) == json.dumps(expected.body)
+            elif expected is None:
+                seen["refused"] += 1
+    assert seen["plain"] > 50 and seen["refused"] > 50, seen
+
+
+def test_a_plain_plan_takes_the_one_pass_and_keeps_none_of_the_callers_lists():
+    from jupyter_plans.validation import plain_plan
+
+    depends = ["a"]
+    args = flat(s("a"), s("b", depends_on=depends, status="in_progress"), findings=["f"])
+    checked = plain_plan(args, proposal=False)
+    assert checked is not None and checked.body["phases"][0]["steps"][1]["depends_on"] == ["a"]
+    depends.append("c")
+    args["findings"].append("g")
+    assert checked.body["phases"][0]["steps"][1]["depends_on"] == ["a"]
+    assert checked.body["findings"] == ["f"]

@@ -39,10 +39,20 @@ def _add_finished_and_seen(conn: Connection) -> None:
     seen.create(conn, checkfirst=True)
 
 
+def _index_only_given_call_ids(conn: Connection) -> None:
+    from .schema import events
+
+    # The unique index on call ids becomes partial: a call without an id adds no entry.
+    (index,) = (index for index in events.indexes if index.name == "plans_events_call")
+    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {index.name}")
+    index.create(conn)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
     _add_finished_and_seen,
+    _index_only_given_call_ids,
 ]
 LATEST = len(MIGRATIONS)
 

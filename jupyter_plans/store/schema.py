@@ -11,6 +11,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
 metadata = MetaData()
@@ -64,7 +65,15 @@ events = Table(
     Column("call_id", Text),
     Column("result", Text),
     PrimaryKeyConstraint("session_id", "seq"),
-    Index("plans_events_call", "session_id", "call_id", unique=True),
+    # Only calls that came with an id can be retried under it; the rest add no index entry.
+    Index(
+        "plans_events_call",
+        "session_id",
+        "call_id",
+        unique=True,
+        sqlite_where=text("call_id IS NOT NULL"),
+        postgresql_where=text("call_id IS NOT NULL"),
+    ),
 )
 
 proposals = Table(
