@@ -6,12 +6,14 @@ same JSON payload. The peers store the same plan as their users would: langgraph
 `SqliteSaver.put` (one checkpoint row) and eventsourcing's SQLite `insert_events` (one stored
 event); both run in WAL mode with SQLite's default synchronous=FULL, and both do less than
 update_plan (no revision check, no input validation, no snapshot row). All sides run
-interleaved, one call each in turn, so a noisy neighbour slows all of them.
+interleaved, one call each in turn in a shuffled order, so a noisy neighbour slows all of
+them and none always follows the same code.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 import tempfile
 import time
@@ -114,16 +116,28 @@ class EventSourcing:
 
 
 class Ours:
+    """update_plan through the public API, as a Python caller makes it (no call id)."""
+
     def __init__(self, path: Path) -> None:
         self.session = PlanStore(path).session("bench")
         self.revision = 0
 
+    def call_id(self) -> str | None:
+        return None
+
     def update(self, steps: list[dict]) -> None:
-        result = self.session.call_tool(
-            "update_plan", {"expected_revision": self.revision, "steps": steps}
-        )
+        args = {"expected_revision": self.revision, "steps": steps}
+        result = self.session.call_tool("update_plan", args, call_id=self.call_id())
         assert not result.is_error, result.content
         self.revision += 1
+
+
+class OursWithIds(Ours):
+    """update_plan as agents call it: each call with its provider's id, recorded (and
+    indexed) so that a retry under the same id returns the recorded result."""
+
+    def call_id(self) -> str | None:
+        return f"call_{self.revision}"
 
 
 def measure(sides: dict) -> dict[str, list[float]]:
@@ -134,11 +148,13 @@ def measure(sides: dict) -> dict[str, list[float]]:
         for steps in payloads[:20]:
             side.update(steps)
     clock = time.perf_counter
+    order, shuffle = list(sides), random.Random(0).shuffle
     for _ in range(ROUNDS):
         for steps in payloads:
-            for name, side in sides.items():
+            shuffle(order)  # no side always runs after the same neighbour's code
+            for name in order:
                 start = clock()
-                side.update(steps)
+                sides[name].update(steps)
                 samples[name].append(clock() - start)
     return samples
 
@@ -149,6 +165,7 @@ def main() -> dict[str, float]:
         sides = {
             "raw sqlite3 floor": Floor(folder / "floor.sqlite"),
             "jupyter-plans update_plan": Ours(folder / "ours.plans.sqlite"),
+            "  the same, with call ids": OursWithIds(folder / "ids.plans.sqlite"),
         }
         for name, peer in (
             ("langgraph SqliteSaver.put", LangGraph),

@@ -18,14 +18,12 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
     changes = session.proposal_changes()
     if changes is not None:
         changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
-    question = session.open_question()
-    review = session.review()
     return {
-        "snapshot": session.snapshot().model_dump(mode="json"),
+        "snapshot": session.snapshot_data(),
         "notebook": notebook,
         "changes": changes,
-        "question": question.question if question is not None else None,
-        "review": review.model_dump(mode="json") if review is not None else None,
+        "question": session.open_question_text(),
+        "review": session.review_data(),
     }
 
 

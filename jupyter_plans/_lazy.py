@@ -18,3 +18,22 @@ def lazy_names(package: str, namespace: dict, where: dict[str, str]) -> Callable
         return value
 
     return __getattr__
+
+
+class LazyModule:
+    """A module's names, imported with the module the first time one is used.
+
+    `models = LazyModule("jupyter_plans.models")` lets a module refer to `models.Snapshot`
+    without loading pydantic until the first call that needs a model; after that, each name
+    is a plain attribute of this object.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(import_module(self._name), name)
+        setattr(self, name, value)
+        return value

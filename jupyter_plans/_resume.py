@@ -46,7 +46,7 @@ def since_last_seen(session: Any, notebook: str) -> str | None:
     if cursor <= seen:
         return None
     count = cursor - seen
-    events = session.events(after=max(seen, cursor - SHOWN_EVENTS))
+    events = session.event_data(after=max(seen, cursor - SHOWN_EVENTS))
     head = f"Since you last looked (event {seen}): {count} event{'' if count == 1 else 's'}"
     if count > len(events):
         head += f", the last {len(events)} below; %plan history {count} lists them all"

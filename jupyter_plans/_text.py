@@ -2,82 +2,88 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .models import Event, Snapshot
+if TYPE_CHECKING:
+    from .models import Event, Snapshot
 
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
 
-def _review_json(review: Any) -> dict | None:
-    return review.model_dump(mode="json") if hasattr(review, "model_dump") else review
+def _json(value: Any) -> Any:
+    """A model as its JSON data; JSON data as it is."""
+    return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
 
 
-def render_text(snapshot: Snapshot, question: str | None = None, review: Any = None) -> str:
-    """The card as text; `question` is the agent's open ask_user question, if any, and
-    `review` the final review (a FinalReview or its JSON) while the plan is finished."""
-    plan, review = snapshot.plan, _review_json(review)
+def render_text(snapshot: Snapshot | dict, question: str | None = None, review: Any = None) -> str:
+    """The card as text, from a snapshot or its JSON; `question` is the agent's open ask_user
+    question, if any, and `review` the final review (a FinalReview or its JSON) while the plan
+    is finished."""
+    snapshot, review = _json(snapshot), _json(review)
+    plan = snapshot["plan"]
     lines = []
-    head = f"Plan ({snapshot.mode} mode)"
+    head = f"Plan ({snapshot['mode']} mode)"
     asked = [f"The agent asks: {question}"] if question else []
     if plan is None:
         return "\n".join([head + ": no plan yet", *asked])
-    done = sum(step.status == "completed" for step in plan.steps)
+    done = sum(step["status"] == "completed" for step in plan["steps"])
     lines.append(
-        f"{head}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete"
+        f"{head}, revision {plan['revision']}: {done} of {len(plan['steps'])} steps marked complete"
     )
-    if review and plan.revision == review["revision"]:
+    if review and plan["revision"] == review["revision"]:
         lines.append("Finished: the agent reviewed every objective")
     else:
         review = None
-    if snapshot.pending_proposal_hash:
-        lines.append(f"Proposal {snapshot.pending_proposal_hash[:12]} waits for your decision")
+    if snapshot["pending_proposal_hash"]:
+        lines.append(f"Proposal {snapshot['pending_proposal_hash'][:12]} waits for your decision")
     lines.extend(asked)
-    if plan.explanation:
-        lines.append(f"Why: {plan.explanation}")
-    for title, items in (("Findings", plan.findings), ("Objectives", plan.objectives)):
+    if plan["explanation"]:
+        lines.append(f"Why: {plan['explanation']}")
+    for title, items in (("Findings", plan["findings"]), ("Objectives", plan["objectives"])):
         if items:
             lines.append(f"{title}:")
             lines.extend(f"  - {item}" for item in items)
-    for phase in plan.phases:
-        if phase.title is not None:
-            lines.append(f"{phase.title}:")
-        for step in phase.steps:
-            line = f"  {_MARKS[step.status]} {step.id}: {step.description}"
-            if step.depends_on:
-                line += f" (after {', '.join(step.depends_on)})"
+    for phase in plan["phases"]:
+        if phase["title"] is not None:
+            lines.append(f"{phase['title']}:")
+        for step in phase["steps"]:
+            line = f"  {_MARKS[step['status']]} {step['id']}: {step['description']}"
+            if step["depends_on"]:
+                line += f" (after {', '.join(step['depends_on'])})"
             lines.append(line)
-            if step.acceptance:
-                lines.append(f"        done when: {step.acceptance}")
-            if step.evidence:
-                lines.append(f"        evidence: {step.evidence}")
+            if step["acceptance"]:
+                lines.append(f"        done when: {step['acceptance']}")
+            if step["evidence"]:
+                lines.append(f"        evidence: {step['evidence']}")
     if review:
         lines.append("Final review:")
         for item in review["review"]:
             lines.append(f"  - {item['objective']}: {item['outcome']}")
             lines.append(f"        evidence: {item['evidence']}")
-    if snapshot.decisions:
+    if snapshot["decisions"]:
         lines.append("Decisions:")
-        lines.extend(f"  - {d.title}: {d.rationale}" for d in snapshot.decisions)
+        lines.extend(f"  - {d['title']}: {d['rationale']}" for d in snapshot["decisions"])
     return "\n".join(lines)
 
 
-def status_line(snapshot: Snapshot, question: str | None = None, finished: bool = False) -> str:
-    """One line: the mode, the revision, the progress, whether the plan is finished, any
-    waiting proposal or question."""
-    mode = "Plan mode" if snapshot.mode == "plan" else "Default mode"
-    plan = snapshot.plan
+def status_line(
+    snapshot: Snapshot | dict, question: str | None = None, finished: bool = False
+) -> str:
+    """One line, from a snapshot or its JSON: the mode, the revision, the progress, whether
+    the plan is finished, any waiting proposal or question."""
+    snapshot = _json(snapshot)
+    mode = "Plan mode" if snapshot["mode"] == "plan" else "Default mode"
+    plan = snapshot["plan"]
     if plan is None:
         line = f"{mode}, no plan yet"
     else:
-        done = sum(step.status == "completed" for step in plan.steps)
-        line = (
-            f"{mode}, revision {plan.revision}: {done} of {len(plan.steps)} steps marked complete"
-        )
+        done = sum(step["status"] == "completed" for step in plan["steps"])
+        total = len(plan["steps"])
+        line = f"{mode}, revision {plan['revision']}: {done} of {total} steps marked complete"
         if finished:
             line += ", finished with a review of every objective"
-    if snapshot.pending_proposal_hash:
-        line += f"; proposal {snapshot.pending_proposal_hash[:12]} waits for your decision"
+    if snapshot["pending_proposal_hash"]:
+        line += f"; proposal {snapshot['pending_proposal_hash'][:12]} waits for your decision"
     if question:
         line += f"; the agent asks: {question}"
     return line

@@ -181,11 +181,9 @@ class PlanMagics(Magics):
 
     def _verb_status(self, rest: str) -> None:
         self._no_arguments("status", rest)
-        question = self.session.open_question()
-        finished = self.session.review() is not None
-        print(
-            status_line(self.session.snapshot(), question.question if question else None, finished)
-        )
+        question = self.session.open_question_text()
+        finished = self.session.review_data() is not None
+        print(status_line(self.session.snapshot_data(), question, finished))
 
     def _verb_history(self, rest: str) -> None:
         if rest and not rest.isdigit():

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 # The guard needs no models: it lives apart, so the coding-agent hook can load it alone.
 from ._guard import AGENT_TOOL_RISKS, guard_refusal
-from .models import Message
 from .tools import CATALOG, offered
+
+if TYPE_CHECKING:
+    from .models import Message
 
 __all__ = ["AGENT_TOOL_RISKS", "deliverable", "guard_refusal", "refusal_for_tool"]
 

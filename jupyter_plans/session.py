@@ -6,15 +6,15 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pydantic_core
 
 from . import policy
+from ._lazy import LazyModule
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from ._review import check_finishable, reviewed
 from .errors import ConnectionLost, DecisionRefused, PlanStoreError
-from .models import Event, FinalReview, Message, Question, Snapshot, ToolResult
 from .store import check_session_id
 from .store._tx import ATTEMPTS as _ATTEMPTS
 from .store._tx import Tx
@@ -23,7 +23,11 @@ from .tools import CATALOG
 from .validation import CheckedPlan, Refused, check_expected_revision
 
 if TYPE_CHECKING:
+    from .models import Event, FinalReview, Message, Question, Snapshot, ToolResult
     from .store import PlanStore
+
+# The models load with the first call that returns one: showing the card needs none.
+models = LazyModule(f"{__package__}.models")
 
 ENFORCEMENT = "session-metadata-only"
 MAX_MESSAGE_BYTES = 65536
@@ -51,6 +55,15 @@ def _decode_event(kind: str, text: str) -> dict:
         plan = data["plan"]
         plan["steps"] = [step for phase in plan["phases"] for step in phase["steps"]]
     return data
+
+
+class EventData(NamedTuple):
+    """An event as plain data: what `events()` returns as models."""
+
+    seq: int
+    kind: str
+    data: dict
+    at: str  # UTC, ISO 8601
 
 
 def _now_ms() -> int:
@@ -269,35 +282,42 @@ class PlanSession:
 
     @_reconnecting
     def snapshot(self) -> Snapshot:
+        return models.Snapshot.model_validate(self.snapshot_data())
+
+    @_reconnecting
+    def snapshot_data(self) -> dict[str, Any]:
+        """The snapshot as JSON data, made without the models (the card shows this form).
+
+        It shares the stored plan with this process's cache: do not change it.
+        """
         with self.store.read() as tx:
             row = tx.first("SELECT_ROW", {"sid": self.session_id})
             decided = tx.all("SELECT_DECISIONS", {"sid": self.session_id})
             plan = self._plan_at(tx, row.plan_seq) if row is not None else None
-        if row is None:
-            return Snapshot.empty(self.session_id)
-        return Snapshot.model_validate(
-            {
-                "session_id": self.session_id,
-                "cursor": row.cursor,
-                "mode": row.mode,
-                "pending_proposal_hash": row.pending_proposal_hash,
-                "approved_proposal_hash": row.approved_proposal_hash,
-                "plan": plan,
-                "decisions": [
-                    {"title": d.title, "rationale": d.rationale, "sources": _loads(d.sources)}
-                    for d in decided
-                ],
-            }
-        )
+        return {
+            "session_id": self.session_id,
+            "cursor": row.cursor if row is not None else 0,
+            "mode": row.mode if row is not None else "default",
+            "pending_proposal_hash": row.pending_proposal_hash if row is not None else None,
+            "approved_proposal_hash": row.approved_proposal_hash if row is not None else None,
+            "plan": plan,
+            "decisions": [
+                {"title": d.title, "rationale": d.rationale, "sources": _loads(d.sources)}
+                for d in decided
+            ],
+        }
 
     @_reconnecting
     def events(self, after: int = 0) -> list[Event]:
+        return [models.Event(**event._asdict()) for event in self.event_data(after)]
+
+    @_reconnecting
+    def event_data(self, after: int = 0) -> list[EventData]:
+        """The events after `after` as plain tuples (seq, kind, data, at), made without the
+        models: what %load_ext tells about the time since the notebook last looked."""
         with self.store.read() as tx:
             rows = tx.all("SELECT_EVENTS", {"sid": self.session_id, "after": after})
-        return [
-            Event(seq=r.seq, kind=r.kind, data=_decode_event(r.kind, r.data), at=_iso(r.at))
-            for r in rows
-        ]
+        return [EventData(r.seq, r.kind, _decode_event(r.kind, r.data), _iso(r.at)) for r in rows]
 
     @_reconnecting
     def cursor(self) -> int:
@@ -318,7 +338,7 @@ class PlanSession:
         """The queue as it stands, oldest first, whether or not it may be delivered now."""
         with self.store.read() as tx:
             rows = tx.all("SELECT_WAITING", {"sid": self.session_id})
-        return [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
+        return [models.Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
 
     @_reconnecting
     def proposal_changes(self) -> dict | None:
@@ -362,7 +382,7 @@ class PlanSession:
                 invalid = refusal
         with self._writing(call_id) as change:
             if change.recorded is not None:
-                return ToolResult.model_validate_json(change.recorded)
+                return models.ToolResult.model_validate_json(change.recorded)
             try:
                 self._see_turn(change, turn_id)
                 refusal = policy.refusal_for_tool(name, change.state.mode)
@@ -371,9 +391,9 @@ class PlanSession:
                 if invalid is not None:
                     raise invalid
                 content = getattr(self, f"_tool_{name}")(change, parsed, turn_id, call_id)
-                return ToolResult(is_error=False, content=content)
+                return models.ToolResult(is_error=False, content=content)
             except Refused as refusal:
-                result = ToolResult(is_error=True, content=str(refusal))
+                result = models.ToolResult(is_error=True, content=str(refusal))
                 change.emit(
                     "tool_finished",
                     {"name": name, "call_id": call_id, "result": result.model_dump()},
@@ -502,7 +522,7 @@ class PlanSession:
         row = tx.first("SELECT_OPEN_QUESTION", {"sid": self.session_id})
         if row is None:
             return None
-        return Question(question=row.question, turn_id=row.turn_id, asked_seq=row.asked_seq)
+        return models.Question(question=row.question, turn_id=row.turn_id, asked_seq=row.asked_seq)
 
     def _close_question(self, change: _Change, action: str, message_id: int | None) -> None:
         question = self._open_question(change.tx)
@@ -522,6 +542,13 @@ class PlanSession:
         """The question the agent asked with ask_user that waits for the person's answer."""
         with self.store.read() as tx:
             return self._open_question(tx)
+
+    @_reconnecting
+    def open_question_text(self) -> str | None:
+        """The open question's text, read without the models (as the card shows it)."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_OPEN_QUESTION", {"sid": self.session_id})
+        return row.question if row is not None else None
 
     @_reconnecting
     def answer(self, text: str) -> Message:
@@ -591,12 +618,18 @@ class PlanSession:
     @_reconnecting
     def review(self) -> FinalReview | None:
         """The accepted final review of the current plan; None while the plan is not finished."""
+        data = self.review_data()
+        return None if data is None else models.FinalReview.model_validate(data)
+
+    @_reconnecting
+    def review_data(self) -> dict | None:
+        """The final review as JSON data (`revision` and `review`), made without the models."""
         with self.store.read() as tx:
             seq = tx.scalar("SELECT_FINISHED", {"sid": self.session_id})
             if seq is None:
                 return None
             data = _loads(tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": seq}))
-        return FinalReview(revision=data["revision"], review=data["review"])
+        return {"revision": data["revision"], "review": data["review"]}
 
     def _propose(self, change: _Change, digest: str, body: dict) -> None:
         s = change.state
@@ -755,7 +788,9 @@ class PlanSession:
         """Take the messages the agent may have now, in order, and mark them delivered."""
         with self._writing() as change:
             rows = change.tx.all("SELECT_WAITING", {"sid": self.session_id})
-            waiting = [Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
+            waiting = [
+                models.Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows
+            ]
             ready = policy.deliverable(waiting, change.state.pending_proposal_hash is not None)
             for message in ready:
                 seq = change.emit("message_delivered", {"message_id": message.message_id})
@@ -786,7 +821,7 @@ class PlanSession:
         )
         if source == "person":  # the person's words answer the agent's open question
             self._close_question(change, "answered", message_id)
-        return Message(message_id=message_id, source=source, text=text)
+        return models.Message(message_id=message_id, source=source, text=text)
 
 
 def _check_person_text(what: str, text: Any) -> None:

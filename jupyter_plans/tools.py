@@ -10,12 +10,10 @@ import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
-
-from pydantic import TypeAdapter
+from typing import TYPE_CHECKING, Any
 
 from ._guard import RESERVED_NAMES  # names no integration may rebind
-from .models import AskUserArgs, FinishPlanArgs, PlanSubmitArgs, RecordDecisionArgs, UpdatePlanArgs
+from ._lazy import lazy_names
 from .validation import (
     check_decision,
     check_plan,
@@ -26,13 +24,29 @@ from .validation import (
     plain_plan,
 )
 
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+    from ._toolbox import AgentTool, Toolbox, agent_tool, result_message
+
 DIALECTS = ("openai_chat", "openai_responses", "anthropic", "mcp")
+
+
+@cache
+def _adapter(model: str) -> TypeAdapter:
+    """The pydantic adapter of an argument model of models.py, made on first use (so that
+    loading the catalog loads no pydantic)."""
+    from pydantic import TypeAdapter
+
+    from . import models
+
+    return TypeAdapter(getattr(models, model))
 
 
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    args: TypeAdapter
+    model: str  # the name of the argument model in models.py
     modes: tuple[str, ...]
     description: str
     check: Callable[[dict], Any]  # the bounds that need no stored state; returns what is used
@@ -50,6 +64,10 @@ class ToolSpec:
         return self.check(parse(self.args, raw))
 
     @property
+    def args(self) -> TypeAdapter:
+        return _adapter(self.model)
+
+    @property
     def parameters(self) -> dict:
         return _schema(self.name)
 
@@ -59,7 +77,7 @@ CATALOG: dict[str, ToolSpec] = {
     for spec in (
         ToolSpec(
             "update_plan",
-            TypeAdapter(UpdatePlanArgs),
+            "UpdatePlanArgs",
             ("default", "plan"),
             "Replace the whole session plan with this one. Send expected_revision (the "
             "revision you last read; 0 for a new session) and exactly one of steps or phases. "
@@ -70,7 +88,7 @@ CATALOG: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "plan_submit",
-            TypeAdapter(PlanSubmitArgs),
+            "PlanSubmitArgs",
             ("plan",),
             "Submit your researched plan as a proposal for the person to approve. All steps "
             "are pending. After submitting, end your turn and wait for the decision.",
@@ -79,7 +97,7 @@ CATALOG: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "record_decision",
-            TypeAdapter(RecordDecisionArgs),
+            "RecordDecisionArgs",
             ("default", "plan"),
             "Record a lasting decision (not progress): a short title, the rationale and "
             "optional sources.",
@@ -87,7 +105,7 @@ CATALOG: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "finish_plan",
-            TypeAdapter(FinishPlanArgs),
+            "FinishPlanArgs",
             ("default", "plan"),
             "Every step is completed: finish the plan with a review of every objective of the "
             "plan (its outcome and the evidence for it). Completing steps does not finish a "
@@ -97,7 +115,7 @@ CATALOG: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "ask_user",
-            TypeAdapter(AskUserArgs),
+            "AskUserArgs",
             ("plan",),
             "Ask the person one question you cannot answer by research, then end your turn; "
             "the answer arrives as their next message.",
@@ -196,8 +214,13 @@ def definitions(
     return found
 
 
-# Agent tools and the dispatcher build on the catalog above.
-from ._toolbox import AgentTool, Toolbox, agent_tool, result_message  # noqa: E402
+# Agent tools and the dispatcher build on the catalog above; they (and pydantic) load on
+# first use, so that the notebook's card loads without them.
+__getattr__ = lazy_names(
+    __package__,
+    globals(),
+    {name: "._toolbox" for name in ("AgentTool", "Toolbox", "agent_tool", "result_message")},
+)
 
 __all__ = [
     "CATALOG",

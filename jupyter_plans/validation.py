@@ -10,12 +10,12 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic_core
-from pydantic import TypeAdapter, ValidationError
 
-from .models import PhaseInput, ReviewItemInput, StepInput
+if TYPE_CHECKING:  # pydantic itself loads with the first input that is not plain
+    from pydantic import TypeAdapter
 
 MAX_INPUT_BYTES = 65536
 MAX_STEPS = 32
@@ -143,7 +143,7 @@ def parse(adapter: TypeAdapter, args: dict) -> dict:
     """Validate the shape with pydantic and turn its first error into one line."""
     try:
         return adapter.validate_python(args)
-    except ValidationError as exc:
+    except pydantic_core.ValidationError as exc:
         raise Refused(_describe(adapter, exc.errors(include_url=False)[0])) from None
 
 
@@ -188,6 +188,8 @@ _NULLABLE = {
 
 
 def _fields_hint(adapter: TypeAdapter, loc: list) -> str:
+    from .models import PhaseInput, ReviewItemInput, StepInput
+
     owner = adapter._type
     if "steps" in loc[:-1]:
         owner = StepInput

@@ -11,7 +11,6 @@ import traitlets
 from ._card import MIME_TYPE, card_data, card_html
 from ._text import render_text
 from .errors import DecisionRefused, PlanStoreError
-from .models import Snapshot
 from .session import PlanSession
 
 _STATIC = Path(__file__).parent / "static"
@@ -96,7 +95,7 @@ class PlanCard(anywidget.AnyWidget):
         self.refresh()
 
     def __repr__(self) -> str:
-        return render_text(Snapshot.model_validate(self.snapshot), self.question, self.review)
+        return render_text(self.snapshot, self.question, self.review)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         bundle = super()._repr_mimebundle_(**kwargs) or {}

@@ -220,3 +220,38 @@ def test_the_card_shows_after_the_loading_cell_and_when_a_proposal_comes(ip, cap
     assert "Proposal " in capsys.readouterr().out
     ip.run_cell("1 + 1")
     assert "Proposal " not in capsys.readouterr().out  # shown once per proposal
+
+
+def test_a_new_kernel_shows_the_card_and_the_news_without_loading_pydantic(tmp_path):
+    """%load_ext in a fresh interpreter, on a notebook whose plan moved on since it was last
+    shown: the news, the card and %plan status come out, and pydantic is never imported
+    (the models load with the first call that returns one)."""
+    import subprocess
+    import sys
+
+    from jupyter_plans._resume import remember_seen
+
+    notebook = tmp_path / "analysis.ipynb"
+    with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
+        session = store.session("default")
+        steps = [{"id": "load", "description": "Load the data", "status": "completed"}]
+        session.call_tool("update_plan", {"expected_revision": 0, "steps": steps})
+        remember_seen(session, notebook.name, session.cursor())
+        session.call_tool("record_decision", {"title": "Keep June", "rationale": "full month"})
+    code = (
+        "import sys\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        "shell.user_ns['__session__'] = sys.argv[1]\n"
+        "assert shell.run_cell('%load_ext jupyter_plans').success\n"
+        "assert shell.run_cell('%plan status').success\n"
+        "print('pydantic loaded:', 'pydantic.main' in sys.modules)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(notebook)], capture_output=True, text=True, check=True
+    )
+    assert "Since you last looked (event 1): 1 event." in run.stdout
+    assert "agent recorded a decision: Keep June" in run.stdout
+    assert "[x] load: Load the data" in run.stdout  # the card, as text
+    assert "Default mode, revision 1: 1 of 1 steps marked complete" in run.stdout
+    assert run.stdout.strip().endswith("pydantic loaded: False"), run.stdout

@@ -270,3 +270,27 @@ def test_the_static_forms_show_hostile_review_text_as_text(session):
     assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
     text = render_text(session.snapshot(), None, session.review())
     assert f"  - {hostile}: **{hostile}**" in text
+
+
+def test_the_data_forms_the_card_reads_equal_the_models_json(session):
+    """The card reads the snapshot, review, question and events without the models; each
+    must be exactly the models' JSON."""
+
+    def same():
+        assert session.snapshot_data() == session.snapshot().model_dump(mode="json")
+        review = session.review()
+        assert session.review_data() == (review.model_dump(mode="json") if review else None)
+        question = session.open_question()
+        assert session.open_question_text() == (question.question if question else None)
+        events = [tuple(event.model_dump(mode="json").values()) for event in session.events()]
+        assert [tuple(event) for event in session.event_data()] == events
+
+    same()  # a session nothing happened in yet
+    plan(session, revision=0)
+    decision = {"title": "Keep June", "rationale": "the last full month", "sources": ["x.csv"]}
+    assert not session.call_tool("record_decision", decision).is_error
+    assert not finish(session).is_error
+    same()
+    session.on()
+    assert not session.call_tool("ask_user", {"question": "Which month?"}).is_error
+    same()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from ..errors import DecisionRefused, PlanStoreError
-from .openai_compat import AgentError, OpenAIAgent
+
+if TYPE_CHECKING:
+    from .openai_compat import OpenAIAgent
 
 
 @magics_class
@@ -46,6 +48,8 @@ class AgentMagics(Magics):
             print(f"%%agent takes nothing on its line; found {line.strip()!r}", file=sys.stderr)
             return
         text = (line if cell is None else cell).strip()
+        from .openai_compat import AgentError  # the agent loads with the first %%agent
+
         try:
             agent = self._attach()
             if text:
@@ -56,6 +60,8 @@ class AgentMagics(Magics):
 
     def _attach(self) -> OpenAIAgent:
         """The agent of the notebook's current plan session (a new one after %plan new)."""
+        from .openai_compat import OpenAIAgent
+
         session = self.plan_magics.session
         if self.current is not None and self.current.session is not session:
             self._detach()
@@ -76,6 +82,8 @@ class AgentMagics(Magics):
         agent = self.current
         if agent is None or agent.session is not self.plan_magics.session:
             return
+        from .openai_compat import AgentError
+
         try:
             agent.run()
         except (AgentError, PlanStoreError) as problem:
