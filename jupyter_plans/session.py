@@ -14,6 +14,7 @@ from . import policy
 from ._lazy import LazyModule
 from ._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from ._review import check_finishable, reviewed
+from ._stored import decode_plan_event, encode_plan_event
 from .errors import ConnectionLost, DecisionRefused, PlanStoreError
 from .store import check_session_id
 from .store._tx import ATTEMPTS as _ATTEMPTS
@@ -42,19 +43,12 @@ _loads = pydantic_core.from_json
 
 
 def _encode_event(kind: str, data: dict) -> str:
-    """Event data as stored: a plan's `steps` are left out, being its phases' steps in order."""
-    if kind == "plan_updated":
-        plan = {key: value for key, value in data["plan"].items() if key != "steps"}
-        data = {**data, "plan": plan}
-    return _dumps(data)
+    """Event data as stored (a plan's, as _stored.py says)."""
+    return encode_plan_event(data) if kind == "plan_updated" else _dumps(data)
 
 
 def _decode_event(kind: str, text: str) -> dict:
-    data = _loads(text)
-    if kind == "plan_updated":
-        plan = data["plan"]
-        plan["steps"] = [step for phase in plan["phases"] for step in phase["steps"]]
-    return data
+    return decode_plan_event(text) if kind == "plan_updated" else _loads(text)
 
 
 class EventData(NamedTuple):

@@ -132,3 +132,36 @@ def test_a_retry_after_a_commit_that_reached_the_disk_is_idempotent(db):
     assert [e.kind for e in session.events()] == ["plan_updated"]
     (row,) = dump_tables(path)["plans_events"]
     assert json.dumps(first.model_dump(), separators=(",", ":")) in row
+
+
+def test_a_plan_is_stored_without_its_defaults_and_read_back_whole(session):
+    """The stored text of a plan leaves out nulls, empty lists and `pending`; reading it (or
+    the whole text an earlier version stored) gives every field back, in order."""
+    from jupyter_plans._stored import decode_plan_event
+
+    steps = [
+        {"id": "load", "description": "Load", "status": "completed"},
+        {"id": "fit", "description": "Fit", "depends_on": ["load"], "acceptance": "r2 > 0.5"},
+    ]
+    result = session.call_tool("update_plan", {"expected_revision": 0, "steps": steps})
+    assert not result.is_error
+    (event,) = session.events()
+    with session.store.read() as tx:
+        stored = tx.scalar("SELECT_EVENT_DATA", {"sid": session.session_id, "seq": event.seq})
+    assert "null" not in stored and "[]" not in stored and "pending" not in stored
+    assert '"acceptance":"r2 > 0.5"' in stored and '"steps"' in stored
+    assert stored.count('"steps"') == 1  # the phase's; the plan's own list is not stored
+    whole = {**event.data, "plan": {k: v for k, v in event.data["plan"].items() if k != "steps"}}
+    earlier = json.dumps(whole)  # as stored before defaults were left out
+    for text in (stored, earlier):
+        read = decode_plan_event(text)
+        assert json.dumps(read) == json.dumps(event.data)  # the same keys, in the same order
+    assert event.data["plan"]["steps"][1] == {
+        "id": "fit",
+        "description": "Fit",
+        "status": "pending",
+        "acceptance": "r2 > 0.5",
+        "depends_on": ["load"],
+        "evidence": None,
+    }
+    assert fold(session.session_id, session.events()) == session.snapshot()
