@@ -69,7 +69,7 @@ def _iso(ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
-@dataclass
+@dataclass(slots=True)
 class _State:
     """The session row: the fold of the session's events, kept current in every write."""
 
@@ -104,7 +104,7 @@ class _State:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Change:
     """The writes of one operation, applied together when it ends."""
 
@@ -114,7 +114,6 @@ class _Change:
     loaded_cursor: int
     events: list[dict] = field(default_factory=list)
     rows: list[tuple[Any, dict]] = field(default_factory=list)
-    plan_changed: bool = False
 
     def emit(self, kind: str, data: dict, call_id: str | None = None, result: Any = None) -> int:
         self.state.cursor += 1
@@ -385,7 +384,8 @@ class PlanSession:
                 if invalid is not None:
                     raise invalid
                 content = getattr(self, f"_tool_{name}")(change, parsed, turn_id, call_id)
-                return models.ToolResult(is_error=False, content=content)
+                # Built here from a str: nothing to validate.
+                return models.ToolResult.model_construct(is_error=False, content=content)
             except Refused as refusal:
                 result = models.ToolResult(is_error=True, content=str(refusal))
                 change.emit(

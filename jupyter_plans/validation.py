@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pydantic_core
 
@@ -231,8 +230,7 @@ def check_count(where: str, items: list, limit: int, what: str) -> None:
         raise Refused(f"{where} has {len(items)} {what}; the limit is {limit}")
 
 
-@dataclass(frozen=True)
-class CheckedPlan:
+class CheckedPlan(NamedTuple):
     """A plan input that passed every bound that needs no stored state."""
 
     expected_revision: int | None
