@@ -86,6 +86,23 @@ class _State:
     newest_turn_cancelled: bool = False
     finished_seq: int | None = None  # the plan_finished event, while the plan is finished
 
+    def values(self) -> tuple:
+        """The fields in order, as `_State(*values)` takes them back."""
+        return (
+            self.session_id,
+            self.cursor,
+            self.revision,
+            self.mode,
+            self.pending_proposal_hash,
+            self.approved_proposal_hash,
+            self.plan,
+            self.plan_seq,
+            self.newest_turn_id,
+            self.newest_turn_ordinal,
+            self.newest_turn_cancelled,
+            self.finished_seq,
+        )
+
     @classmethod
     def from_row(cls, row: Any, plan: dict | None) -> _State:
         return cls(
@@ -169,9 +186,15 @@ def _append_events(change: _Change) -> None:
 
 
 class _Writing:
-    """The context of one change (a class, not a generator: it runs on every tool call)."""
+    """The context of one change (a class, not a generator: it runs on every tool call).
 
-    __slots__ = ("session", "call_id", "tx", "change")
+    The session's state comes from its row, read under the write lock; or, on SQLite, from
+    what this connection itself last committed to the row when no other connection has
+    committed since (the store's written_states), which spares the read. The entry is taken
+    out while the change runs and put back only once it has committed.
+    """
+
+    __slots__ = ("session", "call_id", "tx", "change", "written", "loaded")
 
     def __init__(self, session: PlanSession, call_id: str | None) -> None:
         self.session, self.call_id = session, call_id
@@ -179,9 +202,15 @@ class _Writing:
     def __enter__(self) -> _Change:
         session = self.session
         key = {"sid": session.session_id, "call_id": self.call_id}
-        select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
         tx = self.tx = session.store.write().__enter__()
         try:
+            self.written = session.store.written_states(tx)
+            known = self.loaded = self.written.pop(session.session_id, None)
+            if known is not None:
+                recorded = None if self.call_id is None else tx.scalar("SELECT_RECORDED", key)
+                self.change = _Change(tx, _State(*known), recorded, known[1])
+                return self.change
+            select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
             row = tx.first(select_state, key)
             if row is None:
                 insert = session.store.insert_session
@@ -189,6 +218,7 @@ class _Writing:
                 row = tx.first(select_state, key)
             plan = session._plan_at(tx, row.plan_seq)
             self.change = _Change(tx, _State.from_row(row, plan), row.recorded, row.cursor)
+            self.loaded = self.change.state.values()
         except BaseException:
             tx.__exit__(*sys.exc_info())
             raise
@@ -207,6 +237,9 @@ class _Writing:
                 raise
         try:
             self.tx.__exit__(kind, error, traceback)
+            if kind is None:  # committed on this connection: the row now holds this
+                written = change.state.values() if changed else self.loaded
+                self.written[change.state.session_id] = written
         except ConnectionLost as lost:
             # The commit was on its way when the connection went: look, do not assume.
             if not (changed and lost.committing and self.session._landed(change.events[-1])):

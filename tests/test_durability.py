@@ -165,3 +165,41 @@ def test_a_plan_is_stored_without_its_defaults_and_read_back_whole(session):
         "evidence": None,
     }
     assert fold(session.session_id, session.events()) == session.snapshot()
+
+
+def test_a_writer_reads_the_session_again_once_another_connection_committed(tmp_path):
+    """On SQLite a writer spares the read of the session row when no other connection has
+    committed since its own last commit. Another store, another thread and another process
+    each commit in between here: every stale revision must still be refused."""
+    import threading
+
+    path = tmp_path / "a.plans.sqlite"
+    with PlanStore(path) as one, PlanStore(path) as other:
+        mine, theirs = one.session("s"), other.session("s")
+
+        def update(session, revision):
+            return session.call_tool("update_plan", _plan(revision, f"r{revision}"))
+
+        assert not update(mine, 0).is_error and not update(mine, 1).is_error  # from its own
+        assert not update(theirs, 2).is_error  # another store on the file: revision 3
+        stale = update(mine, 2)
+        assert stale.is_error and "the session is at revision 3" in stale.content
+        assert not update(mine, 3).is_error
+
+        thread = threading.Thread(target=lambda: update(mine, 4))  # its own connection
+        thread.start()
+        thread.join()
+        stale = update(mine, 4)
+        assert stale.is_error and "the session is at revision 5" in stale.content
+
+        code = (
+            "import sys\nfrom jupyter_plans import PlanStore\n"
+            "with PlanStore(sys.argv[1]) as store:\n    store.session('s').on()\n"
+        )
+        subprocess.run([sys.executable, "-c", code, str(path)], check=True)
+        # plan_submit is offered only in plan mode, which the other process started.
+        proposal = {"explanation": "why", "findings": [], "objectives": ["a chart"]}
+        submitted = mine.call_tool("plan_submit", {**proposal, **_plan(5, "load")})
+        assert not submitted.is_error, submitted.content
+        assert [e.seq for e in theirs.events()] == list(range(1, len(theirs.events()) + 1))
+        assert fold("s", theirs.events()) == theirs.snapshot() == mine.snapshot()

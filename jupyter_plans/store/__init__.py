@@ -138,7 +138,24 @@ class PlanStore:
             with self._held_lock:
                 self._held.append((handle, driver))
             cursor = self._local.cursor = driver.cursor()
+            self._local.written = None  # a new connection knows nothing it wrote
         return cursor
+
+    def written_states(self, tx: Tx) -> dict[str, Any]:
+        """In a write transaction: what this thread's connection last committed to each
+        session row, kept only while no other connection has committed since (SQLite tells,
+        by `PRAGMA data_version`). The writer takes its entry and puts back what it commits.
+
+        On PostgreSQL a fresh empty dict: there a writer locks the row by reading it.
+        """
+        check = self._backend.others_commits
+        if check is None:
+            return {}
+        version = tx.value(check)
+        written = getattr(self._local, "written", None)
+        if written is None or written[0] != version:
+            written = self._local.written = (version, {})
+        return written[1]
 
     def _lost(self, cursor: Any) -> bool:
         """Whether the cursor's connection is gone; if so this thread lets go of it."""
@@ -146,6 +163,7 @@ class PlanStore:
         if not self._backend.connection_lost(connection):
             return False
         self._local.cursor = None
+        self._local.written = None
         with self._held_lock:
             gone = [h for h, driver in self._held if driver is connection]
             self._held = [(h, d) for h, d in self._held if d is not connection]

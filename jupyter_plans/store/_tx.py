@@ -226,6 +226,10 @@ class Tx:
         found = self._cursor.fetchone()
         return None if found is None else compiled.row._make(found)
 
+    def value(self, sql: str) -> Any:
+        """The first column of the first row of plain SQL that takes no parameters."""
+        return self._cursor.execute(sql).fetchone()[0]
+
     def scalar(self, statement: Any, params: dict | None = None) -> Any:
         row = self.first(statement, params)
         return None if row is None else row[0]

@@ -42,6 +42,7 @@ class PostgresBackend:
     dialect = "postgresql"
     insert = staticmethod(pg_insert)
     begin_write = "BEGIN ISOLATION LEVEL READ COMMITTED"
+    others_commits = None  # a writer locks the session row by reading it, every time
     begin_read = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     def __init__(self, url: URL) -> None:

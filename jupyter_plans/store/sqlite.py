@@ -112,6 +112,9 @@ class SQLiteBackend:
     begin_write = "BEGIN IMMEDIATE"
     begin_read = "BEGIN"
     driver_error = sqlite3.Error
+    # In a transaction, a number that changes when another connection (in any process) has
+    # committed since it was last read; this connection's own commits leave it as it is.
+    others_commits = "PRAGMA data_version"
 
     def __init__(self, path: Path) -> None:
         self.schema_version = check_plan_file(path)

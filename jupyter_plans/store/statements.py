@@ -47,11 +47,10 @@ SELECT_SESSIONS = select(
 
 
 # The session's statements (session.py).
-_RECORDED = (
-    select(events.c.result)
-    .where(events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
-    .scalar_subquery()
+SELECT_RECORDED = select(events.c.result).where(
+    events.c.session_id == _SID, events.c.call_id == bindparam("call_id")
 )
+_RECORDED = SELECT_RECORDED.scalar_subquery()
 SELECT_STATE = (
     select(sessions, _RECORDED.label("recorded"))
     .where(sessions.c.session_id == _SID)
