@@ -5,22 +5,12 @@ from pathlib import Path
 
 from jupyter_plans import PlanStore
 
+from ..test_review import DONE as STEPS  # the two steps of a finished plan
 from .test_browser import loading_notebook, open_notebook, run_cells
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"
 HOSTILE = "<img src=x onerror=alert(1)>"
 OBJECTIVES = ["a weekly revenue chart", "a baseline model with MAPE on June"]
-STEPS = [
-    {"id": "load", "description": "Load sales.csv", "status": "completed"},
-    {
-        "id": "fit",
-        "description": "Fit the baseline",
-        "status": "completed",
-        "acceptance": "MAPE printed",
-        "evidence": "MAPE 8.1% on June",
-        "depends_on": ["load"],
-    },
-]
 REVIEW = [
     {"objective": OBJECTIVES[0], "outcome": "drawn for 26 weeks", "evidence": "figure 1"},
     {"objective": OBJECTIVES[1], "outcome": "fitted: MAPE 8.1% on June", "evidence": "cell 7"},

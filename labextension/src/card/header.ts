@@ -1,6 +1,7 @@
 /** The top of the card: error bar, header, explanation, and the decision banner. */
 
 import type { Changes } from "../types";
+import { sendButton } from "./compose";
 import type { CardContext } from "./context";
 import { button, h, inlineText, shortHash } from "./dom";
 import { icon } from "./icons";
@@ -145,28 +146,14 @@ function reviseForm(ctx: CardContext): HTMLElement {
     key: "revise-note",
     attrs: { id: areaId, rows: 3, placeholder: "What should the agent change in this proposal?", disabled: busy },
   });
-  area.value = state.reviseNote;
-  const send = button(
-    {
-      class: "jp-plans-button-primary",
-      key: "revise-send",
-      disabled: busy || state.reviseNote.trim() === "",
-      onClick: () => {
-        const notes = state.reviseNote.trim();
-        if (!notes || !actions) return;
-        startInflight(state, "revise", ctx.rerender);
-        actions.revise(notes);
-        ctx.rerender();
-      },
-    },
-    busy && state.inflight?.kind === "revise" ? "Sending…" : "Send",
-  );
-  area.addEventListener("input", () => {
-    state.reviseNote = area.value;
-    send.disabled = busy || area.value.trim() === "";
-  });
-  area.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !send.disabled) send.click();
+  const send = sendButton(ctx, area, {
+    draft: "reviseNote",
+    kind: "revise",
+    class: "jp-plans-button-primary",
+    key: "revise-send",
+    label: "Send",
+    sends: (event) => event.key === "Enter" && (event.ctrlKey || event.metaKey),
+    send: actions ? (notes) => actions.revise(notes) : null,
   });
   const cancel = button(
     {

@@ -3,6 +3,7 @@
  * goes to the agent as the person's own message.
  */
 
+import { sendButton } from "./compose";
 import type { CardContext } from "./context";
 import { button, h, inlineText } from "./dom";
 import { icon } from "./icons";
@@ -25,30 +26,14 @@ function answerForm(ctx: CardContext, send: (text: string) => void): HTMLElement
       disabled: busy,
     },
   });
-  input.value = state.answerText;
-  const submit = button(
-    {
-      class: "jp-plans-button-primary jp-plans-answer-send",
-      key: "answer-send",
-      disabled: busy || state.answerText.trim() === "",
-      onClick: () => {
-        const text = state.answerText.trim();
-        if (!text) return;
-        startInflight(state, "answer", ctx.rerender);
-        send(text);
-        ctx.rerender();
-      },
-    },
-    busy && state.inflight?.kind === "answer" ? "Sending…" : "Answer",
-  );
-  input.addEventListener("input", () => {
-    state.answerText = input.value;
-    submit.disabled = busy || input.value.trim() === "";
-  });
-  input.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter" || event.isComposing) return;
-    event.preventDefault();
-    if (!submit.disabled) submit.click();
+  const submit = sendButton(ctx, input, {
+    draft: "answerText",
+    kind: "answer",
+    class: "jp-plans-button-primary jp-plans-answer-send",
+    key: "answer-send",
+    label: "Answer",
+    sends: (event) => event.key === "Enter" && !event.isComposing,
+    send,
   });
   return h(
     "div",

@@ -1,0 +1,60 @@
+/**
+ * A text field and the button that sends it: the person's answer to the agent's question
+ * and their request for changes are written the same way.
+ */
+
+import type { CardContext } from "./context";
+import { button } from "./dom";
+import { startInflight } from "./state";
+
+export interface SendOptions {
+  /** Where the half-typed text is kept across re-renders. */
+  draft: "answerText" | "reviseNote";
+  kind: "answer" | "revise";
+  class: string;
+  key: string;
+  label: string;
+  /** Whether a key press in the field sends (Enter in a line, Ctrl+Enter in a box). */
+  sends: (event: KeyboardEvent) => boolean;
+  /** Sends the trimmed text; null when there is nowhere to send it. */
+  send: ((text: string) => void) | null;
+}
+
+/**
+ * Fills `field` with its draft and returns its send button, enabled only while the text is not
+ * blank and showing "Sending…" while this kind of action waits for the snapshot to move.
+ */
+export function sendButton(
+  ctx: CardContext,
+  field: HTMLInputElement | HTMLTextAreaElement,
+  options: SendOptions,
+): HTMLButtonElement {
+  const { state } = ctx;
+  const busy = state.inflight !== null;
+  field.value = state[options.draft];
+  const submit = button(
+    {
+      class: options.class,
+      key: options.key,
+      disabled: busy || state[options.draft].trim() === "",
+      onClick: () => {
+        const text = state[options.draft].trim();
+        if (!text || !options.send) return;
+        startInflight(state, options.kind, ctx.rerender);
+        options.send(text);
+        ctx.rerender();
+      },
+    },
+    busy && state.inflight?.kind === options.kind ? "Sending…" : options.label,
+  );
+  field.addEventListener("input", () => {
+    state[options.draft] = field.value;
+    submit.disabled = busy || field.value.trim() === "";
+  });
+  field.addEventListener("keydown", (event) => {
+    if (!options.sends(event as KeyboardEvent)) return;
+    event.preventDefault();
+    if (!submit.disabled) submit.click();
+  });
+  return submit;
+}
