@@ -15,12 +15,13 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pydantic_core import SchemaSerializer, SchemaValidator
+from pydantic_core import SchemaSerializer, SchemaValidator, to_json
 from pydantic_core import core_schema as cs
 
 
 @cache
-def _schema() -> Any:
+def _schemas() -> tuple[Any, Any]:
+    """The event's schema, and that of its plan's body (the plan but for revision and ids)."""
     value = cs.any_schema()
 
     def required() -> Any:
@@ -44,18 +45,14 @@ def _schema() -> Any:
         }
     )
     phase = record({"title": optional(), "steps": cs.typed_dict_field(cs.list_schema(step))})
-    plan = record(
-        {
-            "revision": required(),
-            "turn_id": optional(),
-            "call_id": optional(),
-            "explanation": optional(),
-            "findings": optional(default_factory=list),
-            "objectives": optional(default_factory=list),
-            "phases": cs.typed_dict_field(cs.list_schema(phase)),
-        }
-    )
-    return record(
+    body = {
+        "explanation": optional(),
+        "findings": optional(default_factory=list),
+        "objectives": optional(default_factory=list),
+        "phases": cs.typed_dict_field(cs.list_schema(phase)),
+    }
+    plan = record({"revision": required(), "turn_id": optional(), "call_id": optional(), **body})
+    event = record(
         {
             "name": required(),
             "call_id": optional(),
@@ -65,21 +62,63 @@ def _schema() -> Any:
             "enforcement": required(),
         }
     )
+    return event, record(body)
 
 
 @cache
-def _serializer() -> SchemaSerializer:
-    return SchemaSerializer(_schema())
+def _serializers() -> tuple[SchemaSerializer, SchemaSerializer]:
+    event, body = _schemas()
+    return SchemaSerializer(event), SchemaSerializer(body)
 
 
 @cache
 def _validator() -> SchemaValidator:
-    return SchemaValidator(_schema())
+    return SchemaValidator(_schemas()[0])
 
 
-def encode_plan_event(data: dict) -> str:
-    """The stored text of a plan_updated event's data."""
-    return _serializer().to_json(data, exclude_none=True, exclude_defaults=True).decode()
+def encode_plan_body(body: dict) -> str:
+    """The stored text of a plan's body: explanation, findings, objectives and phases."""
+    return _serializers()[1].to_json(body, exclude_none=True, exclude_defaults=True).decode()
+
+
+def encode_plan_event(data: dict, body: str | None = None) -> str:
+    """The stored text of a plan_updated event's data.
+
+    `body`, when given, is encode_plan_body of the plan's body, made before (as validation
+    does, to measure the input): the rest of the text is put around it, as the event's
+    serializer would write it, without serializing the plan again.
+    """
+    if body is None:
+        return _serializers()[0].to_json(data, exclude_none=True, exclude_defaults=True).decode()
+    plan = data["plan"]
+    return "".join(
+        (
+            '{"name":',
+            _json(data["name"]),
+            _optional("call_id", data["call_id"]),
+            _optional("turn_id", data["turn_id"]),
+            ',"plan":{"revision":',
+            _json(plan["revision"]),
+            _optional("turn_id", plan["turn_id"]),
+            _optional("call_id", plan["call_id"]),
+            ",",
+            body[1:],  # its opening brace is the plan's
+            ',"result":',
+            _json(data["result"]),
+            ',"enforcement":',
+            _json(data["enforcement"]),
+            "}",
+        )
+    )
+
+
+def _json(value: Any) -> str:
+    return to_json(value).decode()
+
+
+def _optional(key: str, value: Any) -> str:
+    """An optional field as the serializer writes it: left out when null."""
+    return "" if value is None else f',"{key}":{_json(value)}'
 
 
 def decode_plan_event(text: str) -> dict:

@@ -42,9 +42,9 @@ def _dumps(value: Any) -> str:
 _loads = pydantic_core.from_json
 
 
-def _encode_event(kind: str, data: dict) -> str:
-    """Event data as stored (a plan's, as _stored.py says)."""
-    return encode_plan_event(data) if kind == "plan_updated" else _dumps(data)
+def _encode_event(kind: str, data: dict, body: str | None) -> str:
+    """Event data as stored (a plan's, as _stored.py says, around its body's text if made)."""
+    return encode_plan_event(data, body) if kind == "plan_updated" else _dumps(data)
 
 
 def _decode_event(kind: str, text: str) -> dict:
@@ -132,14 +132,21 @@ class _Change:
     events: list[dict] = field(default_factory=list)
     rows: list[tuple[Any, dict]] = field(default_factory=list)
 
-    def emit(self, kind: str, data: dict, call_id: str | None = None, result: Any = None) -> int:
+    def emit(
+        self,
+        kind: str,
+        data: dict,
+        call_id: str | None = None,
+        result: Any = None,
+        body: str | None = None,  # a plan's body, as stored, when it was made before
+    ) -> int:
         self.state.cursor += 1
         self.events.append(
             {
                 "session_id": self.state.session_id,
                 "seq": self.state.cursor,
                 "kind": kind,
-                "data": _encode_event(kind, data),
+                "data": _encode_event(kind, data, body),
                 "at": _now_ms(),
                 "call_id": call_id,
                 "result": None if result is None else _dumps(result),
@@ -462,6 +469,7 @@ class PlanSession:
         s = change.state
         check_expected_revision(args.expected_revision, s.revision, required=True)
         plan, reopened = build_plan(args.body, s.plan, s.revision + 1, turn_id, call_id)
+        body = None if reopened else args.text  # reopening changed the steps
         content = f"Plan updated to revision {plan['revision']}."
         if reopened:
             content += (
@@ -474,12 +482,13 @@ class PlanSession:
                 " Your proposal still waits for the person's decision and stays bound to the "
                 "text you submitted; call plan_submit again if the proposal should change."
             )
-        return self._store_plan(change, "update_plan", plan, content, turn_id, call_id)
+        return self._store_plan(change, "update_plan", plan, content, turn_id, call_id, body)
 
     def _tool_plan_submit(self, change: _Change, args: CheckedPlan, turn_id, call_id) -> str:
         s = change.state
         check_expected_revision(args.expected_revision, s.revision, required=False)
-        plan, _ = build_plan(args.body, s.plan, s.revision + 1, turn_id, call_id)
+        plan, reopened = build_plan(args.body, s.plan, s.revision + 1, turn_id, call_id)
+        stored = None if reopened else args.text
         body = proposal_body(plan)
         digest = body_hash(body)
         content = (
@@ -487,7 +496,7 @@ class PlanSession:
             "End your turn now and wait: the person will approve it, ask for changes, "
             "or leave plan mode."
         )
-        content = self._store_plan(change, "plan_submit", plan, content, turn_id, call_id)
+        content = self._store_plan(change, "plan_submit", plan, content, turn_id, call_id, stored)
         self._propose(change, digest, body)
         return content
 
@@ -586,9 +595,9 @@ class PlanSession:
                 raise DecisionRefused("nothing to answer: the agent has no open question")
             return self._queue(change, "person", text)
 
-    def _store_plan(self, change, name, plan, content, turn_id, call_id) -> str:
+    def _store_plan(self, change, name, plan, content, turn_id, call_id, body=None) -> str:
         """Store an accepted plan; returns the result's content (a finished plan it reopens
-        says so)."""
+        says so). `body` is the stored text of the plan's body, when validation made it."""
         s = change.state
         if s.finished_seq is not None:
             # First, so that plan_submit's proposal_submitted still follows its plan_updated.
@@ -613,6 +622,7 @@ class PlanSession:
             },
             call_id=call_id,
             result=result,
+            body=body,
         )
         return content
 

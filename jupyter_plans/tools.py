@@ -16,6 +16,7 @@ from ._guard import RESERVED_NAMES  # names no integration may rebind
 from ._lazy import lazy_names
 from .validation import (
     check_decision,
+    check_object,
     check_plan,
     check_question,
     check_raw,
@@ -58,9 +59,10 @@ class ToolSpec:
 
     def parse(self, raw: Any) -> Any:
         """The checked arguments, or Refused with a one-line reason."""
-        raw = check_raw(raw)
+        raw = check_object(raw)
         if self.plain is not None and (checked := self.plain(raw)) is not None:
-            return checked
+            return checked  # it applied check_raw's rules too
+        check_raw(raw)
         return self.check(parse(self.args, raw))
 
     @property

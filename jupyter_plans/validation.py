@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pydantic_core
 
+from ._stored import encode_plan_body
+
 if TYPE_CHECKING:  # pydantic itself loads with the first input that is not plain
     from pydantic import TypeAdapter
 
@@ -236,6 +238,7 @@ class CheckedPlan(NamedTuple):
     expected_revision: int | None
     body: dict  # explanation, findings, objectives and phases, steps in their stored form
     given: frozenset[str]  # the fields the input named
+    text: str | None = None  # the body's stored text (_stored.py), when plain_plan made it
 
 
 def check_one_shape(args: dict) -> None:
@@ -517,7 +520,8 @@ def _plain_plan_validator(proposal: bool) -> Any:
     phase = record(
         {"title": field(nullable(text(MAX_TITLE_BYTES))), "steps": cs.typed_dict_field(steps)}
     )
-    revision = nullable(cs.int_schema(strict=True))
+    # Bounded, so that the input's size can be told from the body's stored text (plain_plan).
+    revision = nullable(cs.int_schema(strict=True, ge=-(2**63), lt=2**63))
     # update_plan requires the field (null allowed); plan_submit may leave it out.
     revision = field(revision) if proposal else cs.typed_dict_field(revision)
     return SchemaValidator(
@@ -535,6 +539,16 @@ def _plain_plan_validator(proposal: bool) -> Any:
 
 
 _PLAIN_PLAN: dict[bool, Any] = {}
+
+# What the JSON text of an input plain_plan takes can hold beyond its body's stored text: the
+# fields that text leaves out for holding their defaults, and expected_revision. Every text
+# of the input is in the stored text, escaped as the standard library escapes it.
+_BEYOND_BODY = (
+    MAX_STEPS * len(',"status":"pending","acceptance":null,"depends_on":[],"evidence":null')
+    + MAX_PHASES * len('"title":null,')
+    + len('{"expected_revision":-9223372036854775808,"explanation":null,"findings":[],')
+    + len('"objectives":[],"phases":null,"steps":null}')
+)
 
 
 def plain_plan(args: dict, proposal: bool) -> CheckedPlan | None:
@@ -559,7 +573,14 @@ def plain_plan(args: dict, proposal: bool) -> CheckedPlan | None:
     if len(steps) > MAX_STEPS or not steps_agree(steps, proposal):
         return None
     revision = plan.pop("expected_revision")
-    return CheckedPlan(revision, {**plan, "phases": phases}, frozenset(args))
+    body = {**plan, "phases": phases}
+    # The stored text is made here, once: it serves for the input's size and control
+    # characters (the rules of check_raw, in its order) and then as the event's plan.
+    text = encode_plan_body(body)
+    if 4 * (len(text) + _BEYOND_BODY) > MAX_INPUT_BYTES:  # a character is 1 to 4 bytes
+        check_input_size(args)
+    check_no_control_characters(args, text)
+    return CheckedPlan(revision, body, frozenset(args), text)
 
 
 def check_decision(args: dict) -> dict:
@@ -606,9 +627,6 @@ def check_review(args: dict) -> list[dict]:
     return items
 
 
-def check_raw(args: Any) -> dict:
-    """The rules that hold for every tool's raw arguments."""
-    args = check_object(args)
-    text = check_input_size(args)
-    check_no_control_characters(args, text)
-    return args
+def check_raw(args: dict) -> None:
+    """The rules that hold for every tool's raw arguments (once they are an object)."""
+    check_no_control_characters(args, check_input_size(args))

@@ -468,6 +468,7 @@ def _mostly(common, *edges):
 
 
 _EDGE_TEXTS = ("  ", "\u3000", "é" * 60, "é" * 61, "d" * 240, "d" * 241, 'a"b\\c', "", 3)
+_EDGE_TEXTS += ("a\nb", "tab\t", "\x7f", "é\x85", "\ud800")
 
 
 @st.composite
@@ -517,11 +518,13 @@ _plan_strategy = _plans()
 
 
 def _by_the_rules(args, proposal):
-    """The checked plan by the model and every rule one by one (no shortcut), or None."""
+    """The checked plan by the model and every rule one by one (no shortcut), or the
+    refusal's message."""
     from jupyter_plans import validation as v
     from jupyter_plans.tools import CATALOG
 
     try:
+        v.check_raw(args)
         args = CATALOG["plan_submit" if proposal else "update_plan"].args.validate_python(args)
         v.check_one_shape(args)
         body, steps = v.normalize(args)
@@ -536,29 +539,61 @@ def _by_the_rules(args, proposal):
             v.check_one_in_progress(steps)
             v.check_evidence(steps)
         v.check_dependencies(steps)
-    except (v.Refused, ValidationError):
-        return None
+    except (v.Refused, ValidationError) as refusal:
+        return str(refusal)
     return v.CheckedPlan(args.get("expected_revision"), body, frozenset(args))
+
+
+def _one_pass(args, proposal):
+    """plain_plan's checked plan, its refusal's message, or None (it leaves the input to the
+    rules); a checked plan's stored text is checked here and then left out."""
+    from jupyter_plans import validation as v
+    from jupyter_plans._plan import build_plan
+    from jupyter_plans._stored import encode_plan_body, encode_plan_event
+
+    try:
+        checked = v.plain_plan(args, proposal)
+    except v.Refused as refusal:
+        return str(refusal)
+    if checked is None:
+        return None
+    assert checked.text == encode_plan_body(checked.body)
+    for ids in ((None, None), ('turn "1"', "call_é\\n\u2028")):
+        # The event's text made around it is the event's serializer's, byte for byte.
+        plan, _ = build_plan(checked.body, None, 7, *ids)
+        data = {"name": "update_plan", "call_id": ids[1], "turn_id": ids[0], "plan": plan}
+        data |= {"result": {"is_error": False, "content": "ok"}, "enforcement": "x"}
+        assert encode_plan_event(data, checked.text) == encode_plan_event(data)
+    # What the size check leans on: the input's text is at most this much longer.
+    size = len(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+    assert size <= len(checked.text) + v._BEYOND_BODY, args
+    return checked._replace(text=None)
+
+
+def _agree(args, proposal):
+    """Whether the one pass agrees with the rules on `args`: "plain" when it took the input,
+    "refused" when it or the rules refused it, else None."""
+    expected, checked = _by_the_rules(args, proposal), _one_pass(args, proposal)
+    if checked is None:
+        return "refused" if isinstance(expected, str) else None
+    assert checked == expected, f"the one pass and the rules differ on {args!r}"
+    if isinstance(checked, str):
+        return "refused"
+    assert json.dumps(checked.body) == json.dumps(expected.body)  # the same keys in order
+    return "plain"
 
 
 @settings(max_examples=600, deadline=None)
 @given(args=_plan_strategy, proposal=st.booleans())
 def test_the_one_pass_check_accepts_only_what_the_rules_accept_in_the_same_form(args, proposal):
-    from jupyter_plans.validation import plain_plan
-
-    expected = _by_the_rules(args, proposal)
-    checked = plain_plan(args, proposal)
-    if checked is None:
-        return
-    assert expected is not None, f"the one pass accepted what the rules refuse: {args!r}"
-    assert checked == expected
-    assert json.dumps(checked.body) == json.dumps(expected.body)  # the same keys in order
+    _agree(args, proposal)
 
 
 def _one_edge_each(base):
     """`base` with one value replaced by an edge case, for every value and every edge."""
     texts = ("", "  ", "\u3000", "x" * 60, "\U0001f600" * 61, "d" * 240, "d" * 241)
     texts += ("x" * 125, "\U0001f600" * 126, "x" * 30, "\U0001f600" * 31, "a b", "i" * 65)
+    texts += ("a\nb", "\x7f", "é\x9f")
     edges = (*texts, None, 0, -1, True, 3.0, [], ["s0"], ["s9"], ["a"], ["f"] * 21, "done")
     edges += ("in_progress", "completed", "pending", "x" + "\U0001f600" * 60, "s0")
     many = [s(f"m{i}") for i in range(33)]
@@ -599,23 +634,89 @@ _BASE_UPDATE = {**_BASE_PLAN, "phases": [_BASE_PLAN["phases"][0], ph(None, _DONE
 
 @pytest.mark.parametrize("proposal", [False, True])
 def test_the_one_pass_agrees_with_the_rules_on_every_single_edge(proposal):
-    from jupyter_plans.validation import plain_plan
-
     phased_base = _BASE_PLAN if proposal else _BASE_UPDATE
     every_step = [step for phase in phased_base["phases"] for step in phase["steps"]]
     flat_base = {**phased_base, "phases": None, "steps": every_step}
-    seen = {"plain": 0, "refused": 0}
+    seen = {"plain": 0, "refused": 0, None: 0}
     for base in (phased_base, flat_base):
         for args in _one_edge_each(base):
-            expected = _by_the_rules(args, proposal)
-            checked = plain_plan(args, proposal)
-            if checked is not None:
-                seen["plain"] += 1
-                assert checked == expected, f"the one pass and the rules differ on {args!r}"
-                assert json.dumps(checked.body) == json.dumps(expected.body)
-            elif expected is None:
-                seen["refused"] += 1
+            seen[_agree(args, proposal)] += 1
     assert seen["plain"] > 50 and seen["refused"] > 50, seen
+
+
+@pytest.mark.parametrize("proposal", [False, True])
+def test_the_one_pass_measures_the_input_as_the_rules_do_at_the_size_limit(proposal):
+    """The largest inputs the one pass takes: 32 steps of 64-character ids in 8 phases, each
+    naming every earlier step, texts of four-byte characters, every default spelled out. The
+    limit is crossed by the last step's dependencies, one at a time."""
+    wide = "\U0001f600"
+
+    def args_with(objectives: int, deps_of_last: int) -> dict:
+        ids = [f"{n:02d}" + "i" * 62 for n in range(32)]
+        steps = [
+            {
+                "id": ident,
+                "description": "d" + wide * 59,  # the one pass asks for a visible ASCII
+                "status": "pending",
+                "acceptance": wide * 60,
+                "depends_on": ids[:n] if n < 31 else ids[:deps_of_last],
+                "evidence": None,
+            }
+            for n, ident in enumerate(ids)
+        ]
+        phases = [{"title": wide * 30, "steps": steps[n * 4 : n * 4 + 4]} for n in range(8)]
+        return {
+            "expected_revision": -(2**63),
+            "explanation": wide * 125,
+            "findings": [wide * 125] * 20,
+            "objectives": [wide * 125] * objectives,
+            "phases": phases,
+        }
+
+    def size(args):
+        return len(json.dumps(args, ensure_ascii=False, separators=(",", ":")).encode())
+
+    limit = 65536
+    objectives = next(n for n in range(21) if size(args_with(n, 31)) > limit)
+    assert size(args_with(objectives, 0)) <= limit  # the window holds the limit
+    seen = set()
+    for deps in range(32):
+        args = args_with(objectives, deps)
+        checked = _one_pass(args, proposal)
+        assert checked == _by_the_rules(args, proposal)
+        seen.add("refused" if isinstance(checked, str) else "plain")
+    assert seen == {"plain", "refused"}
+
+
+def test_the_input_over_its_stored_body_is_within_the_margin_the_size_check_allows():
+    """Every default spelled out, in as many steps and phases as allowed, and the longest
+    expected_revision the one pass takes: its text exceeds the body's stored text by at most
+    _BEYOND_BODY, and by nearly that (the margin is not loose)."""
+    from jupyter_plans import validation as v
+
+    steps = [
+        {
+            "id": f"s{n}",
+            "description": "d",
+            "status": "pending",
+            "acceptance": None,
+            "depends_on": [],
+            "evidence": None,
+        }
+        for n in range(32)
+    ]
+    phases = [{"title": None, "steps": steps[n * 4 : n * 4 + 4]} for n in range(8)]
+    args = {
+        "expected_revision": -(2**63),
+        "explanation": None,
+        "findings": [],
+        "objectives": [],
+        "phases": phases,
+        "steps": None,
+    }
+    checked = v.plain_plan(args, proposal=False)
+    over = len(json.dumps(args, separators=(",", ":"))) - len(checked.text)
+    assert v._BEYOND_BODY - 20 <= over <= v._BEYOND_BODY
 
 
 def test_a_plain_plan_takes_the_one_pass_and_keeps_none_of_the_callers_lists():
