@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pydantic_core import SchemaSerializer, SchemaValidator, to_json
+from pydantic_core import SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
 
@@ -84,41 +84,18 @@ def encode_plan_body(body: dict) -> str:
 def encode_plan_event(data: dict, body: str | None = None) -> str:
     """The stored text of a plan_updated event's data.
 
-    `body`, when given, is encode_plan_body of the plan's body, made before (as validation
-    does, to measure the input): the rest of the text is put around it, as the event's
-    serializer would write it, without serializing the plan again.
+    `body`, when given, is encode_plan_body of the plan's body, made before (validation makes
+    it to measure the input): the event is then serialized with an empty plan, whose
+    `"phases":[]` gives way to the body's fields. That key cannot occur elsewhere in the
+    text: a quote inside a string is escaped.
     """
+    serialize = _serializers()[0].to_json
     if body is None:
-        return _serializers()[0].to_json(data, exclude_none=True, exclude_defaults=True).decode()
+        return serialize(data, exclude_none=True, exclude_defaults=True).decode()
     plan = data["plan"]
-    return "".join(
-        (
-            '{"name":',
-            _json(data["name"]),
-            _optional("call_id", data["call_id"]),
-            _optional("turn_id", data["turn_id"]),
-            ',"plan":{"revision":',
-            _json(plan["revision"]),
-            _optional("turn_id", plan["turn_id"]),
-            _optional("call_id", plan["call_id"]),
-            ",",
-            body[1:],  # its opening brace is the plan's
-            ',"result":',
-            _json(data["result"]),
-            ',"enforcement":',
-            _json(data["enforcement"]),
-            "}",
-        )
-    )
-
-
-def _json(value: Any) -> str:
-    return to_json(value).decode()
-
-
-def _optional(key: str, value: Any) -> str:
-    """An optional field as the serializer writes it: left out when null."""
-    return "" if value is None else f',"{key}":{_json(value)}'
+    empty = {"revision": plan["revision"], "turn_id": plan["turn_id"], "call_id": plan["call_id"]}
+    text = serialize({**data, "plan": {**empty, "phases": []}}, exclude_none=True).decode()
+    return text.replace('"phases":[]', body[1:-1], 1)
 
 
 def decode_plan_event(text: str) -> dict:

@@ -424,8 +424,7 @@ class PlanSession:
                 if invalid is not None:
                     raise invalid
                 content = getattr(self, f"_tool_{name}")(change, parsed, turn_id, call_id)
-                # Built here from a str: nothing to validate.
-                return models.ToolResult.model_construct(is_error=False, content=content)
+                return models.ToolResult(is_error=False, content=content)
             except Refused as refusal:
                 result = models.ToolResult(is_error=True, content=str(refusal))
                 change.emit(

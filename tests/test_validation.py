@@ -615,6 +615,14 @@ def _one_edge_each(base):
                 holder = holder[key]
             holder[last] = edge
             yield args
+    for at in walk(base, ()):  # and a field no record has, in each record
+        args = json.loads(json.dumps(base))
+        holder = args
+        for key in at:
+            holder = holder[key]
+        if isinstance(holder, dict):
+            holder["priority"] = "high"
+            yield args
 
 
 _BASE_PLAN = {
