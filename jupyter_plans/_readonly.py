@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from .errors import PlanStoreError
 from .store import PlanStore, check_session_id
-from .store._tx import StatementCache, Tx
+from .store._tx import StatementCache, Tx, _line
 from .store.migrations import LATEST
 from .store.sqlite import check_plan_file
 
@@ -168,16 +168,14 @@ def _postgres(url: Any) -> ReadOnlyStore:
             connect_timeout=int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS)),
         )
     except psycopg.Error as exc:
-        raise PlanStoreError(f"cannot connect to {where}: {_first_line(exc)}") from None
+        raise PlanStoreError(f"cannot connect to {where}: {_line(exc)}") from None
     try:
         try:
             row = connection.execute("SELECT max(version) FROM plans_schema_version").fetchone()
         except psycopg.errors.UndefinedTable:
             raise StoreMissing(f"{where} has no plan in it yet") from None
         except psycopg.Error as exc:
-            raise PlanStoreError(
-                f"{where} is not a readable plan store: {_first_line(exc)}"
-            ) from None
+            raise PlanStoreError(f"{where} is not a readable plan store: {_line(exc)}") from None
         if row[0] is None:
             raise StoreMissing(f"{where} has no plan in it yet")
         if row[0] > LATEST:
@@ -197,7 +195,3 @@ def _postgres(url: Any) -> ReadOnlyStore:
         placeholder="%s",
         error=psycopg.Error,
     )
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -20,6 +20,22 @@ def loading_notebook(root: Path, name: str) -> Path:
     return root / name
 
 
+def agent_session(root: Path, stem: str):
+    """A notebook `stem`.ipynb that loads the extension, and its session as an agent in
+    another process reaches it."""
+    from jupyter_plans import PlanStore
+
+    loading_notebook(root, f"{stem}.ipynb")
+    return PlanStore(root / f"{stem}.plans.sqlite").session("default")
+
+
+def live_card(page, lab, stem):
+    """The live card of the notebook `stem`.ipynb, opened and its one cell run."""
+    open_notebook(page, lab, f"{stem}.ipynb")
+    run_cells(page, 0, 0)
+    return page.locator(".jp-OutputArea .jp-plans-card").first
+
+
 def run_js(page, script):
     return page.evaluate(script)
 

@@ -3,10 +3,8 @@ agent's final review as text, and a later change to the plan takes it away again
 
 from pathlib import Path
 
-from jupyter_plans import PlanStore
-
 from ..test_review import DONE as STEPS  # the two steps of a finished plan
-from .test_browser import loading_notebook, open_notebook, run_cells
+from .test_browser import agent_session, live_card
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -20,15 +18,11 @@ HOSTILE_REVIEW = [REVIEW[0], {**REVIEW[1], "outcome": f"fitted {HOSTILE}"}]
 
 
 def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, lab, dialogs):
-    root = lab["root"]
-    loading_notebook(root, "finished.ipynb")
-    session = PlanStore(root / "finished.plans.sqlite").session("default")
+    session = agent_session(lab["root"], "finished")
     args = {"expected_revision": 0, "objectives": OBJECTIVES, "steps": STEPS}
     assert not session.call_tool("update_plan", args).is_error
 
-    open_notebook(page, lab, "finished.ipynb")
-    run_cells(page, 0, 0)
-    card = page.locator(".jp-OutputArea .jp-plans-card").first
+    card = live_card(page, lab, "finished")
     card.get_by_text("Fit the baseline").wait_for(timeout=30_000)
     assert card.locator(".jp-plans-banner-finished").count() == 0
 

@@ -3,9 +3,7 @@ answered from it into the store, shown read-only in the Plan panel, hostile text
 
 from pathlib import Path
 
-from jupyter_plans import PlanStore
-
-from .test_browser import loading_notebook, open_notebook, run_cells
+from .test_browser import agent_session, live_card
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # docs images are copied from here
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -30,17 +28,13 @@ DRAFT = {
 
 
 def test_the_card_shows_the_question_and_takes_the_answer(page, lab, dialogs):
-    root = lab["root"]
-    loading_notebook(root, "question.ipynb")
     # The agent, in another process: a draft plan while it researches, then one question.
-    session = PlanStore(root / "question.plans.sqlite").session("default")
+    session = agent_session(lab["root"], "question")
     session.on()
     assert not session.call_tool("update_plan", DRAFT, turn_id="t1").is_error
     assert not session.call_tool("ask_user", {"question": QUESTION}, turn_id="t1").is_error
 
-    open_notebook(page, lab, "question.ipynb")
-    run_cells(page, 0, 0)
-    card = page.locator(".jp-OutputArea .jp-plans-card").first
+    card = live_card(page, lab, "question")
     box = card.locator(".jp-plans-banner-question")
     box.get_by_text("The agent asks").wait_for(timeout=30_000)
     assert "sales.csv" in box.locator(".jp-plans-question-text").inner_text()

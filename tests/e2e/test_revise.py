@@ -1,9 +1,7 @@
 """Asking for changes from the live card in a real JupyterLab and Chromium: the note survives
 the agent's writes while it is typed, and arrives in the store as the person's message."""
 
-from jupyter_plans import PlanStore
-
-from .test_browser import loading_notebook, open_notebook, run_cells
+from .test_browser import agent_session, live_card
 
 PROPOSAL = {
     "explanation": "Fit a baseline model of monthly revenue.",
@@ -18,18 +16,14 @@ NOTE = "Split by week, not month"
 
 
 def test_the_card_sends_a_request_for_changes_as_the_persons_message(page, lab, dialogs):
-    root = lab["root"]
-    loading_notebook(root, "revise.ipynb")
     # The agent, in another process, proposes a plan and waits.
-    session = PlanStore(root / "revise.plans.sqlite").session("default")
+    session = agent_session(lab["root"], "revise")
     session.on()
     assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
     proposed = session.snapshot().pending_proposal_hash
     assert proposed is not None
 
-    open_notebook(page, lab, "revise.ipynb")
-    run_cells(page, 0, 0)
-    card = page.locator(".jp-OutputArea .jp-plans-card").first
+    card = live_card(page, lab, "revise")
     card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
     toggle = card.get_by_role("button", name="Request changes…")
     assert toggle.get_attribute("aria-expanded") == "false"
