@@ -85,10 +85,6 @@ def body_hash(body: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def proposal_hash(plan: dict) -> str:
-    return body_hash(proposal_body(plan))
-
-
 def diff_steps(old: list[dict], new: list[dict]) -> dict[str, Any]:
     """What changed between two lists of steps: added, removed, reworded, and a new order."""
     old_by_id = {s["id"]: s for s in old}

@@ -12,10 +12,6 @@ class DecisionRefused(Exception):
     """
 
 
-class StaleRevision(DecisionRefused):
-    """A person's edit was made against a revision that is no longer current."""
-
-
 class ConnectionLost(PlanStoreError):
     """The database connection went away during an operation (a server restart, a network cut,
     an administrator ending it). The store reconnects; the operation is run again from a fresh

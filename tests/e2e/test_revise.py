@@ -2,16 +2,8 @@
 the agent's writes while it is typed, and arrives in the store as the person's message."""
 
 from .test_browser import agent_session, live_card
+from .test_question import DRAFT as PROPOSAL  # a new session's plan, every step pending
 
-PROPOSAL = {
-    "explanation": "Fit a baseline model of monthly revenue.",
-    "findings": ["`price` is null in 3.1% of rows"],
-    "objectives": ["a baseline with MAPE on a held-out month"],
-    "steps": [
-        {"id": "load", "description": "Load sales.csv"},
-        {"id": "split", "description": "Hold out one month", "depends_on": ["load"]},
-    ],
-}
 NOTE = "Split by week, not month"
 
 
