@@ -5,17 +5,20 @@ phases' steps, in order), and so is every field that holds its default: a null, 
 list, a step's `pending` status. A stored plan of 12 steps takes about two thirds of the
 space, which keeps PostgreSQL from compressing it and lets SQLite fit two to a page.
 
-One pydantic-core schema serves both ways: its serializer leaves the defaults out, its
-validator puts them back, every key in the order the session writes it. Data stored whole
-(by an earlier version) reads back the same.
+One pydantic-core schema says the shape. Its serializer writes the plan's body and leaves
+the defaults out; the event around the body is written field by field in the schema's order,
+nulls left out, as that serializer would (a test holds the two to the same bytes). Its
+validator reads the event back and puts the defaults in again, every key in the order the
+session writes it. Data stored whole (by an earlier version) reads back the same.
 """
 
 from __future__ import annotations
 
 from functools import cache
+from json.encoder import encode_basestring as _string  # a str's JSON, non-ASCII kept
 from typing import Any
 
-from pydantic_core import SchemaSerializer, SchemaValidator
+from pydantic_core import SchemaSerializer, SchemaValidator, to_json
 from pydantic_core import core_schema as cs
 
 
@@ -66,9 +69,8 @@ def _schemas() -> tuple[Any, Any]:
 
 
 @cache
-def _serializers() -> tuple[SchemaSerializer, SchemaSerializer]:
-    event, body = _schemas()
-    return SchemaSerializer(event), SchemaSerializer(body)
+def _body_serializer() -> SchemaSerializer:
+    return SchemaSerializer(_schemas()[1])
 
 
 @cache
@@ -78,24 +80,36 @@ def _validator() -> SchemaValidator:
 
 def encode_plan_body(body: dict) -> str:
     """The stored text of a plan's body: explanation, findings, objectives and phases."""
-    return _serializers()[1].to_json(body, exclude_none=True, exclude_defaults=True).decode()
+    return _body_serializer().to_json(body, exclude_none=True, exclude_defaults=True).decode()
 
 
-def encode_plan_event(data: dict, body: str | None = None) -> str:
-    """The stored text of a plan_updated event's data.
+def encode_plan_event(data: dict, body: str | None = None, result: str | None = None) -> str:
+    """The stored text of a plan_updated event's data: the event schema's fields in its order,
+    nulls left out, around the stored text of the plan's body.
 
-    `body`, when given, is encode_plan_body of the plan's body, made before (validation makes
-    it to measure the input): the event is then serialized with an empty plan, whose
-    `"phases":[]` gives way to the body's fields. That key cannot occur elsewhere in the
-    text: a quote inside a string is escaped.
+    `body` (encode_plan_body of the plan's body) and `result` (the result's JSON text) are
+    made here unless the caller has them: validation makes the body to measure the input,
+    and the result is stored beside the event too. Every other value is a string, written as
+    pydantic-core writes one (non-ASCII as it is), or the revision, an integer.
     """
-    serialize = _serializers()[0].to_json
-    if body is None:
-        return serialize(data, exclude_none=True, exclude_defaults=True).decode()
     plan = data["plan"]
-    empty = {"revision": plan["revision"], "turn_id": plan["turn_id"], "call_id": plan["call_id"]}
-    text = serialize({**data, "plan": {**empty, "phases": []}}, exclude_none=True).decode()
-    return text.replace('"phases":[]', body[1:-1], 1)
+    if body is None:
+        body = encode_plan_body({key: plan[key] for key in _BODY})
+    if result is None:
+        result = to_json(data["result"]).decode()
+    return (
+        f'{{"name":{_string(data["name"])}{_id("call_id", data)}{_id("turn_id", data)}'
+        f',"plan":{{"revision":{plan["revision"]:d}{_id("turn_id", plan)}{_id("call_id", plan)}'
+        f',{body[1:]},"result":{result},"enforcement":{_string(data["enforcement"])}}}'
+    )
+
+
+_BODY = ("explanation", "findings", "objectives", "phases")
+
+
+def _id(key: str, values: dict) -> str:
+    value = values[key]
+    return "" if value is None else f',"{key}":{_string(value)}'
 
 
 def decode_plan_event(text: str) -> dict:

@@ -42,9 +42,9 @@ def _dumps(value: Any) -> str:
 _loads = pydantic_core.from_json
 
 
-def _encode_event(kind: str, data: dict, body: str | None) -> str:
-    """Event data as stored (a plan's, as _stored.py says, around its body's text if made)."""
-    return encode_plan_event(data, body) if kind == "plan_updated" else _dumps(data)
+def _encode_event(kind: str, data: dict, body: str | None, result: str | None) -> str:
+    """Event data as stored (a plan's as _stored.py says, with the texts already made)."""
+    return encode_plan_event(data, body, result) if kind == "plan_updated" else _dumps(data)
 
 
 def _decode_event(kind: str, text: str) -> dict:
@@ -58,6 +58,22 @@ class EventData(NamedTuple):
     kind: str
     data: dict
     at: str  # UTC, ISO 8601
+
+
+def _check_ids(turn_id: Any, call_id: Any) -> None:
+    """Refuse, in one line, a turn or call id that cannot be stored as text."""
+    for name, value in (("turn_id", turn_id), ("call_id", call_id)):
+        if value is None or (type(value) is str and value.isascii()):
+            continue
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string or None; found {type(value).__name__}")
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"{name} contains a lone surrogate U+{ord(value[exc.start]):04X} at character "
+                f"{exc.start}; an id must be valid Unicode"
+            ) from None
 
 
 def _now_ms() -> int:
@@ -141,15 +157,16 @@ class _Change:
         body: str | None = None,  # a plan's body, as stored, when it was made before
     ) -> int:
         self.state.cursor += 1
+        result = None if result is None else _dumps(result)
         self.events.append(
             {
                 "session_id": self.state.session_id,
                 "seq": self.state.cursor,
                 "kind": kind,
-                "data": _encode_event(kind, data, body),
+                "data": _encode_event(kind, data, body, result),
                 "at": _now_ms(),
                 "call_id": call_id,
-                "result": None if result is None else _dumps(result),
+                "result": result,
             }
         )
         return self.state.cursor
@@ -404,7 +421,13 @@ class PlanSession:
         turn_id: str | None = None,
         call_id: str | None = None,
     ) -> ToolResult:
-        """Run a tool call from an agent; never raises for bad input, returns is_error instead."""
+        """Run a tool call from an agent; never raises for bad input, returns is_error instead.
+
+        `turn_id` and `call_id` come from the integration, not the model: one that is not a
+        string, or not valid Unicode, raises TypeError or ValueError.
+        """
+        if turn_id is not None or call_id is not None:
+            _check_ids(turn_id, call_id)
         # The bounds that need no stored state are checked before the write lock is taken,
         # so a writer holds it only for what depends on the session.
         spec, parsed, invalid = CATALOG.get(name), None, None

@@ -299,6 +299,34 @@ def test_a_refused_call_id_may_be_retried(session):
     assert not good.is_error and dump(session)["plan"]["call_id"] == "k2"
 
 
+@pytest.mark.parametrize(
+    ("ids", "error", "message"),
+    [
+        ({"call_id": 7}, TypeError, "call_id must be a string or None; found int"),
+        ({"turn_id": b"t1"}, TypeError, "turn_id must be a string or None; found bytes"),
+        (
+            {"call_id": "call_\ud800x"},
+            ValueError,
+            "call_id contains a lone surrogate U+D800 at character 5; an id must be valid Unicode",
+        ),
+        (
+            {"turn_id": "é\udfff"},
+            ValueError,
+            "turn_id contains a lone surrogate U+DFFF at character 1; an id must be valid Unicode",
+        ),
+    ],
+)
+def test_a_turn_or_call_id_that_is_not_text_is_refused_in_one_line(session, ids, error, message):
+    before = dump(session)
+    with pytest.raises(error) as refused:
+        session.call_tool("update_plan", {"expected_revision": 0, "steps": [s("a")]}, **ids)
+    assert str(refused.value) == message
+    assert dump(session) == before and session.events() == []
+    # Text that is not ASCII is an id like any other.
+    ok(session, "update_plan", {"expected_revision": 0, "steps": [s("a")]}, call_id="appel-é-1")
+    assert dump(session)["plan"]["call_id"] == "appel-é-1"
+
+
 # Section 2: reopening and shapes.
 
 

@@ -547,9 +547,11 @@ def _by_the_rules(args, proposal):
 def _one_pass(args, proposal):
     """plain_plan's checked plan, its refusal's message, or None (it leaves the input to the
     rules); a checked plan's stored text is checked here and then left out."""
+    from pydantic_core import SchemaSerializer
+
     from jupyter_plans import validation as v
     from jupyter_plans._plan import build_plan
-    from jupyter_plans._stored import encode_plan_body, encode_plan_event
+    from jupyter_plans._stored import _schemas, encode_plan_body, encode_plan_event
 
     try:
         checked = v.plain_plan(args, proposal)
@@ -558,12 +560,14 @@ def _one_pass(args, proposal):
     if checked is None:
         return None
     assert checked.text == encode_plan_body(checked.body)
-    for ids in ((None, None), ('turn "1"', "call_é\\n\u2028")):
-        # The event's text made around it is the event's serializer's, byte for byte.
+    event = SchemaSerializer(_schemas()[0])
+    for ids in ((None, None), ('turn "1"', "call_é\\n\u2028\x7f\x1f")):
+        # The event's text made around it is the event schema's serializer's, byte for byte.
         plan, _ = build_plan(checked.body, None, 7, *ids)
         data = {"name": "update_plan", "call_id": ids[1], "turn_id": ids[0], "plan": plan}
-        data |= {"result": {"is_error": False, "content": "ok"}, "enforcement": "x"}
-        assert encode_plan_event(data, checked.text) == encode_plan_event(data)
+        data |= {"result": {"is_error": False, "content": 'ok "\t'}, "enforcement": "x"}
+        whole = event.to_json(data, exclude_none=True, exclude_defaults=True).decode()
+        assert encode_plan_event(data, checked.text) == encode_plan_event(data) == whole
     # What the size check leans on: the input's text is at most this much longer.
     size = len(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
     assert size <= len(checked.text) + v._BEYOND_BODY, args
