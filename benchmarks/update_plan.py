@@ -140,10 +140,65 @@ class OursWithIds(Ours):
         return f"call_{self.revision}"
 
 
+class OurStatements:
+    """update_plan's statements alone on raw sqlite3, as the store runs them (the shipped
+    compiled forms), with the texts update_plan stored for the same payloads: what is left
+    of our call when none of our Python runs."""
+
+    def __init__(self, path: Path) -> None:
+        from jupyter_plans.store._tx import shipped_forms
+
+        forms = shipped_forms()
+        self.statements = forms["UPDATE_STATE"]["sql"], forms["INSERT_EVENT"]["sql"]
+        self.texts = {}
+        for n, steps in enumerate(PAYLOADS):  # the texts, made and stored by update_plan
+            session = PlanStore(path.with_name(f"texts-{n}.plans.sqlite")).session("bench")
+            session.call_tool("update_plan", {"expected_revision": 0, "steps": steps})
+            with sqlite3.connect(session.store.path) as texts:
+                self.texts[id(steps)] = texts.execute(
+                    "SELECT data, result FROM plans_events WHERE seq = 1"
+                ).fetchone()
+            session.store.close()
+        PlanStore(path).session("bench").call_tool(
+            "update_plan", {"expected_revision": 0, "steps": PAYLOADS[0]}
+        )
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.cursor = 1
+
+    def update(self, steps: list[dict]) -> None:
+        (update, insert), (data, result) = self.statements, self.texts[id(steps)]
+        cursor = self.cursor
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("PRAGMA data_version").fetchone()
+        state = (cursor + 1, cursor + 1, "default", None, None, cursor + 1, None, 0, 0, None)
+        self.conn.execute(update, (*state, "bench", cursor))
+        event = ("bench", cursor + 1, "plan_updated", data, int(time.time() * 1000), None, result)
+        self.conn.execute(insert, event)
+        self.conn.execute("COMMIT")
+        self.cursor += 1
+
+
+class OurCheck:
+    """update_plan's input check alone (the tool's parse, which also makes the plan's stored
+    text), with no store."""
+
+    def __init__(self, path: Path) -> None:
+        from jupyter_plans.tools import CATALOG
+
+        self.parse = CATALOG["update_plan"].parse
+
+    def update(self, steps: list[dict]) -> None:
+        self.parse({"expected_revision": 0, "steps": steps})
+
+
+PAYLOADS = [plan_steps(i) for i in range(PER_ROUND)]
+
+
 def measure(sides: dict) -> dict[str, list[float]]:
     """Time each side on the same payloads, one call each in turn, so noise falls on all."""
     samples: dict[str, list[float]] = {name: [] for name in sides}
-    payloads = [plan_steps(i) for i in range(PER_ROUND)]
+    payloads = PAYLOADS
     for side in sides.values():  # warm up caches and the WAL file
         for steps in payloads[:20]:
             side.update(steps)
@@ -176,9 +231,27 @@ def main() -> dict[str, float]:
             except ImportError:
                 print(f"({name} is not installed: pip install -e '.[bench]')")
         samples = measure(sides)
-    count = len(samples["raw sqlite3 floor"])
-    print(f"update_plan, 12-step plan, WAL + synchronous=FULL, {count} commits each")
-    return ratio_table(samples, "raw sqlite3 floor")
+        count = len(samples["raw sqlite3 floor"])
+        print(f"update_plan, 12-step plan, WAL + synchronous=FULL, {count} commits each")
+        figures = ratio_table(samples, "raw sqlite3 floor")
+        if "langgraph SqliteSaver.put" in sides:
+            parts(folder, sides["langgraph SqliteSaver.put"])
+    return figures
+
+
+def parts(folder: Path, langgraph: LangGraph) -> None:
+    """Where our call's time goes, against langgraph's put: a second mix, without our call
+    (its check would warm the caches for it), of its statements alone and its check alone."""
+    sides = {
+        "raw sqlite3 floor": Floor(folder / "floor-2.sqlite"),
+        "our statements alone": OurStatements(folder / "statements.plans.sqlite"),
+        "our input check alone": OurCheck(folder),
+        "langgraph SqliteSaver.put": langgraph,
+    }
+    print("\nthe parts of update_plan, in a mix of their own")
+    figures = ratio_table(measure(sides), "raw sqlite3 floor")
+    both = figures["our statements alone"] + figures["our input check alone"]
+    print(f"  statements + input check: {both:.2f} of the floor, before any session logic")
 
 
 if __name__ == "__main__":
