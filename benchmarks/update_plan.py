@@ -150,20 +150,22 @@ class OurStatements:
 
         forms = shipped_forms()
         self.statements = forms["UPDATE_STATE"]["sql"], forms["INSERT_EVENT"]["sql"]
-        self.texts = {}
-        for n, steps in enumerate(PAYLOADS):  # the texts, made and stored by update_plan
-            session = PlanStore(path.with_name(f"texts-{n}.plans.sqlite")).session("bench")
-            session.call_tool("update_plan", {"expected_revision": 0, "steps": steps})
-            with sqlite3.connect(session.store.path) as texts:
-                self.texts[id(steps)] = texts.execute(
-                    "SELECT data, result FROM plans_events WHERE seq = 1"
-                ).fetchone()
-            session.store.close()
-        PlanStore(path).session("bench").call_tool(
+        store = PlanStore(path)  # update_plan makes and stores the texts, one session each
+        for n, steps in enumerate(PAYLOADS):
+            store.session(f"texts-{n}").call_tool(
+                "update_plan", {"expected_revision": 0, "steps": steps}
+            )
+        store.session("bench").call_tool(
             "update_plan", {"expected_revision": 0, "steps": PAYLOADS[0]}
         )
+        store.close()
         self.conn = sqlite3.connect(path, isolation_level=None)
         self.conn.execute("PRAGMA synchronous=FULL")
+        read = "SELECT data, result FROM plans_events WHERE session_id = ? AND seq = 1"
+        self.texts = {
+            id(steps): self.conn.execute(read, (f"texts-{n}",)).fetchone()
+            for n, steps in enumerate(PAYLOADS)
+        }
         self.cursor = 1
 
     def update(self, steps: list[dict]) -> None:

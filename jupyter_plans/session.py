@@ -42,11 +42,6 @@ def _dumps(value: Any) -> str:
 _loads = pydantic_core.from_json
 
 
-def _encode_event(kind: str, data: dict, body: str | None, result: str | None) -> str:
-    """Event data as stored (a plan's as _stored.py says, with the texts already made)."""
-    return encode_plan_event(data, body, result) if kind == "plan_updated" else _dumps(data)
-
-
 def _decode_event(kind: str, text: str) -> dict:
     return decode_plan_event(text) if kind == "plan_updated" else _loads(text)
 
@@ -157,16 +152,20 @@ class _Change:
         body: str | None = None,  # a plan's body, as stored, when it was made before
     ) -> int:
         self.state.cursor += 1
-        result = None if result is None else _dumps(result)
+        result_text = None if result is None else _dumps(result)
+        if kind == "plan_updated":  # as _stored.py says, with the texts already made
+            text = encode_plan_event(data, body, result_text)
+        else:
+            text = _dumps(data)
         self.events.append(
             {
                 "session_id": self.state.session_id,
                 "seq": self.state.cursor,
                 "kind": kind,
-                "data": _encode_event(kind, data, body, result),
+                "data": text,
                 "at": _now_ms(),
                 "call_id": call_id,
-                "result": result,
+                "result": result_text,
             }
         )
         return self.state.cursor
@@ -324,7 +323,7 @@ class PlanSession:
         if cached is not None and cached[0] == plan_seq:
             return cached[1]
         data = tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": plan_seq})
-        plan = _decode_event("plan_updated", data)["plan"]
+        plan = decode_plan_event(data)["plan"]
         self.store.plan_cache[self.session_id] = (plan_seq, plan)
         return plan
 
