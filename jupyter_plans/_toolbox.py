@@ -27,7 +27,7 @@ from .tools import (
     inline_refs,
     offered,
 )
-from .validation import Refused, check_object
+from .validation import Refused, check_ids, check_object
 
 Confirm = Callable[["AgentTool", dict], bool]
 
@@ -163,6 +163,10 @@ class Toolbox:
             refusal = self._plan_tool_refusal(name)
             if refusal:
                 return _error(refusal)
+            try:
+                check_ids(turn_id, call_id)  # the session raises for these: they are not input
+            except (TypeError, ValueError) as refusal:
+                return _error(str(refusal))
             # The session parses JSON text itself, and records a refusal as a tool_finished.
             return self.session.call_tool(name, arguments, turn_id=turn_id, call_id=call_id)
         tool = self.tools.get(name) if isinstance(name, str) else None
@@ -186,6 +190,8 @@ class Toolbox:
     ) -> dict:
         """Run a provider's tool call and return that provider's tool-result message."""
         name, arguments, provider_id = _unpack(dialect, tool_call)
+        if type(provider_id) is int:  # JSON-RPC ids may be numbers; the plan records text
+            call_id = call_id or str(provider_id)
         result = self.call(name, arguments, call_id=call_id or provider_id, turn_id=turn_id)
         return result_message(dialect, provider_id, result)
 

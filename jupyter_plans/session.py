@@ -21,7 +21,7 @@ from .store._tx import ATTEMPTS as _ATTEMPTS
 from .store._tx import Tx
 from .store._tx import reconnecting as _reconnecting
 from .tools import CATALOG
-from .validation import CheckedPlan, Refused, check_expected_revision
+from .validation import CheckedPlan, Refused, check_expected_revision, check_ids
 
 if TYPE_CHECKING:
     from .models import Event, FinalReview, Message, Question, Snapshot, ToolResult
@@ -53,22 +53,6 @@ class EventData(NamedTuple):
     kind: str
     data: dict
     at: str  # UTC, ISO 8601
-
-
-def _check_ids(turn_id: Any, call_id: Any) -> None:
-    """Refuse, in one line, a turn or call id that cannot be stored as text."""
-    for name, value in (("turn_id", turn_id), ("call_id", call_id)):
-        if value is None or (type(value) is str and value.isascii()):
-            continue
-        if not isinstance(value, str):
-            raise TypeError(f"{name} must be a string or None; found {type(value).__name__}")
-        try:
-            value.encode()
-        except UnicodeEncodeError as exc:
-            raise ValueError(
-                f"{name} contains a lone surrogate U+{ord(value[exc.start]):04X} at character "
-                f"{exc.start}; an id must be valid Unicode"
-            ) from None
 
 
 def _now_ms() -> int:
@@ -426,7 +410,7 @@ class PlanSession:
         string, or not valid Unicode, raises TypeError or ValueError.
         """
         if turn_id is not None or call_id is not None:
-            _check_ids(turn_id, call_id)
+            check_ids(turn_id, call_id)
         # The bounds that need no stored state are checked before the write lock is taken,
         # so a writer holds it only for what depends on the session.
         spec, parsed, invalid = CATALOG.get(name), None, None

@@ -66,6 +66,23 @@ def _found(value: Any) -> str:
 # Whole-input rules, on the raw arguments.
 
 
+def check_ids(turn_id: Any, call_id: Any) -> None:
+    """Refuse, in one line, a turn or call id that cannot be stored as text: TypeError for
+    one that is not a string, ValueError for one that is not valid Unicode."""
+    for name, value in (("turn_id", turn_id), ("call_id", call_id)):
+        if value is None or (type(value) is str and value.isascii()):
+            continue
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string or None; found {type(value).__name__}")
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"{name} contains a lone surrogate U+{ord(value[exc.start]):04X} at character "
+                f"{exc.start}; an id must be valid Unicode"
+            ) from None
+
+
 def check_object(args: Any) -> dict:
     if isinstance(args, str | bytes):  # providers send arguments as JSON text
         try:

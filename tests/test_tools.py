@@ -166,6 +166,34 @@ def test_mcp_call_and_an_unknown_tool(session):
     assert "update_plan, record_decision" in unknown["content"][0]["text"]
 
 
+
+def test_a_numeric_provider_id_is_recorded_as_text_and_its_retry_applied_once(session):
+    box = Toolbox(session)
+    call = {"name": "update_plan", "id": 7, "arguments": {"expected_revision": 0, "steps": []}}
+    first = box.dispatch("mcp", call)
+    assert first["isError"] is False
+    assert session.snapshot().plan.call_id == "7"
+    assert box.dispatch("mcp", call) == first  # the retry: the recorded result, nothing new
+    assert [e.kind for e in session.events()] == ["plan_updated"]
+
+
+@pytest.mark.parametrize(
+    ("provider_id", "message"),
+    [
+        ("call_\udc80", "call_id contains a lone surrogate U+DC80 at character 5"),
+        (["call_1"], "call_id must be a string or None; found list"),
+    ],
+)
+def test_a_provider_id_that_is_not_text_is_an_error_result_and_nothing_is_stored(
+    session, provider_id, message
+):
+    call = {"id": provider_id, "function": {"name": "update_plan", "arguments": "{}"}}
+    reply = Toolbox(session).dispatch("openai_chat", call)
+    result = json.loads(reply["content"])
+    assert result["is_error"] is True and result["content"].startswith(message)
+    assert session.events() == [] and session.snapshot().plan is None
+
+
 # An agent's own tools and the guard.
 
 
