@@ -166,7 +166,6 @@ def test_mcp_call_and_an_unknown_tool(session):
     assert "update_plan, record_decision" in unknown["content"][0]["text"]
 
 
-
 def test_a_numeric_provider_id_is_recorded_as_text_and_its_retry_applied_once(session):
     box = Toolbox(session)
     call = {"name": "update_plan", "id": 7, "arguments": {"expected_revision": 0, "steps": []}}
