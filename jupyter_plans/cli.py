@@ -147,16 +147,25 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _call(session, args: argparse.Namespace) -> int:
+    from .validation import check_ids
+
     try:
         tool_args = json.loads(args.args_json)
+        check_ids(args.turn_id, args.call_id)  # bytes that are not UTF-8 come as surrogates
     except (json.JSONDecodeError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        result = {"is_error": True, "content": f"ARGS_JSON is not valid JSON: {reason}"}
-        print(json.dumps(result, separators=(",", ":")))
-        return 1
+        return _error_result(f"ARGS_JSON is not valid JSON: {reason}")
+    except ValueError as exc:
+        return _error_result(f"--{str(exc).replace('_', '-', 1)}")
     result = session.call_tool(args.tool, tool_args, turn_id=args.turn_id, call_id=args.call_id)
     print(result.model_dump_json())
     return 1 if result.is_error else 0
+
+
+def _error_result(message: str) -> int:
+    """A refusal of the command line's own input, printed as a tool result is."""
+    print(json.dumps({"is_error": True, "content": message}, separators=(",", ":")))
+    return 1
 
 
 def _context(session, limit: int | None) -> int:

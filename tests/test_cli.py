@@ -117,6 +117,21 @@ def test_call_id_retry_through_the_cli_is_idempotent(db):
     assert len(events(db)) == count and snapshot(db)["plan"]["revision"] == 1
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="arguments that are not UTF-8 are POSIX's")
+def test_a_call_id_that_is_not_utf8_is_an_error_result_and_nothing_is_stored(db):
+    args = json.dumps({"expected_revision": 0, "steps": STEPS})
+    command = [*COMMAND, "call", "--db", db, "--session", "s", "update_plan", args]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run([*command, "--call-id", b"C\xff"], capture_output=True, env=env)
+    assert proc.returncode == 1 and b"Traceback" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout) == {
+        "is_error": True,
+        "content": "--call-id contains a lone surrogate U+DCFF at character 1; "
+        "an id must be valid Unicode",
+    }
+    assert snapshot(db)["plan"] is None and events(db) == []
+
+
 def test_turn_id_makes_an_older_turn_late(db):
     args = {"expected_revision": 0, "steps": STEPS}
     assert call(db, "update_plan", args, "--turn-id", "A")[0].returncode == 0
