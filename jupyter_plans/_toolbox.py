@@ -190,9 +190,9 @@ class Toolbox:
     ) -> dict:
         """Run a provider's tool call and return that provider's tool-result message."""
         name, arguments, provider_id = _unpack(dialect, tool_call)
-        if type(provider_id) is int:  # JSON-RPC ids may be numbers; the plan records text
-            call_id = call_id or str(provider_id)
-        result = self.call(name, arguments, call_id=call_id or provider_id, turn_id=turn_id)
+        # JSON-RPC ids may be numbers; the plan records an id as text.
+        recorded = str(provider_id) if type(provider_id) is int else provider_id
+        result = self.call(name, arguments, call_id=call_id or recorded, turn_id=turn_id)
         return result_message(dialect, provider_id, result)
 
     def _plan_tool_refusal(self, name: str) -> str | None:
