@@ -18,7 +18,7 @@ from functools import cache
 from json.encoder import encode_basestring as _string  # a str's JSON, non-ASCII kept
 from typing import Any
 
-from pydantic_core import SchemaSerializer, SchemaValidator, to_json
+from pydantic_core import SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
 
@@ -83,20 +83,18 @@ def encode_plan_body(body: dict) -> str:
     return _body_serializer().to_json(body, exclude_none=True, exclude_defaults=True).decode()
 
 
-def encode_plan_event(data: dict, body: str | None = None, result: str | None = None) -> str:
+def encode_plan_event(data: dict, body: str | None, result: str) -> str:
     """The stored text of a plan_updated event's data: the event schema's fields in its order,
     nulls left out, around the stored text of the plan's body.
 
-    `body` (encode_plan_body of the plan's body) and `result` (the result's JSON text) are
-    made here unless the caller has them: validation makes the body to measure the input,
-    and the result is stored beside the event too. Every other value is a string, written as
-    pydantic-core writes one (non-ASCII as it is), or the revision, an integer.
+    `result` is the JSON text of `data["result"]`, made once for the event and its column.
+    `body` is encode_plan_body of the plan's body when validation made it (to measure the
+    input), else None and made here. Every other value is a string, written as pydantic-core
+    writes one (non-ASCII as it is), or the revision, an integer.
     """
     plan = data["plan"]
     if body is None:
         body = encode_plan_body({key: plan[key] for key in _BODY})
-    if result is None:
-        result = to_json(data["result"]).decode()
     return (
         f'{{"name":{_string(data["name"])}{_id("call_id", data)}{_id("turn_id", data)}'
         f',"plan":{{"revision":{plan["revision"]:d}{_id("turn_id", plan)}{_id("call_id", plan)}'

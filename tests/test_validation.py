@@ -567,7 +567,9 @@ def _one_pass(args, proposal):
         data = {"name": "update_plan", "call_id": ids[1], "turn_id": ids[0], "plan": plan}
         data |= {"result": {"is_error": False, "content": 'ok "\t'}, "enforcement": "x"}
         whole = event.to_json(data, exclude_none=True, exclude_defaults=True).decode()
-        assert encode_plan_event(data, checked.text) == encode_plan_event(data) == whole
+        result = '{"is_error":false,"content":"ok \\"\\t"}'
+        assert encode_plan_event(data, checked.text, result) == whole
+        assert encode_plan_event(data, None, result) == whole
     # What the size check leans on: the input's text is at most this much longer.
     size = len(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
     assert size <= len(checked.text) + v._BEYOND_BODY, args
