@@ -36,7 +36,11 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--turn-id", default=None, help="the agent's turn")
     call.add_argument("--call-id", default=None, help="the call's id (a retry repeats it)")
 
-    plan = with_session("plan", "a person's decision: on, off, approve [HASH], revise NOTES")
+    plan = with_session(
+        "plan",
+        "a person's decision: on, off, approve [HASH] (without HASH: shown and asked on a "
+        "terminal), revise NOTES",
+    )
     plan.add_argument("verb", metavar="VERB", help="on, off, approve or revise")
     plan.add_argument("rest", nargs="*", metavar="ARG", help="HASH for approve, NOTES for revise")
 
@@ -193,9 +197,39 @@ def _decide(session, verb: str, rest: list[str]) -> int:
     elif verb == "approve":
         if len(rest) > 1:
             raise DecisionRefused(f"approve takes at most one HASH; found {' '.join(rest)!r}")
-        session.approve(rest[0] if rest else None)
+        if rest:
+            session.approve(rest[0])
+        else:
+            return _approve_after_asking(session)
     else:
         session.revise(" ".join(rest))
+    return 0
+
+
+def _approve_after_asking(session) -> int:
+    """approve without HASH: show the waiting proposal and its hash on a terminal, ask, and
+    approve exactly what was shown; without a terminal, refuse (a script names the hash)."""
+    from ._text import render_text
+
+    snapshot = session.snapshot_data()
+    waiting = snapshot["pending_proposal_hash"]
+    if waiting is None:
+        raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+    if not sys.stdin.isatty():
+        raise DecisionRefused(
+            f"approve without HASH asks on a terminal, and this has none; read proposal "
+            f"{waiting[:12]} (jupyter-plans snapshot) and give its 64-hex hash"
+        )
+    print(render_text(snapshot))
+    print(f"Hash: {waiting}")
+    try:
+        answer = input(f"Approve proposal {waiting[:12]}? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
+        raise DecisionRefused(f"not approved: proposal {waiting[:12]} still waits")
+    session.approve(waiting)
+    print(f"Approved proposal {waiting[:12]}.")
     return 0
 
 

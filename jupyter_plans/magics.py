@@ -114,7 +114,8 @@ class PlanMagics(Magics):
         %plan                  show the plan card (it stays current by itself)
         %plan on               start plan mode: the agent researches and proposes
         %plan TASK...          start plan mode and give the agent TASK to plan
-        %plan approve [HASH]   approve the waiting proposal (only the full 64-hex HASH)
+        %plan approve [HASH]   approve the proposal shown here last, while it waits (or
+                               the waiting one by its full 64-hex HASH)
         %plan revise NOTES     ask for changes; NOTES go to the agent as your words
         %plan off              leave plan mode, dropping any waiting proposal
         %plan status           one line: mode, revision, progress, waiting proposal
@@ -170,7 +171,8 @@ class PlanMagics(Magics):
             raise DecisionRefused(
                 f"approve takes only the 64-hex hash of the waiting proposal; found {rest!r}"
             )
-        snapshot = self.session.approve(rest or None)
+        # Without a hash: the proposal this kernel last showed, only while it still waits.
+        snapshot = self.session.approve(rest) if rest else self.session.approve_shown()
         print(f"Approved proposal {snapshot.approved_proposal_hash[:12]}; the agent may proceed.")
 
     def _verb_revise(self, rest: str) -> None:

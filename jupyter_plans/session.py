@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -21,7 +22,17 @@ from .store._tx import ATTEMPTS as _ATTEMPTS
 from .store._tx import Tx
 from .store._tx import reconnecting as _reconnecting
 from .tools import CATALOG
-from .validation import CheckedPlan, Refused, check_expected_revision, check_ids
+from .validation import (
+    CheckedPlan,
+    Refused,
+    call_digest,
+    check_expected_revision,
+    check_ids,
+    person_text_refusal,
+    quote,
+    recorded_tool_name,
+    tool_name_refusal,
+)
 
 if TYPE_CHECKING:
     from .models import Event, FinalReview, Message, Question, Snapshot, ToolResult
@@ -31,7 +42,11 @@ if TYPE_CHECKING:
 models = LazyModule(f"{__package__}.models")
 
 ENFORCEMENT = "session-metadata-only"
-MAX_MESSAGE_BYTES = 65536
+
+# What this process has shown the person of each store's sessions: the hash of the waiting
+# proposal that a card last displayed. A bare `%plan approve` binds that, never whatever is
+# waiting by the time it commits.
+_shown: weakref.WeakKeyDictionary[PlanStore, dict[str, str]] = weakref.WeakKeyDictionary()
 _HASH = re.compile("[0-9a-f]{64}")
 
 
@@ -122,8 +137,10 @@ class _Change:
 
     tx: Tx
     state: _State
-    recorded: str | None
+    recorded: str | None  # the result of an accepted call of this call id, if any
+    recorded_digest: str | None  # and the digest of that call's name and arguments
     loaded_cursor: int
+    digest: str | None = None  # the digest of this call, recorded with its accepted event
     events: list[dict] = field(default_factory=list)
     rows: list[tuple[Any, dict]] = field(default_factory=list)
 
@@ -150,6 +167,7 @@ class _Change:
                 "at": _now_ms(),
                 "call_id": call_id,
                 "result": result_text,
+                "call_digest": None if call_id is None else self.digest,
             }
         )
         return self.state.cursor
@@ -214,8 +232,9 @@ class _Writing:
             self.written = session.store.written_states(tx)
             known = self.loaded = self.written.pop(session.session_id, None)
             if known is not None:
-                recorded = None if self.call_id is None else tx.scalar("SELECT_RECORDED", key)
-                self.change = _Change(tx, _State(*known), recorded, known[1])
+                found = None if self.call_id is None else tx.first("SELECT_RECORDED", key)
+                recorded, digest = (None, None) if found is None else found
+                self.change = _Change(tx, _State(*known), recorded, digest, known[1])
                 return self.change
             select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
             row = tx.first(select_state, key)
@@ -224,7 +243,9 @@ class _Writing:
                 tx.execute(insert, {"sid": session.session_id, "created_at": _iso(_now_ms())})
                 row = tx.first(select_state, key)
             plan = session._plan_at(tx, row.plan_seq)
-            self.change = _Change(tx, _State.from_row(row, plan), row.recorded, row.cursor)
+            self.change = _Change(
+                tx, _State.from_row(row, plan), row.recorded, row.recorded_digest, row.cursor
+            )
             self.loaded = self.change.state.values()
         except BaseException:
             tx.__exit__(*sys.exc_info())
@@ -407,22 +428,36 @@ class PlanSession:
         """Run a tool call from an agent; never raises for bad input, returns is_error instead.
 
         `turn_id` and `call_id` come from the integration, not the model: one that is not a
-        string, or not valid Unicode, raises TypeError or ValueError.
+        string raises TypeError, and one that is not valid Unicode or not 1 to 128 bytes
+        raises ValueError. A repeat of an accepted call's `call_id` with the same tool and
+        equal arguments returns the recorded result; with another call it is refused.
         """
         if turn_id is not None or call_id is not None:
             check_ids(turn_id, call_id)
         # The bounds that need no stored state are checked before the write lock is taken,
         # so a writer holds it only for what depends on the session.
-        spec, parsed, invalid = CATALOG.get(name), None, None
+        bad_name = tool_name_refusal(name)
+        spec, parsed, invalid = None if bad_name else CATALOG.get(name), None, None
         if spec is not None:
             try:
                 parsed = spec.parse(args)
             except Refused as refusal:
                 invalid = refusal
+        digest = None if call_id is None else call_digest(name, args)
         with self._writing(call_id) as change:
-            if change.recorded is not None:
+            change.digest = digest
+            # Before every other check: a retry of an accepted call changes nothing.
+            if change.recorded is not None and change.recorded_digest in (None, digest):
                 return models.ToolResult.model_validate_json(change.recorded)
             try:
+                if change.recorded is not None:
+                    raise Refused(
+                        f"call id {quote(call_id)} was already used for a different call (another "
+                        "tool or other arguments); this call was not applied: send it under a "
+                        "new call id"
+                    )
+                if bad_name:
+                    raise Refused(bad_name)
                 self._see_turn(change, turn_id)
                 refusal = policy.refusal_for_tool(name, change.state.mode)
                 if refusal:
@@ -435,7 +470,11 @@ class PlanSession:
                 result = models.ToolResult(is_error=True, content=str(refusal))
                 change.emit(
                     "tool_finished",
-                    {"name": name, "call_id": call_id, "result": result.model_dump()},
+                    {
+                        "name": recorded_tool_name(name),
+                        "call_id": call_id,
+                        "result": result.model_dump(),
+                    },
                 )
                 return result
 
@@ -742,6 +781,30 @@ class PlanSession:
             self._queue(change, "notice", _approval_notice(s.plan, pending))
         return self.snapshot()
 
+    def mark_shown(self, digest: Any) -> None:
+        """Record that this process showed the person the proposal of hash `digest` (a card
+        displayed it); anything but a full hash is ignored."""
+        if isinstance(digest, str) and _HASH.fullmatch(digest):
+            _shown.setdefault(self.store, {})[self.session_id] = digest
+
+    def shown_proposal(self) -> str | None:
+        """The hash of the proposal a card of this process last showed, if any."""
+        return _shown.get(self.store, {}).get(self.session_id)
+
+    def approve_shown(self) -> Snapshot:
+        """Approve the proposal this process last showed, and only while it is the one
+        waiting: what the person read is what is approved."""
+        shown = self.shown_proposal()
+        if shown is None:
+            waiting = self.waiting_proposal()
+            if waiting is None:
+                raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+            raise DecisionRefused(
+                f"proposal {waiting[:12]} waits but has not been shown here; show it with "
+                "%plan, read it, then approve"
+            )
+        return self.approve(shown)
+
     @_reconnecting
     def revise(self, notes: str) -> Snapshot:
         """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent."""
@@ -867,10 +930,9 @@ class PlanSession:
 
 
 def _check_person_text(what: str, text: Any) -> None:
-    if not isinstance(text, str) or not text.strip():
-        raise DecisionRefused(f"{what} is blank; say what you want")
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
-        raise DecisionRefused(f"{what} is too long; the limit is {MAX_MESSAGE_BYTES} bytes")
+    problem = person_text_refusal(what, text)
+    if problem:
+        raise DecisionRefused(problem)
 
 
 def _body_steps(body: dict) -> list[dict]:

@@ -6,11 +6,14 @@ one try.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import orjson
 import pydantic_core
 
 from ._stored import encode_plan_body
@@ -36,9 +39,18 @@ MAX_SOURCE_BYTES = 500
 MAX_QUESTION_BYTES = 500
 MAX_OUTCOME_BYTES = 500
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_C1 = re.compile("[\x80-\x9f]")
+# What a person reads must be what the hash binds: besides control characters, the
+# bidirectional controls (which reorder what is shown) and the line and paragraph separators.
+_SPOOFING = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_SPOOFING}]")
+_NON_ASCII_CONTROL = re.compile(f"[\x80-\x9f{_SPOOFING}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_VISIBLE_ASCII = re.compile("[!-~]")
+# A text made only of these (spaces, separators, format characters such as U+200B) shows
+# nothing: it counts as blank.
+_INVISIBLE = frozenset(("Zs", "Zl", "Zp", "Cf"))
+MAX_QUOTED_CHARS = 100
 
 
 class Refused(ValueError):
@@ -51,8 +63,9 @@ def path(*parts: str | int) -> str:
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not part.isprintable():  # a key a model made up stays on one line, escaped
-            out += f"[{ascii(part)}]"
+        elif not part.isprintable() or len(part) > MAX_QUOTED_CHARS:
+            # A key a model made up stays on one line, escaped, and short.
+            out += f"[{quote(part)}]" if part.isprintable() else f"[{ascii(part)[:100]}]"
         else:
             out += f".{part}" if out else part
     return out or "input"
@@ -63,24 +76,48 @@ def _found(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def quote(value: Any) -> str:
+    """A value named in a refusal, as repr, cut to at most MAX_QUOTED_CHARS characters."""
+    text = repr(value)
+    return text if len(text) <= MAX_QUOTED_CHARS else text[: MAX_QUOTED_CHARS - 3] + "..."
+
+
+def is_blank(text: str) -> bool:
+    """True when `text` shows nothing: empty, or only whitespace, separators and format
+    characters (Unicode categories Zs, Zl, Zp and Cf, such as U+200B)."""
+    if _VISIBLE_ASCII.search(text):
+        return False
+    return all(char.isspace() or unicodedata.category(char) in _INVISIBLE for char in text)
+
+
+def describe_character(char: str) -> str:
+    """Why a character found by the control-character rule may not be in a text."""
+    if _CONTROL.match(char) and not ("\x00" <= char <= "\x1f" or "\x7f" <= char <= "\x9f"):
+        kind = "line or paragraph separator" if char in "\u2028\u2029" else "bidirectional control"
+        return (
+            f"the {kind} U+{ord(char):04X}; text a person reads may not hold bidirectional "
+            "controls or line and paragraph separators, so that what is shown is what is bound"
+        )
+    return (
+        f"the control character U+{ord(char):04X}; "
+        "text may not hold control characters (newline and tab included)"
+    )
+
+
 # Whole-input rules, on the raw arguments.
 
 
 def check_ids(turn_id: Any, call_id: Any) -> None:
-    """Refuse, in one line, a turn or call id that cannot be stored as text: TypeError for
-    one that is not a string, ValueError for one that is not valid Unicode."""
+    """Refuse, in one line, a turn or call id that cannot be used: TypeError for one that is
+    not a string, ValueError for one that is not valid Unicode or not 1 to 128 bytes."""
     for name, value in (("turn_id", turn_id), ("call_id", call_id)):
-        if value is None or (type(value) is str and value.isascii()):
+        if value is None or (type(value) is str and value.isascii() and 0 < len(value) <= 128):
             continue
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a string or None; found {type(value).__name__}")
-        try:
-            value.encode()
-        except UnicodeEncodeError as exc:
-            raise ValueError(
-                f"{name} contains a lone surrogate U+{ord(value[exc.start]):04X} at character "
-                f"{exc.start}; an id must be valid Unicode"
-            ) from None
+        problem = id_refusal(name, value, MAX_CALL_ID_BYTES)
+        if problem:
+            raise ValueError(problem)
 
 
 def check_object(args: Any) -> dict:
@@ -128,15 +165,13 @@ def check_input_size(args: dict) -> str:
 
 
 def check_no_control_characters(args: dict, text: str) -> None:
-    # JSON escapes U+0000 to U+001F with a backslash and leaves U+007F to U+009F as they are,
-    # so text with neither holds no control character and needs no walk.
-    if "\\" not in text and "\x7f" not in text and (text.isascii() or not _C1.search(text)):
-        return
+    # JSON escapes U+0000 to U+001F with a backslash and leaves U+007F and above as they
+    # are, so text with neither holds no forbidden character and needs no walk.
+    if "\\" not in text and "\x7f" not in text:
+        if text.isascii() or not _NON_ASCII_CONTROL.search(text):
+            return
     for where, char in _find(args, _CONTROL):
-        raise Refused(
-            f"{name(where)} contains the control character U+{ord(char):04X}; "
-            "text may not hold control characters (newline and tab included)"
-        )
+        raise Refused(f"{name(where)} contains {describe_character(char)}")
 
 
 def _find(value: Any, pattern: re.Pattern) -> Iterator[tuple[str, str]]:
@@ -240,7 +275,7 @@ def check_bytes(where: Any, text: str | None, limit: int, field: str = "") -> No
 
 
 def check_not_blank(where: Any, text: str, field: str = "") -> None:
-    if not text or text.isspace():
+    if is_blank(text):
         raise Refused(f"{name(where)}{field} is blank; it needs some text")
 
 
@@ -346,8 +381,7 @@ def check_step_texts(steps: list[tuple[Where, dict]]) -> None:
             step["acceptance"],
             step["evidence"],
         )
-        if not description or description.isspace():
-            check_not_blank(where, description, ".description")
+        check_not_blank(where, description, ".description")
         if len(description) > MAX_DESCRIPTION_BYTES // 4:
             check_bytes(where, description, MAX_DESCRIPTION_BYTES, ".description")
         if acceptance is not None and len(acceptance) > MAX_ACCEPTANCE_BYTES // 4:
@@ -388,7 +422,7 @@ def check_evidence(steps: list[tuple[Where, dict]]) -> None:
     for where, step in steps:
         if step["status"] == "completed" and step["acceptance"] is not None:
             evidence = step["evidence"]
-            if not evidence or evidence.isspace():
+            if evidence is None or is_blank(evidence):
                 raise Refused(
                     f"{name(where)}.evidence is {_found(evidence)} but the step is completed "
                     "and has an acceptance; say what showed the acceptance met"
@@ -463,7 +497,7 @@ def plainly_within_bounds(steps: list[dict], proposal: bool) -> bool:
             not 0 < len(ident) <= MAX_ID_BYTES
             or not description
             or len(description) > MAX_DESCRIPTION_BYTES // 4
-            or description.isspace()
+            or is_blank(description)
             or (acceptance is not None and len(acceptance) > MAX_ACCEPTANCE_BYTES // 4)
             or (evidence is not None and len(evidence) > MAX_EVIDENCE_BYTES // 4)
         ):
@@ -489,7 +523,7 @@ def steps_agree(steps: list[dict], proposal: bool) -> bool:
         elif status == "in_progress":
             in_progress += 1
         elif status == "completed" and step["acceptance"] is not None:
-            if not evidence or evidence.isspace():
+            if evidence is None or is_blank(evidence):
                 return False
         earlier.add(ident)
     return in_progress <= 1
@@ -647,3 +681,129 @@ def check_review(args: dict) -> list[dict]:
 def check_raw(args: dict) -> None:
     """The rules that hold for every tool's raw arguments (once they are an object)."""
     check_no_control_characters(args, check_input_size(args))
+
+
+# What the person and the integrations pass: their texts, session ids, and the ids of calls.
+
+MAX_PERSON_TEXT_BYTES = 65536
+MAX_SESSION_ID_BYTES = 128
+MAX_CALL_ID_BYTES = 128
+MAX_TOOL_NAME_BYTES = 64
+# A person's text may hold newlines and tabs; no other control and no bidirectional control.
+_PERSON_FORBIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+_ID_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _unicode_problem(text: str, what: str = "text") -> str | None:
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        return (
+            f"contains a lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start}; "
+            f"{what} must be valid Unicode"
+        )
+    return None
+
+
+def person_text_refusal(what: str, text: Any) -> str | None:
+    """Why a person's text (revise notes, an answer, a task) cannot be taken, or None."""
+    if not isinstance(text, str):
+        return f"{what} must be text; found {type(text).__name__}"
+    problem = _unicode_problem(text)
+    if problem:
+        return f"{what} {problem}"
+    if is_blank(text):
+        return f"{what} is blank; say what you want"
+    if len(text) * 4 > MAX_PERSON_TEXT_BYTES and (size := utf8_len(text)) > MAX_PERSON_TEXT_BYTES:
+        return f"{what} is {size} bytes; the limit is {MAX_PERSON_TEXT_BYTES}"
+    found = _PERSON_FORBIDDEN.search(text)
+    if found:
+        char = found.group()
+        kind = "bidirectional control" if BIDI_CONTROLS.match(char) else "control character"
+        return (
+            f"{what} contains the {kind} U+{ord(char):04X} at character {found.start()}; "
+            "only newline and tab are allowed besides visible text"
+        )
+    return None
+
+
+def id_refusal(what: str, value: Any, limit: int) -> str | None:
+    """Why an id given by an integration (a session, turn or call id) cannot be used, or None."""
+    if not isinstance(value, str):
+        return f"{what} must be text; found {type(value).__name__}"
+    problem = _unicode_problem(value, "an id")
+    if problem:
+        return f"{what} {problem}"
+    size = utf8_len(value)
+    if not 1 <= size <= limit:
+        return f"{what} is {size} bytes; it must be 1 to {limit}"
+    return None
+
+
+def session_id_refusal(session_id: Any) -> str | None:
+    """Why a session id cannot name a session, or None: 1 to 128 bytes of text with no
+    control character, no bidirectional control and no leading or trailing space."""
+    problem = id_refusal("the session id", session_id, MAX_SESSION_ID_BYTES)
+    if problem:
+        return problem
+    found = _ID_FORBIDDEN.search(session_id)
+    if found:
+        return (
+            f"the session id {quote(session_id)} contains U+{ord(found.group()):04X}; it may "
+            "hold no control character and no bidirectional control"
+        )
+    if session_id != session_id.strip():
+        return f"the session id {quote(session_id)} has a leading or trailing space"
+    return None
+
+
+def recorded_tool_name(name: Any) -> str:
+    """The tool name as a refusal records it: text, at most MAX_TOOL_NAME_BYTES bytes of UTF-8
+    (cut at a character boundary), a lone surrogate written as its escape."""
+    text = name if isinstance(name, str) else repr(name)
+    data = text.encode("utf-8", "backslashreplace")
+    if len(data) <= MAX_TOOL_NAME_BYTES and data.decode() == text:
+        return text
+    return data[:MAX_TOOL_NAME_BYTES].decode("utf-8", "ignore")
+
+
+def tool_name_refusal(name: Any) -> str | None:
+    """Why a tool name is refused before the catalog is asked: not text, not valid Unicode, or
+    over MAX_TOOL_NAME_BYTES bytes. The refusal quotes at most MAX_QUOTED_CHARS characters."""
+    if not isinstance(name, str):
+        return f"the tool name must be text; found {type(name).__name__}"
+    problem = _unicode_problem(name)
+    if problem:
+        return f"the tool name {quote(name)} {problem}"
+    if len(name) * 4 > MAX_TOOL_NAME_BYTES and (size := utf8_len(name)) > MAX_TOOL_NAME_BYTES:
+        return f"the tool name {quote(name)} is {size} bytes; the limit is {MAX_TOOL_NAME_BYTES}"
+    return None
+
+
+def call_digest(name: Any, args: Any) -> str | None:
+    """The SHA-256 (hex) of a call's tool name and arguments, equal for arguments that are
+    equal as JSON values (keys in any order; JSON text or the object it holds); None for
+    arguments too deeply nested to be any tool's."""
+    value = args
+    if isinstance(args, str | bytes):
+        try:
+            value = json.loads(args)
+        except (ValueError, RecursionError):
+            value = args.decode("utf-8", "backslashreplace") if isinstance(args, bytes) else args
+    try:
+        text = orjson.dumps([name, value], option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # big integers, lone surrogates, other keys
+        try:
+            dumped = json.dumps(
+                [name, value],
+                sort_keys=True,
+                ensure_ascii=False,
+                separators=(",", ":"),
+                default=repr,
+            )
+        except (RecursionError, TypeError, ValueError):
+            return None
+        text = dumped.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(text).hexdigest()

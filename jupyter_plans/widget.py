@@ -75,8 +75,11 @@ class PlanCard(anywidget.AnyWidget):
 
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None
+        if action == "seen":  # the front end rendered this waiting proposal
+            self.session.mark_shown(content.get("hash"))
+            return
         verbs = {
-            "approve": lambda: self.session.approve(content.get("hash")),
+            "approve": lambda: self.session.approve(_shown_hash(content)),
             "revise": lambda: self.session.revise(content.get("notes", "")),
             "off": self.session.off,
             "on": self.session.on,
@@ -98,6 +101,8 @@ class PlanCard(anywidget.AnyWidget):
         return render_text(self.snapshot, self.question, self.review)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        # Displayed: the person is shown this card's waiting proposal, text and hash.
+        self.session.mark_shown(self.snapshot.get("pending_proposal_hash"))
         bundle = super()._repr_mimebundle_(**kwargs) or {}
         bundle, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
         bundle = dict(bundle)
@@ -112,3 +117,11 @@ class PlanCard(anywidget.AnyWidget):
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)
         return (bundle, metadata) if metadata is not None else bundle
+
+
+def _shown_hash(content: dict) -> str:
+    """The hash the card's approve button was showing: an approval binds what was shown."""
+    digest = content.get("hash")
+    if not isinstance(digest, str) or not digest:
+        raise DecisionRefused("the card sent no proposal hash to approve; nothing was approved")
+    return digest

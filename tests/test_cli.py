@@ -112,9 +112,13 @@ def test_call_id_retry_through_the_cli_is_idempotent(db):
     args = {"expected_revision": 0, "steps": STEPS}
     first = call(db, "update_plan", args, "--call-id", "C1")
     count = len(events(db))
-    again = call(db, "update_plan", {"expected_revision": 1, "steps": []}, "--call-id", "C1")
+    again = call(db, "update_plan", args, "--call-id", "C1")
     assert again[0].returncode == 0 and again[1] == first[1]
     assert len(events(db)) == count and snapshot(db)["plan"]["revision"] == 1
+    # The same id with other arguments is another call: refused, not answered as the first.
+    other = call(db, "update_plan", {"expected_revision": 1, "steps": []}, "--call-id", "C1")
+    assert other[0].returncode == 1 and "used for a different call" in other[1]["content"]
+    assert len(events(db)) == count + 1 and snapshot(db)["plan"]["revision"] == 1
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="arguments that are not UTF-8 are POSIX's")
@@ -176,9 +180,13 @@ def test_plan_verbs_exit_0_when_done(db):
     assert on(db, "plan", "off").returncode == 0
 
 
-def test_approve_without_hash(db):
+def test_approve_without_hash_and_without_a_terminal_is_refused(db):
     digest = submit(db)
-    assert on(db, "plan", "approve").returncode == 0
+    proc = on(db, "plan", "approve")  # standard input is not a terminal here
+    assert_refused_one_line(proc)
+    assert digest[:12] in proc.stderr and digest not in proc.stderr
+    assert snapshot(db)["pending_proposal_hash"] == digest
+    assert on(db, "plan", "approve", digest).returncode == 0
     assert snapshot(db)["approved_proposal_hash"] == digest
 
 

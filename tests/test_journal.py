@@ -41,7 +41,7 @@ HOSTILE = [
     "<https://evil.example>",
     "[^1] [ ] [x]",
     "trailing backslash \\",
-    "\u202eevil",
+    "\u200bzero width first",
 ]
 
 

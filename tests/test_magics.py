@@ -115,6 +115,9 @@ def test_approve_by_hash_and_without(ip, capsys):
     snapshot = session.snapshot()
     assert snapshot.mode == "default" and snapshot.approved_proposal_hash == digest
     digest = submit(session)
+    out, err = plan(ip, "approve", capsys)  # not shown in this kernel yet: refused
+    assert out == "" and f"proposal {digest[:12]} waits but has not been shown here" in err
+    plan(ip, "", capsys)
     plan(ip, "approve", capsys)
     assert session.snapshot().approved_proposal_hash == digest
 

@@ -462,3 +462,81 @@ async def test_finish_plan_is_listed_once_every_step_is_completed(tmp_path):
         assert "reopens the finished plan" in text_of(result)
         await client.wait_for(types.ToolListChangedNotification, after=seen)
         assert set(await client.tool_names()) == PLAN_TOOLS
+
+
+# Request ids that look alike, or are huge, never make one call answer for another.
+
+
+class RawClient:
+    """A JSON-RPC client written by hand on the server's stdio, free to choose its own ids
+    (the SDK's client numbers its requests itself)."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [*COMMAND, "mcp", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+        )
+        self.request(
+            "init",
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict) -> None:
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def request(self, request_id, method: str, params: dict) -> dict:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            assert line, self.process.stderr.read().decode()
+            answer = json.loads(line)
+            if (
+                "id" in answer
+                and answer["id"] == request_id
+                and type(answer["id"]) is type(request_id)
+            ):
+                return answer
+        raise AssertionError(f"no answer to request {request_id!r}")
+
+    def call(self, request_id, name: str, arguments: dict) -> dict:
+        answer = self.request(request_id, "tools/call", {"name": name, "arguments": arguments})
+        return answer["result"]
+
+    def close(self) -> str:
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        return self.process.stderr.read().decode()
+
+
+def test_ids_888_and_the_string_888_are_two_calls(tmp_path):
+    client = RawClient(tmp_path, *on_db(tmp_path))
+    try:
+        first = client.call(888, "update_plan", {"expected_revision": 0, "steps": STEPS})
+        second = client.call("888", "update_plan", {"expected_revision": 1, "steps": STEPS[:1]})
+        assert not first["isError"] and not second["isError"], second
+        assert "revision 2" in second["content"][0]["text"]
+        # A huge id is one call too, and its event stays small.
+        huge = "8" * 2_000_000
+        third = client.call(huge, "update_plan", {"expected_revision": 2, "steps": STEPS})
+        assert not third["isError"], third
+    finally:
+        stderr = client.close()
+    assert "Traceback" not in stderr, stderr
+    plan = snapshot(db_of(tmp_path))["plan"]
+    assert plan["revision"] == 3 and [s["id"] for s in plan["steps"]] == [s["id"] for s in STEPS]
+    with PlanStore(db_of(tmp_path)) as store:
+        rows = _event_rows(store)
+    call_ids = [row.call_id for row in rows]
+    assert len(set(call_ids)) == 3 and all(len(c.encode()) <= 128 for c in call_ids), call_ids
+    assert max(len(row.data) for row in rows) < 10_000

@@ -103,7 +103,9 @@ def test_research_proposal_approval_and_execution_through_the_magics(ip, capsys,
         assert (out, err) == ("", "")
         assert len(server.requests) == 3
 
-        # Approval: the agent goes on in the approving cell, asking before each run.
+        # Approval of the card the person read: the agent goes on in the approving cell,
+        # asking before each run.
+        cell(ip, "%plan", capsys)
         out, err = cell(ip, "%plan approve", capsys)
         assert err == ""
         snapshot = session.snapshot()

@@ -276,20 +276,26 @@ def test_a_call_from_an_older_turn_is_late(session):
 
 
 def test_a_repeated_call_id_returns_the_recorded_result(session):
-    first = ok(session, "update_plan", {"expected_revision": 0, "steps": [s("a")]}, call_id="k1")
+    args = {"expected_revision": 0, "steps": [s("a")]}
+    first = ok(session, "update_plan", args, call_id="k1")
     ok(session, "update_plan", {"expected_revision": 1, "steps": [s("b")]}, turn_id="t9")
     before = dump(session)
-    # Whatever the arguments, the tool, or the turn (t1 is now late): the recorded result.
-    for name, args in [
+    # The same call again, whatever its turn (t1 is now late): the recorded result, no event.
+    assert call(session, "update_plan", args, turn_id="t1", call_id="k1") == first
+    assert call(session, "update_plan", args, turn_id=None, call_id="k1") == first
+    assert dump(session) == before
+    assert session.events(after=before["cursor"]) == []
+    # Another call under the same id is refused: a reused id never drops a call silently.
+    for name, other in [
         ("update_plan", {"expected_revision": 2, "steps": [s("c")]}),
         ("update_plan", {"nonsense": True}),
         ("plan_submit", PROPOSAL),
         ("record_decision", {"title": "T", "rationale": "R"}),
     ]:
-        assert call(session, name, args, turn_id="t1", call_id="k1") == first
-        assert call(session, name, args, turn_id=None, call_id="k1") == first
-    assert dump(session) == before
-    assert session.events(after=before["cursor"]) == []
+        refused = call(session, name, other, turn_id=None, call_id="k1")
+        assert refused.is_error and "'k1' was already used for a different call" in refused.content
+    assert dump(session)["plan"] == before["plan"]
+    assert kinds(session.events(after=before["cursor"])) == ["tool_finished"] * 4
 
 
 def test_a_refused_call_id_may_be_retried(session):

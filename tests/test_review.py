@@ -191,8 +191,11 @@ def test_a_retry_returns_the_recorded_result_and_a_late_call_is_refused(session)
     plan(session, revision=0)
     first = finish(session, call_id="c1", turn_id="t1")
     cursor = session.cursor()
-    assert finish(session, [], call_id="c1") == first  # whatever its arguments
+    assert finish(session, call_id="c1") == first  # the same call again
     assert session.cursor() == cursor
+    other = finish(session, [], call_id="c1")  # another call under the same id
+    assert other.is_error and "used for a different call" in other.content
+    assert session.cursor() == cursor + 1
     session.off()  # cancels the newest turn
     late = finish(session, call_id="c2", turn_id="t1")
     assert late.is_error and "late" in late.content
@@ -254,7 +257,7 @@ def test_a_store_of_schema_2_is_upgraded_and_keeps_its_plan(engine, db):
         conn.exec_driver_sql("UPDATE plans_schema_version SET version = 2")
     with PlanStore(db) as store:
         with store.engine.connect() as conn:
-            assert migrations.read_version(conn) == migrations.LATEST == 4
+            assert migrations.read_version(conn) == migrations.LATEST == 5
         session = store.session("s")
         assert session.snapshot().plan.revision == 1 and session.review() is None
         assert not finish(session).is_error

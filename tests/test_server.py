@@ -115,6 +115,11 @@ def test_decisions_200_409_and_400(server, notebook):
     for malformed in (b"{not json", {"action": "launch"}, {"action": "on", "extra": 1}, [1]):
         status, body = request(server, "POST", route, malformed)
         assert status == 400 and body["message"].startswith("malformed decision")
+    # An approval names the proposal the person was shown; without a hash it binds nothing.
+    for unnamed in ({"action": "approve"}, {"action": "approve", "hash": None}):
+        status, body = request(server, "POST", route, unnamed)
+        assert status == 400 and "hash" in body["message"] and "\n" not in body["message"]
+    assert session.snapshot().pending_proposal_hash == digest
     status, body = request(server, "POST", route, {"action": "approve", "hash": digest})
     assert status == 200 and body["mode"] == "default"
     assert body["approved_proposal_hash"] == digest == session.snapshot().approved_proposal_hash
@@ -177,8 +182,10 @@ def test_the_stream_resumes_after_last_event_id_and_sees_other_processes(server,
     cli = Path(sys.executable).with_name("jupyter-plans")
     plan_file = server["root"] / name.replace(".ipynb", ".plans.sqlite")
     started = time.monotonic()
+    digest = session.waiting_proposal()
     subprocess.run(
-        [str(cli), "plan", "--db", str(plan_file), "--session", "default", "approve"], check=True
+        [str(cli), "plan", "--db", str(plan_file), "--session", "default", "approve", digest],
+        check=True,
     )
     seqs = [_next_event(response)[0] for _ in range(3)]
     print(

@@ -207,12 +207,11 @@ def test_a_store_of_schema_3_keeps_its_retries_after_the_call_id_index_is_narrow
         conn.exec_driver_sql("UPDATE plans_schema_version SET version = 3")
     with PlanStore(db) as store:
         session = store.session("s")
-        assert (
-            session.call_tool("update_plan", {**args, "expected_revision": 7}, call_id="c1")
-            == first
-        )
+        assert session.call_tool("update_plan", args, call_id="c1") == first
+        other = session.call_tool("update_plan", {**args, "expected_revision": 1}, call_id="c1")
+        assert other.is_error and "'c1' was already used for a different call" in other.content
         assert not session.call_tool("update_plan", {**args, "expected_revision": 1}).is_error
-        assert session.snapshot().plan.call_id is None and session.cursor() == 2
+        assert session.snapshot().plan.call_id is None and session.cursor() == 3
         with store.engine.connect() as conn:
             assert migrations.read_version(conn) == migrations.LATEST
             (index,) = [i for i in inspect(conn).get_indexes("plans_events") if i["unique"]]

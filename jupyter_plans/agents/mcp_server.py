@@ -11,6 +11,8 @@ each time. Everything the server logs goes to stderr: stdout is the protocol.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import secrets
 import sys
@@ -184,6 +186,15 @@ class PlanMCPServer:
 
     # Tools.
 
+    def call_id(self, request_id: Any) -> str:
+        """The plan's call id for a JSON-RPC request id: the id's JSON text, so that the
+        number 888 and the string "888" stay apart; a long id by its SHA-256, so that the call
+        id stays within its 128 bytes."""
+        text = json.dumps(request_id)  # ASCII: other characters are escaped
+        if len(text) > 64:
+            text = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+        return f"mcp-{self.instance}-{text}"
+
     async def _list_tools(self, ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
         cursor, offer = await self._db(self._head)
         self._offer = offer  # the client now holds these tools
@@ -198,7 +209,7 @@ class PlanMCPServer:
         self, ctx: ServerRequestContext, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         # MCP has no turns: no turn_id, so a call is never late.
-        call_id = f"mcp-{self.instance}-{ctx.request_id}"
+        call_id = self.call_id(ctx.request_id)
         arguments = {} if params.arguments is None else params.arguments
         try:
             result = await self._db(self.toolbox.call, params.name, arguments, call_id=call_id)

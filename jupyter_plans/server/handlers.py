@@ -136,6 +136,14 @@ class DecisionHandler(PlansHandler):
             where = ".".join(str(part) for part in first["loc"]) or "body"
             self.fail(400, f"malformed decision: {where}: {first['msg']}")
             return
+        if body.action == "approve" and body.hash is None:
+            # An approval binds the text the person read: the client says which one.
+            self.fail(
+                400,
+                "malformed decision: hash: approve needs the 64-hex hash of the "
+                "proposal that was shown; found none",
+            )
+            return
         session, _ = self.session(create=True)
         verbs = {
             "on": session.on,

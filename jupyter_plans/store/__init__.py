@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanStoreError
+from ..validation import session_id_refusal
 from . import migrations
 from ._tx import StatementCache, Tx, reconnecting
 from .sqlite import WRITE_OPTION, SQLiteBackend
@@ -24,10 +25,9 @@ ChangeCallback = Callable[[str, int], None]
 
 def check_session_id(session_id: object) -> None:
     """Refuse an id no session can have, in one line."""
-    if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200:
-        raise PlanStoreError(
-            f"a session id is 1 to 200 characters, not blank; found {session_id!r}"
-        )
+    problem = session_id_refusal(session_id)
+    if problem:
+        raise PlanStoreError(problem)
 
 
 def _backend_for(url_or_path: str | os.PathLike) -> Any:

@@ -48,11 +48,22 @@ def _index_only_given_call_ids(conn: Connection) -> None:
     index.create(conn)
 
 
+def _add_call_digest(conn: Connection) -> None:
+    from sqlalchemy import inspect
+
+    from .schema import events
+
+    # A store created at this version already has the column (TABLES_V1 holds today's tables).
+    if "call_digest" not in {c["name"] for c in inspect(conn).get_columns(events.name)}:
+        conn.exec_driver_sql(f"ALTER TABLE {events.name} ADD COLUMN call_digest TEXT")
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
     _add_finished_and_seen,
     _index_only_given_call_ids,
+    _add_call_digest,
 ]
 LATEST = len(MIGRATIONS)
 

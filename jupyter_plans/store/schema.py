@@ -64,6 +64,9 @@ events = Table(
     Column("at", BigInteger, nullable=False),  # milliseconds since the epoch, UTC
     Column("call_id", Text),
     Column("result", Text),
+    # With call_id: the SHA-256 of the call's tool name and arguments (schema version 5), so
+    # that a repeat of the id with another call is refused instead of answered as this one.
+    Column("call_digest", Text),
     PrimaryKeyConstraint("session_id", "seq"),
     # Only calls that came with an id can be retried under it; the rest add no index entry.
     Index(

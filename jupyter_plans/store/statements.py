@@ -47,17 +47,17 @@ SELECT_SESSIONS = select(
 
 
 # The session's statements (session.py).
-SELECT_RECORDED = select(events.c.result).where(
-    events.c.session_id == _SID, events.c.call_id == bindparam("call_id")
-)
-_RECORDED = SELECT_RECORDED.scalar_subquery()
+_RECORDED_CALL = (events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
+SELECT_RECORDED = select(events.c.result, events.c.call_digest).where(*_RECORDED_CALL)
+_RECORDED = select(events.c.result).where(*_RECORDED_CALL).scalar_subquery()
+_RECORDED_DIGEST = select(events.c.call_digest).where(*_RECORDED_CALL).scalar_subquery()
 SELECT_STATE = (
-    select(sessions, _RECORDED.label("recorded"))
+    select(sessions, _RECORDED.label("recorded"), _RECORDED_DIGEST.label("recorded_digest"))
     .where(sessions.c.session_id == _SID)
     .with_for_update(of=sessions)
 )
 SELECT_STATE_ONLY = (
-    select(sessions, null().label("recorded"))
+    select(sessions, null().label("recorded"), null().label("recorded_digest"))
     .where(sessions.c.session_id == _SID)
     .with_for_update(of=sessions)
 )

@@ -3,10 +3,12 @@
     python -m tests.reliability._writer DB NAME COUNT [--trace]
 
 Each update replaces this writer's own step and keeps everyone else's, so a lost update
-shows as a missing call id. With --trace the writer prints each call id before sending it,
-so a test that kills it knows which call was in flight. Prints its stale retries at the end.
+shows as a missing call id. With --trace the writer prints each call id and its arguments
+before sending it, so a test that kills it can retry the call that was in flight. Prints
+its stale retries at the end.
 """
 
+import json
 import sys
 
 from jupyter_plans import PlanStore
@@ -28,7 +30,7 @@ def main(db: str, name: str, count: int, trace: bool) -> None:
         while True:
             args = arguments(session, name, i)
             if trace:
-                print(f"{name}-{i} {args['expected_revision']}", flush=True)
+                print(f"{name}-{i} {json.dumps(args)}", flush=True)
             result = session.call_tool("update_plan", args, call_id=f"{name}-{i}")
             if not result.is_error:
                 break

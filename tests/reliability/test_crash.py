@@ -1,5 +1,6 @@
 """Crash: kill -9 a SQLite writer mid-commit, 50 times; the file and the history stay whole."""
 
+import json
 import random
 import signal
 import sqlite3
@@ -37,7 +38,8 @@ def test_kill_9_mid_commit_leaves_a_whole_file_and_a_safe_retry(tmp_path, figure
         writer.send_signal(signal.SIGKILL)
         out, _ = writer.communicate()
         assert writer.returncode == -signal.SIGKILL
-        in_flight = out.strip().splitlines()[-1].split()[0] if out.strip() else f"{name}-0"
+        traced = out.strip().splitlines()[-1] if out.strip() else None
+        in_flight = traced.split(" ", 1)[0] if traced else f"{name}-0"
 
         conn = sqlite3.connect(path)
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -53,13 +55,9 @@ def test_kill_9_mid_commit_leaves_a_whole_file_and_a_safe_retry(tmp_path, figure
             was_recorded = any(e.data["call_id"] == in_flight for e in updates)
             landed += was_recorded
             # The writer never saw its result; whoever takes over retries the same call.
-            number = int(in_flight.rsplit("-", 1)[1])
-            retry = session.call_tool(
-                "update_plan", arguments(session, name, number), call_id=in_flight
-            )
-            again = session.call_tool(
-                "update_plan", arguments(session, name, number), call_id=in_flight
-            )
+            args = json.loads(traced.split(" ", 1)[1]) if traced else arguments(session, name, 0)
+            retry = session.call_tool("update_plan", args, call_id=in_flight)
+            again = session.call_tool("update_plan", args, call_id=in_flight)
             assert not retry.is_error and again == retry
             after = session.events()
             applied_on_retry += len(after) - len(events)

@@ -1,0 +1,264 @@
+"""Trust at the edges of a call (DESIGN section 2): a reused call id never drops a call, what a
+person reads is what the hash binds, and nothing an integration passes grows an event."""
+
+import json
+
+import pytest
+
+from jupyter_plans import DecisionRefused, PlanStore
+from jupyter_plans.errors import PlanStoreError
+from jupyter_plans.tools import Toolbox
+
+STEPS = [{"id": "load", "description": "Load the data"}]
+OTHER_STEPS = [{"id": "chart", "description": "Chart it"}]
+PROPOSAL = {"explanation": "why", "findings": [], "objectives": ["a chart"], "steps": STEPS}
+
+
+def rows(session):
+    return [(e.kind, e.data) for e in session.events()]
+
+
+# A reused call id.
+
+
+def test_a_repeat_with_equal_arguments_returns_the_recorded_result(session):
+    args = {"expected_revision": 0, "explanation": "first", "steps": STEPS}
+    first = session.call_tool("update_plan", args, call_id="c1")
+    # The same JSON value: keys in another order, or sent as JSON text.
+    reordered = {"steps": [dict(reversed(STEPS[0].items()))], "explanation": "first"}
+    reordered["expected_revision"] = 0
+    assert session.call_tool("update_plan", reordered, call_id="c1") == first
+    assert session.call_tool("update_plan", json.dumps(args), call_id="c1") == first
+    assert session.cursor() == 1
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("update_plan", {"expected_revision": 1, "steps": OTHER_STEPS}),  # other arguments
+        ("update_plan", {"expected_revision": 0, "steps": STEPS, "explanation": "x"}),
+        ("record_decision", {"title": "csv", "rationale": "small"}),  # another tool
+    ],
+)
+def test_a_repeat_with_another_call_is_refused_and_recorded_once(session, name, args):
+    first = session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS}, call_id="c1")
+    assert not first.is_error
+    before = session.snapshot()
+    repeat = session.call_tool(name, args, call_id="c1")
+    assert repeat.is_error
+    assert "'c1'" in repeat.content and "used for a different call" in repeat.content
+    assert "\n" not in repeat.content
+    after = session.snapshot()
+    assert after.plan == before.plan and after.decisions == before.decisions
+    kinds = [kind for kind, _ in rows(session)]
+    assert kinds == ["plan_updated", "tool_finished"]
+    # The refusal is not recorded for the id: the first call still answers its repeats.
+    assert session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS}, call_id="c1")
+    assert session.cursor() == 2
+
+
+def test_a_refused_call_may_be_retried_under_its_call_id(session):
+    late = session.call_tool("update_plan", {"expected_revision": 5, "steps": STEPS}, call_id="c")
+    assert late.is_error
+    retry = session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS}, call_id="c")
+    assert not retry.is_error and session.snapshot().plan.revision == 1
+
+
+def test_a_reused_id_through_a_toolbox_is_refused_not_dropped(session):
+    toolbox = Toolbox(session)
+    call = {"id": "call_7", "type": "function", "function": {"name": "update_plan"}}
+    first = {
+        **call,
+        "function": {
+            **call["function"],
+            "arguments": json.dumps({"expected_revision": 0, "steps": STEPS}),
+        },
+    }
+    second = {
+        **call,
+        "function": {
+            **call["function"],
+            "arguments": json.dumps({"expected_revision": 1, "steps": OTHER_STEPS}),
+        },
+    }
+    assert json.loads(toolbox.dispatch("openai_chat", first)["content"])["is_error"] is False
+    answer = json.loads(toolbox.dispatch("openai_chat", second)["content"])
+    assert answer["is_error"] is True and "used for a different call" in answer["content"]
+    assert [s.id for s in session.snapshot().plan.steps] == ["load"]
+
+
+# What the person sees is what the hash binds.
+
+SPOOFING = {
+    "U+202E": "\u202e",  # right-to-left override
+    "U+202A": "\u202a",
+    "U+2066": "\u2066",
+    "U+2069": "\u2069",
+    "U+200E": "\u200e",
+    "U+200F": "\u200f",
+    "U+061C": "\u061c",
+    "U+2028": "\u2028",  # line separator
+    "U+2029": "\u2029",  # paragraph separator
+}
+
+
+def _with_text(field: str, text: str) -> tuple[str, dict]:
+    step = {"id": "load", "description": "Load the data"}
+    plan = {"expected_revision": 0, "steps": [step]}
+    if field in ("description", "acceptance"):
+        step[field] = text
+    elif field == "evidence":
+        step.update(status="completed", acceptance="rows > 0", evidence=text)
+    elif field == "explanation":
+        plan["explanation"] = text
+    elif field in ("findings", "objectives"):
+        plan[field] = ["fine", text]
+    elif field == "title":
+        plan = {"expected_revision": 0, "phases": [{"title": text, "steps": [step]}]}
+    elif field == "decision":
+        return "record_decision", {"title": "csv", "rationale": f"small {text}"}
+    elif field == "source":
+        return "record_decision", {"title": "csv", "rationale": "small", "sources": [text]}
+    return "update_plan", plan
+
+
+@pytest.mark.parametrize("code", list(SPOOFING))
+@pytest.mark.parametrize(
+    "field",
+    [
+        "description",
+        "acceptance",
+        "evidence",
+        "explanation",
+        "findings",
+        "title",
+        "decision",
+        "source",
+    ],
+)
+def test_bidirectional_controls_and_separators_are_refused_everywhere(session, field, code):
+    name, args = _with_text(field, f"Load the {SPOOFING[code]}atad")
+    result = session.call_tool(name, args, turn_id="t1")
+    assert result.is_error and code in result.content, result.content
+    assert "\n" not in result.content and SPOOFING[code] not in result.content
+    snapshot = session.snapshot()
+    assert snapshot.plan is None and snapshot.decisions == []
+    assert [kind for kind, _ in rows(session)] == ["tool_finished"]
+
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200b\u200c\u2060", "\ufeff ", "\u3000\u200b", " "])
+def test_a_text_that_shows_nothing_is_blank(session, text):
+    result = session.call_tool(*_with_text("description", text))
+    assert result.is_error and "steps[0].description is blank" in result.content
+    evidence = session.call_tool(*_with_text("evidence", text))
+    assert evidence.is_error and "steps[0].evidence" in evidence.content
+    decision = session.call_tool("record_decision", {"title": text, "rationale": "small"})
+    assert decision.is_error and "title is blank" in decision.content
+    assert session.snapshot().plan is None
+
+
+def test_visible_text_in_any_script_is_accepted(session):
+    texts = ["Überblick über 数据", "تحليل البيانات", "\u200bzero width then text", "a\u00a0b"]
+    steps = [{"id": f"s{i}", "description": text} for i, text in enumerate(texts)]
+    result = session.call_tool("update_plan", {"expected_revision": 0, "steps": steps})
+    assert not result.is_error, result.content
+    assert [s.description for s in session.snapshot().plan.steps] == texts
+
+
+# The person's text and the ids integrations pass.
+
+
+@pytest.mark.parametrize(
+    "notes, found",
+    [
+        ("keep the \x1b[31moutliers", "U+001B"),
+        ("ring \x07 the bell", "U+0007"),
+        ("flip \u202e this", "U+202E"),
+        ("isolate \u2067 this", "U+2067"),
+        ("\u200b", "blank"),
+        ("x" * 65537, "65537 bytes; the limit is 65536"),
+        ("lone \ud800 surrogate", "U+D800"),
+    ],
+)
+def test_a_persons_text_is_refused_in_one_line_and_changes_nothing(session, notes, found):
+    session.on()
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    before = session.snapshot()
+    for verb in (session.revise, session.start_planning, session.queue_message):
+        with pytest.raises(DecisionRefused) as refused:
+            verb(notes)
+        message = str(refused.value)
+        assert found in message and "\n" not in message and len(message) < 300
+    assert session.snapshot() == before and session.waiting_messages() == []
+
+
+def test_newlines_and_tabs_are_a_persons_own(session):
+    session.on()
+    session.call_tool("plan_submit", PROPOSAL, turn_id="t1")
+    session.revise("split the cleaning step\n\tand keep the outliers")
+    assert session.waiting_messages()[-1].text == "split the cleaning step\n\tand keep the outliers"
+
+
+@pytest.mark.parametrize(
+    "session_id, found",
+    [
+        ("x" * 129, "129 bytes"),
+        ("", "0 bytes"),
+        ("a\x1bb", "U+001B"),
+        ("a\x07", "U+0007"),
+        ("a\u202eb", "U+202E"),
+        (" lead", "leading or trailing space"),
+        ("trail ", "leading or trailing space"),
+        ("\ud800", "U+D800"),
+        (7, "must be text"),
+    ],
+)
+def test_a_session_id_is_bounded_and_plain(store, session_id, found):
+    with pytest.raises(PlanStoreError) as refused:
+        store.session(session_id)
+    assert found in str(refused.value) and "\n" not in str(refused.value)
+    assert store.sessions() == []
+    assert store.session("é" * 64).session_id == "é" * 64  # 128 bytes is within the bound
+
+
+@pytest.mark.parametrize("field", ["turn_id", "call_id"])
+@pytest.mark.parametrize("value", ["", "x" * 129, "é" * 65])
+def test_ids_over_their_bounds_raise_from_the_api_and_are_errors_through_a_toolbox(
+    session, field, value
+):
+    args = {"expected_revision": 0, "steps": STEPS}
+    with pytest.raises(ValueError) as refused:
+        session.call_tool("update_plan", args, **{field: value})
+    assert field in str(refused.value) and "1 to 128" in str(refused.value)
+    result = Toolbox(session).call("update_plan", args, **{field: value})
+    assert result.is_error and field in result.content
+    assert session.cursor() == 0
+    assert not session.call_tool("update_plan", args, **{field: "x" * 128}).is_error
+
+
+def test_a_huge_tool_name_is_refused_and_recorded_cut(session):
+    name = "update_plan_" + "x" * 1_000_000
+    result = session.call_tool(name, {"expected_revision": 0, "steps": STEPS}, call_id="c")
+    assert result.is_error and "1000012 bytes; the limit is 64" in result.content
+    assert len(result.content) < 400
+    (event,) = session.events()
+    assert event.kind == "tool_finished" and event.data["name"] == name[:64]
+    assert len(json.dumps(event.data)) < 1000
+
+
+@pytest.mark.parametrize("name", ["bad\ud800name", "é" * 40, None, 42, ["update_plan"]])
+def test_any_tool_name_is_an_error_result_never_an_exception(session, name):
+    result = session.call_tool(name, {"expected_revision": 0, "steps": STEPS})
+    assert result.is_error and "\n" not in result.content
+    (event,) = session.events()
+    recorded = event.data["name"]
+    assert isinstance(recorded, str) and len(recorded.encode()) <= 64
+
+
+def test_a_store_refuses_in_one_line_without_the_models_of_the_refusal(tmp_path):
+    """A refusal's content quotes what it names cut short, so an event stays small."""
+    with PlanStore(tmp_path / "p.plans.sqlite") as store:
+        session = store.session("s")
+        key = "k" * 5000
+        result = session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS, key: 1})
+        assert result.is_error and len(result.content) < 400
