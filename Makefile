@@ -31,7 +31,7 @@ chromium:
 	  else echo "chromium is missing and this is not root: browser tests will skip"; fi; }
 
 # nbval runs a fresh copy of notebooks/, so every run starts from an empty plan file.
-# A throwaway PostgreSQL on 127.0.0.1:5433 serves the PostgreSQL half of the suite.
+# A throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half of the suite.
 test: $(STAMP) chromium
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
 	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env

@@ -6,14 +6,37 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .errors import DecisionRefused, PlanStoreError
 
 _VERBS = ("on", "off", "approve", "revise")
+MAX_SEQ = 2**63 - 1  # what a store can hold as an event's seq
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (exit 2) instead of the usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {_printable(message)} (see {self.prog} --help)\n")
+
+
+def _printable(text: str) -> str:
+    """One line that any terminal can show: argv may hold bytes that are not UTF-8."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return " ".join(text.split())
+
+
+def _seq(text: str) -> int:
+    """An --after value: a whole number of events from 0 to the largest seq a store holds."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > MAX_SEQ:
+        shown = text if len(text) <= 24 else text[:21] + "..."
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a number of events from 0 to {MAX_SEQ}")
+    return int(text)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="jupyter-plans",
         description="Read and drive the durable plan of a notebook agent.",
     )
@@ -22,13 +45,17 @@ def _parser() -> argparse.ArgumentParser:
     def with_session(name: str, help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         sub.add_argument("--db", required=True, help="a SQLAlchemy URL or the path of a plan file")
-        sub.add_argument("--session", required=True, metavar="SID", help="the session id")
+        sub.add_argument(
+            "--session", metavar="SID", help="the session id (default: the file's current one)"
+        )
         return sub
 
     with_session("snapshot", "print the session's snapshot as JSON")
 
     events = with_session("events", "print the session's events as JSON Lines")
-    events.add_argument("--after", type=int, default=0, metavar="N", help="only events after seq N")
+    events.add_argument(
+        "--after", type=_seq, default=0, metavar="N", help="only events after seq N"
+    )
 
     call = with_session("call", "call a plan tool; exit 0 when accepted, 1 when refused")
     call.add_argument("tool", metavar="TOOL", help="update_plan, plan_submit or record_decision")
@@ -53,9 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
     where.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to use")
     mcp.add_argument(
-        "--session", metavar="SID", help="the session id (with --notebook: the current one)"
+        "--session", metavar="SID", help="the session id (default: the file's current one)"
     )
-    mcp.set_defaults(subparser=mcp)
 
     export = with_session(
         "export", "write the session's journal (checkpoint, plan, decisions, progress) as Markdown"
@@ -104,14 +130,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return hook_main(argv[1:])
     args = _parser().parse_args(argv)
-    if args.command == "mcp" and args.db is not None and args.session is None:
-        args.subparser.error("--session is required with --db")
     try:
         return _run(args)
     except (PlanStoreError, DecisionRefused) as exc:
-        print(f"jupyter-plans: {exc}", file=sys.stderr)
+        print(f"jupyter-plans: {_printable(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - a command line says what failed in one line
+        reason = _printable(str(exc)) or "no detail"
+        print(
+            f"jupyter-plans: {args.command} failed: {type(exc).__name__}: {reason}", file=sys.stderr
+        )
         return 1
 
 
@@ -154,13 +186,15 @@ def _call(session, args: argparse.Namespace) -> int:
     from .validation import check_ids
 
     try:
-        tool_args = json.loads(args.args_json)
         check_ids(args.turn_id, args.call_id)  # bytes that are not UTF-8 come as surrogates
-    except (json.JSONDecodeError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        return _error_result(f"ARGS_JSON is not valid JSON: {reason}")
     except ValueError as exc:
         return _error_result(f"--{str(exc).replace('_', '-', 1)}")
+    try:
+        tool_args = json.loads(args.args_json)
+    except RecursionError:
+        return _error_result("ARGS_JSON is not valid JSON: nested too deeply")
+    except ValueError as exc:  # a syntax error, or a number of more than 4300 digits
+        return _error_result(f"ARGS_JSON is not valid JSON: {_printable(str(exc))[:200]}")
     result = session.call_tool(args.tool, tool_args, turn_id=args.turn_id, call_id=args.call_id)
     print(result.model_dump_json())
     return 1 if result.is_error else 0

@@ -415,16 +415,30 @@ async def test_notebook_finds_the_plan_file_beside_it(tmp_path):
     "args",
     [
         [],
-        ["--db", "x.plans.sqlite"],
         ["--db", "x.plans.sqlite", "--notebook", "x.ipynb", "--session", "s"],
         ["--session", "s"],
+        ["--db", "x.plans.sqlite", "--port", "1"],
     ],
-    ids=["nothing", "db-without-session", "db-and-notebook", "session-only"],
+    ids=["nothing", "db-and-notebook", "session-only", "unknown-flag"],
 )
-def test_bad_arguments_exit_2(tmp_path, args):
+def test_bad_arguments_exit_2_with_one_line(tmp_path, args):
     proc = cli("mcp", *args, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
-    assert "usage:" in proc.stderr and not (tmp_path / "x.plans.sqlite").exists()
+    assert proc.stderr.count("\n") == 1 and "--help" in proc.stderr, proc.stderr
+    assert not (tmp_path / "x.plans.sqlite").exists()
+
+
+def test_without_session_the_files_current_one_is_served(tmp_path):
+    with PlanStore(db_of(tmp_path)) as store:
+        store.set_current_session("later")
+    client = RawClient(tmp_path, "--db", db_of(tmp_path))
+    try:
+        listed = client.request(2, "resources/list", {})["result"]["resources"]
+        client.call(3, "update_plan", {"expected_revision": 0, "steps": STEPS})
+    finally:
+        assert client.close() == ""
+    assert "later" in listed[0]["title"]
+    assert snapshot(db_of(tmp_path), "later")["plan"]["revision"] == 1
 
 
 def test_the_server_ends_cleanly_when_its_input_closes(tmp_path):
