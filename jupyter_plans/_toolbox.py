@@ -27,7 +27,14 @@ from .tools import (
     inline_refs,
     offered,
 )
-from .validation import Refused, check_ids, check_object
+from .validation import (
+    MAX_QUOTED_CHARS,
+    Refused,
+    check_ids,
+    check_object,
+    quote,
+    tool_name_refusal,
+)
 
 Confirm = Callable[["AgentTool", dict], bool]
 
@@ -170,8 +177,11 @@ class Toolbox:
             # The session parses JSON text itself, and records a refusal as a tool_finished.
             return self.session.call_tool(name, arguments, turn_id=turn_id, call_id=call_id)
         tool = self.tools.get(name) if isinstance(name, str) else None
-        if tool is None:
-            return _error(f"unknown tool {_name(name)}; the tools offered are {self._names()}")
+        if tool is None:  # recorded in the history, as any refused call is
+            refusal = tool_name_refusal(name) or f"unknown tool {_name(name)}"
+            return self.session.record_refusal(
+                name, f"{refusal}; the tools offered are {self._names()}", call_id=call_id
+            )
         if isinstance(arguments, str | bytes) and not arguments.strip():
             arguments = {}  # a tool without parameters may come with no arguments at all
         try:
@@ -306,7 +316,9 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def _name(name: Any) -> str:
-    return repr(name) if not isinstance(name, str) or not name.isprintable() else name
+    if isinstance(name, str) and name.isprintable() and len(name) <= MAX_QUOTED_CHARS:
+        return name
+    return quote(name)
 
 
 def _error(content: str) -> ToolResult:

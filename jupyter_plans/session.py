@@ -23,11 +23,13 @@ from .store._tx import Tx
 from .store._tx import reconnecting as _reconnecting
 from .tools import CATALOG
 from .validation import (
+    MAX_CALL_ID_BYTES,
     CheckedPlan,
     Refused,
     call_digest,
     check_expected_revision,
     check_ids,
+    id_refusal,
     person_text_refusal,
     quote,
     recorded_tool_name,
@@ -477,6 +479,24 @@ class PlanSession:
                     },
                 )
                 return result
+
+    @_reconnecting
+    def record_refusal(self, name: Any, content: str, *, call_id: str | None = None) -> ToolResult:
+        """Record a call an integration refused itself (an unknown tool of its own catalog)
+        as any refused call is recorded, and return its error result."""
+        result = models.ToolResult(is_error=True, content=content)
+        if call_id is not None and id_refusal("call_id", call_id, MAX_CALL_ID_BYTES):
+            call_id = None  # the refusal is recorded; an id it cannot keep is left out
+        with self._writing() as change:
+            change.emit(
+                "tool_finished",
+                {
+                    "name": recorded_tool_name(name),
+                    "call_id": call_id,
+                    "result": result.model_dump(),
+                },
+            )
+        return result
 
     def _see_turn(self, change: _Change, turn_id: str | None) -> None:
         """Refuse a call from a cancelled or older turn; register a new turn as the newest."""

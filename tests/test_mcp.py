@@ -554,3 +554,112 @@ def test_ids_888_and_the_string_888_are_two_calls(tmp_path):
     call_ids = [row.call_id for row in rows]
     assert len(set(call_ids)) == 3 and all(len(c.encode()) <= 128 for c in call_ids), call_ids
     assert max(len(row.data) for row in rows) < 10_000
+
+
+# Lines that are not JSON-RPC messages get a JSON-RPC error, never silence.
+
+
+def _reply(client: RawClient) -> dict:
+    line = client.process.stdout.readline()
+    assert line, client.process.stderr.read().decode()
+    return json.loads(line)
+
+
+@pytest.mark.parametrize(
+    "line, code, answer_id",
+    [
+        ("{not json", -32700, None),
+        ("\x00\x01", -32700, None),
+        ('[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, None),  # a batch
+        ("[]", -32600, None),
+        ("42", -32600, None),
+        ('{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', -32600, None),
+        ('{"jsonrpc": "2.0", "id": [1], "method": "ping"}', -32600, None),
+        ('{"id": 5, "method": "ping"}', -32600, 5),  # no "jsonrpc"
+        ('{"jsonrpc": "1.0", "id": "x", "method": "ping"}', -32600, "x"),
+        ('{"jsonrpc": "2.0", "id": 6, "method": 7}', -32600, 6),
+    ],
+)
+def test_a_line_that_is_not_a_message_gets_a_json_rpc_error(tmp_path, line, code, answer_id):
+    client = RawClient(tmp_path, *on_db(tmp_path))
+    try:
+        client.process.stdin.write(line.encode() + b"\n")
+        client.process.stdin.flush()
+        reply = _reply(client)
+        assert reply["error"]["code"] == code and reply["id"] == answer_id, reply
+        assert client.request(99, "ping", {})["result"] == {}  # and the server goes on
+    finally:
+        assert "Traceback" not in client.close()
+
+
+def test_an_unknown_tool_is_recorded_and_its_refusal_quotes_little(tmp_path):
+    client = RawClient(tmp_path, *on_db(tmp_path))
+    try:
+        unknown = client.call(1, "rm_rf", {"path": "/"})
+        huge = client.call(2, "x" * 1_000_000, {})
+    finally:
+        assert "Traceback" not in client.close()
+    assert unknown["isError"] and "unknown tool rm_rf;" in unknown["content"][0]["text"]
+    text = huge["content"][0]["text"]
+    assert huge["isError"] and "1000000 bytes; the limit is 64" in text
+    assert "x" * 101 not in text and len(text) < 400
+    recorded = [e for e in events(db_of(tmp_path)) if e.kind == "tool_finished"]
+    assert [e.data["name"] for e in recorded] == ["rm_rf", "x" * 64]
+    assert all(e.data["result"]["is_error"] for e in recorded)
+
+
+def test_generated_lines_are_each_answered(tmp_path):
+    """Hostile lines from hypothesis, one server: every line that is not a message is
+    answered with -32700 or -32600, a request with its own id; nothing else is stored."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    client = RawClient(tmp_path, *on_db(tmp_path))
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+        max_leaves=8,
+    )
+    not_json = st.text(min_size=1, max_size=30).filter(
+        lambda t: "\n" not in t and "\r" not in t and t.strip() and not _is_json(t)
+    )
+    bad_ids = st.dictionaries(st.text(max_size=3), st.integers(), min_size=1) | st.lists(
+        st.integers(), max_size=2
+    )
+    seen = {-32700: 0, -32600: 0}
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        st.one_of(
+            not_json.map(lambda t: (t, -32700)),
+            json_values.filter(lambda v: not isinstance(v, dict)).map(
+                lambda v: (json.dumps(v), -32600)
+            ),
+            bad_ids.map(
+                lambda i: (json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}), -32600)
+            ),
+        )
+    )
+    def check(case):
+        line, code = case
+        client.process.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+        client.process.stdin.flush()
+        reply = _reply(client)
+        assert reply["error"]["code"] == code and reply["id"] is None, (line, reply)
+        seen[code] += 1
+
+    try:
+        check()
+        assert client.request("last", "ping", {})["result"] == {}
+    finally:
+        assert "Traceback" not in client.close()
+    assert seen[-32700] > 10 and seen[-32600] > 10
+    assert events(db_of(tmp_path)) == []
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
