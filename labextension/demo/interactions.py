@@ -10,6 +10,7 @@ from playwright.sync_api import expect, sync_playwright
 from screenshots import ARGS, HERE, serve
 
 FULL_HASH = "3f9a1c2e5b7d40a8c6e1f2b3a4d5c6e7f8091a2b3c4d5e6f708192a3b4c5d6e7"
+NEXT_HASH = "b" * 64
 
 
 def sent(page):
@@ -185,6 +186,8 @@ async () => {
   document.body.append(el);
   const cleanup = await widget.render({ model, el });
   const result = { first: el.querySelector(".jp-plans-rev")?.textContent };
+  fire("snapshot", { ...SNAPSHOT, cursor: SNAPSHOT.cursor + 1 });  // the same proposal, redrawn
+  await Promise.resolve();
   el.querySelector("[data-jp-plans-key=approve]").click();
   fire("snapshot", { ...SNAPSHOT, pending_proposal_hash: null, mode: "default", plan: { ...SNAPSHOT.plan, revision: 8 } });
   fire("error", "something went wrong");
@@ -192,6 +195,9 @@ async () => {
   result.after = el.querySelector(".jp-plans-rev")?.textContent;
   result.error = el.querySelector(".jp-plans-error")?.textContent;
   result.chip = el.querySelector(".jp-plans-chip")?.textContent;
+  const next = { ...SNAPSHOT.plan, revision: 9 };
+  fire("snapshot", { ...SNAPSHOT, pending_proposal_hash: NEXT_HASH, plan: next });
+  await Promise.resolve();
   result.sent = sentMessages;
   await cleanup();
   result.listenersLeft = [...handlers.values()].reduce((n, list) => n + list.length, 0);
@@ -208,11 +214,17 @@ def check_widget_bundle(page, url):
     try:
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/labextension/demo/index.html")
         snapshot = page.evaluate("() => JSON.stringify(window.demoSnapshot)")
-        result = page.evaluate(WIDGET_CHECK.replace("SNAPSHOT", snapshot))
+        check = WIDGET_CHECK.replace("SNAPSHOT", snapshot).replace("NEXT_HASH", repr(NEXT_HASH))
+        result = page.evaluate(check)
     finally:
         server.shutdown()
     assert result["first"] == "rev 7", result
-    assert result["sent"] == [{"action": "approve", "hash": FULL_HASH}], result
+    # A live card reports each waiting proposal it shows once, and approves the one it shows.
+    assert result["sent"] == [
+        {"action": "seen", "hash": FULL_HASH},
+        {"action": "approve", "hash": FULL_HASH},
+        {"action": "seen", "hash": NEXT_HASH},
+    ], result
     assert result["after"] == "rev 8" and result["chip"] == "DEFAULT MODE", result
     assert result["error"] == "something went wrong", result
     assert result["listenersLeft"] == 0 and result["emptied"], result

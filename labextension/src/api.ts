@@ -23,7 +23,8 @@ export interface SessionList {
 export type Decision =
   | { action: "on" }
   | { action: "off" }
-  | { action: "approve"; hash?: string }
+  /** The hash is required: an approval binds the proposal the person was shown. */
+  | { action: "approve"; hash: string }
   | { action: "revise"; notes: string };
 
 /** A route that answered with an error status; `message` is the server's one line. */

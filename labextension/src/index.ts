@@ -13,6 +13,7 @@ import { ISettingRegistry } from "@jupyterlab/settingregistry";
 import { LabIcon } from "@jupyterlab/ui-components";
 import type { ReadonlyPartialJSONObject } from "@lumino/coreutils";
 import { PlansApi } from "./api";
+import { confirmApproval, shortProposalHash } from "./approve";
 import type { Decision } from "./api";
 import { LIVE_OR_SAVED_RANK, WIDGET_VIEW_MIME_TYPE, liveOrSavedFactory } from "./output";
 import { PlanPanel } from "./sidebar";
@@ -129,8 +130,8 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
         ),
     });
     app.commands.addCommand(CommandIDs.approve, {
-      label: "Approve the Waiting Proposal",
-      caption: "Approve the proposal waiting in the active notebook's current plan session",
+      label: "Approve the Waiting Proposal…",
+      caption: "Show the proposal waiting in the active notebook's current plan session, and approve it",
       isEnabled: hasNotebook,
       execute: () => {
         let approved = "";
@@ -142,11 +143,13 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
               Notification.info(`${baseName(path)}: no proposal is waiting for a decision.`, { autoClose: 5000 });
               return null;
             }
+            if (!(await confirmApproval(baseName(path), snapshot))) return null;
             approved = hash;
-            // The session read, not whichever is current by the time the approval arrives.
+            // Exactly the hash shown, in the session read: if the agent re-submitted while the
+            // dialog was open, the server refuses it and the refusal is shown, never retried.
             return { decision: { action: "approve", hash }, session: snapshot.session_id };
           },
-          (path) => `${baseName(path)}: proposal ${approved.slice(0, 8)} approved.`,
+          (path) => `${baseName(path)}: proposal ${shortProposalHash(approved)} approved.`,
         );
       },
     });

@@ -1,6 +1,7 @@
 /**
  * The anywidget front end of `jupyter_plans.PlanCard`: renders the synced traits with the
- * card and sends the person's decisions and answers back as custom messages.
+ * card and sends the person's decisions and answers back as custom messages, and tells the
+ * kernel which proposal this card has shown.
  */
 
 import type { RenderProps } from "@anywidget/types";
@@ -20,13 +21,16 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
   // Traits synced in one message fire one event each: draw once for all of them.
   let scheduled = false;
   let disposed = false;
+  /** The last waiting proposal reported as shown, so each is reported once. */
+  let reported: string | null = null;
   const draw = () => {
     scheduled = false;
     if (disposed) return;
+    const snapshot = model.get("snapshot");
     renderCard(
       el,
       {
-        snapshot: model.get("snapshot"),
+        snapshot,
         notebook: model.get("notebook") ?? null,
         changes: model.get("changes") ?? null,
         question: model.get("question") ?? null,
@@ -35,6 +39,13 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       actions,
       model.get("error") ?? null,
     );
+    // Only a live card sends this: it lets `%plan approve` without a hash bind the proposal
+    // this kernel showed. The saved card and the Plan panel show, but cannot tell a kernel.
+    const hash = snapshot?.pending_proposal_hash ?? null;
+    if (hash !== null && hash !== reported) {
+      reported = hash;
+      model.send({ action: "seen", hash });
+    }
   };
   const schedule = () => {
     if (scheduled) return;

@@ -42,11 +42,15 @@ def run_js(page, script):
 
 def open_notebook(page, lab, name):
     page.goto(f"{lab['base']}/lab/tree/{name}?token={lab['token']}")
+    # This notebook, not one the workspace of an earlier test of the module restored first.
     page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        "(name) => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.context"
+        " && window.jupyterapp.shell.currentWidget.context.path === name"
         " && window.jupyterapp.shell.currentWidget.sessionContext"
         " && window.jupyterapp.shell.currentWidget.sessionContext.session"
         " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+        arg=name,
         timeout=60_000,
     )
     page.wait_for_function(

@@ -11,6 +11,11 @@ import type { Draft, DraftStep } from "./state";
 export const MAX_STEPS = 32;
 export const MAX_DESCRIPTION_BYTES = 240;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** Characters that make text read otherwise than it is stored (DESIGN.md section 2). */
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const SEPARATOR = /[\u2028\u2029]/;
+/** Text of only spaces, separators and format characters (such as U+200B) shows nothing. */
+const INVISIBLE = /^[\p{Zs}\p{Zl}\p{Zp}\p{Cf}]*$/u;
 
 function copyStep(step: Step): Step {
   return { ...step, depends_on: [...step.depends_on] };
@@ -142,6 +147,11 @@ export function isUnchanged(draft: Draft): boolean {
   return JSON.stringify(toEdit(draft).phases) === draft.original;
 }
 
+/** "U+202E": names a character without putting it in the page. */
+function codePoint(character: string): string {
+  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
 function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
@@ -151,13 +161,20 @@ export function problems(draft: Draft): Map<string, string> {
   const found = new Map<string, string>();
   for (const phase of draft.phases) {
     for (const step of phase.steps) {
-      const text = step.description.trim();
+      // Checked as sent (untrimmed), as the server checks it.
+      const text = step.description;
       const bytes = utf8Length(text);
-      if (text === "") found.set(step.id, `Step ${step.id}: the description is blank.`);
+      const bidi = BIDI_CONTROL.exec(text);
+      const separator = SEPARATOR.exec(text);
+      if (INVISIBLE.test(text.trim())) found.set(step.id, `Step ${step.id}: the description is blank.`);
       else if (bytes > MAX_DESCRIPTION_BYTES)
         found.set(step.id, `Step ${step.id}: the description is ${bytes} bytes; at most ${MAX_DESCRIPTION_BYTES}.`);
       else if (CONTROL.test(text))
         found.set(step.id, `Step ${step.id}: the description holds a control character (a tab or a newline).`);
+      else if (bidi)
+        found.set(step.id, `Step ${step.id}: the description holds ${codePoint(bidi[0])}, a bidirectional control that changes how text reads; remove it.`);
+      else if (separator)
+        found.set(step.id, `Step ${step.id}: the description holds ${codePoint(separator[0])}, a line or paragraph separator; keep it to one line.`);
     }
   }
   return found;
