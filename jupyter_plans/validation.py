@@ -448,6 +448,13 @@ def check_plan_texts(body: dict) -> None:
             check_bytes((field, i), text, MAX_FINDING_BYTES)
 
 
+def _number(value: int) -> str:
+    """An integer as a refusal names it: at most MAX_QUOTED_CHARS characters."""
+    if -(10**30) < value < 10**30:
+        return str(value)
+    return f"{'-' if value < 0 else ''}a number of {len(str(abs(value)))} digits"
+
+
 def check_expected_revision(expected: int | None, current: int, required: bool) -> None:
     if expected is None:
         if required:
@@ -455,7 +462,7 @@ def check_expected_revision(expected: int | None, current: int, required: bool) 
         return
     if expected != current:
         raise Refused(
-            f"expected_revision is {expected} but the session is at revision {current}; "
+            f"expected_revision is {_number(expected)} but the session is at revision {current}; "
             "read the plan again and resend it against the current revision"
         )
 

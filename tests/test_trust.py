@@ -262,3 +262,57 @@ def test_a_store_refuses_in_one_line_without_the_models_of_the_refusal(tmp_path)
         key = "k" * 5000
         result = session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS, key: 1})
         assert result.is_error and len(result.content) < 400
+
+
+def test_a_huge_expected_revision_is_named_briefly(session):
+    result = session.call_tool("update_plan", {"expected_revision": 10**4000, "steps": STEPS})
+    assert result.is_error and "a number of 4001 digits" in result.content
+    assert len(result.content) < 200 and session.snapshot().plan is None
+
+
+def test_generated_tool_names_and_arguments_never_raise(tmp_path):
+    """Hypothesis: any tool name (lone surrogates, huge, not text) with any arguments gives a
+    result, and a refused call stores one tool_finished event no bigger than its bound."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    names = st.one_of(
+        st.text(max_size=80),
+        st.sampled_from(
+            [
+                "update_plan",
+                "plan_submit",
+                "record_decision",
+                "finish_plan",
+                "ask_user",
+                "x" * 100_000,
+                "bad\ud800",
+                "\udfff",
+            ]
+        ),
+        st.integers(),
+        st.none(),
+        st.binary(max_size=8),
+    )
+    leaves = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+    values = st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+        max_leaves=12,
+    )
+    with PlanStore(tmp_path / "fuzz.plans.sqlite") as store:
+        session = store.session("s")
+
+        @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(names, values | st.text(max_size=40))
+        def check(name, args):
+            before = session.cursor()
+            result = session.call_tool(name, args, call_id=None)
+            assert isinstance(result.is_error, bool) and "\n" not in result.content
+            if result.is_error:
+                (event,) = session.events(after=before)
+                assert event.kind == "tool_finished"
+                assert len(event.data["name"].encode()) <= 64
+                assert len(json.dumps(event.data)) < 70_000
+
+        check()
