@@ -376,6 +376,17 @@ class PlanSession:
         return [EventData(r.seq, r.kind, _decode_event(r.kind, r.data), _iso(r.at)) for r in rows]
 
     @_reconnecting
+    def event_page(self, after: int = 0, limit: int = 1000) -> tuple[list[EventData], bool]:
+        """At most `limit` events after `after`, and whether more follow them: how a long
+        history is read a page at a time (the server's routes and streams)."""
+        with self.store.read() as tx:
+            rows = tx.all(
+                "SELECT_EVENTS_PAGE", {"sid": self.session_id, "after": after, "limit": limit + 1}
+            )
+        page = [EventData(r.seq, r.kind, _decode_event(r.kind, r.data), _iso(r.at)) for r in rows]
+        return page[:limit], len(page) > limit
+
+    @_reconnecting
     def cursor(self) -> int:
         """The seq of the newest event; cheap enough to poll."""
         with self.store.read() as tx:

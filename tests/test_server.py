@@ -93,6 +93,47 @@ def test_sessions_snapshot_and_events(server, notebook):
     assert status == 200 and body["session_id"] == "other" and body["cursor"] == 0
 
 
+def test_events_come_in_pages_with_limit_and_more(server, notebook):
+    name, session = notebook
+    for n in range(2, 7):
+        session.call_tool("record_decision", {"title": f"d{n}", "rationale": "r"})
+    route = f"/api/plans/events?path={name}"
+    status, body = request(server, "GET", f"{route}&after=1&limit=3")
+    assert status == 200 and [e["seq"] for e in body["events"]] == [2, 3, 4] and body["more"]
+    assert session.cursor() == 8
+    status, body = request(server, "GET", f"{route}&after=5&limit=3")
+    assert [e["seq"] for e in body["events"]] == [6, 7, 8] and body["more"] is False
+    status, body = request(server, "GET", route)
+    assert len(body["events"]) == session.cursor() and body["more"] is False
+
+
+@pytest.mark.parametrize(
+    "query, header",
+    [
+        ("after=" + str(10**26), None),
+        ("after=-1", None),
+        ("after=" + "9" * 5000, None),
+        ("after=1.5", None),
+        ("limit=0", None),
+        ("limit=1001", None),
+        ("limit=" + str(10**26), None),
+        ("", str(10**26)),
+        ("", "x"),
+    ],
+)
+def test_numbers_out_of_bounds_are_400_never_500(server, notebook, query, header):
+    name, _ = notebook
+    headers = {"Last-Event-ID": header} if header else None
+    for accept in ("application/json", "text/event-stream"):
+        status, body = request(
+            server,
+            "GET",
+            f"/api/plans/events?path={name}&{query}",
+            headers={**(headers or {}), "Accept": accept},
+        )
+        assert status == 400 and "\n" not in body["message"], body
+
+
 def test_missing_notebook_and_plan_is_404_with_a_message(server):
     status, body = request(server, "GET", "/api/plans/snapshot?path=nowhere.ipynb")
     assert status == 404 and "nowhere.ipynb" in body["message"]

@@ -1,10 +1,19 @@
 """The plan routes. Every verb is authenticated and authorized on the "plans" resource; input is
-parsed with pydantic (400 when malformed), a refused decision is 409, and nothing is a 500."""
+parsed with pydantic (400 when malformed), a refused decision is 409, and nothing is a 500.
+
+The store's work (locating files, reading, committing) runs on a few threads of its own, never
+on the server's event loop: a long history read by one client must not stall every notebook of
+every user of the server.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
-from typing import Any, Literal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, TypeVar
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
@@ -17,6 +26,24 @@ from ..models import Snapshot
 from ..session import PlanSession
 from .app import Forbidden, PlanFiles
 from .sse import stream_events
+
+T = TypeVar("T")
+MAX_PAGE = 1000  # events in one answer, and in one page of a stream's replay
+MAX_SEQ = 2**63 - 1
+# Each thread holds one connection per plan file it touched.
+_WORKERS = ThreadPoolExecutor(4, thread_name_prefix="jupyter-plans-server")
+
+
+async def off_loop(work: Callable[..., T], *args: Any) -> T:
+    """Run the store's `work` on the plan threads, so the event loop never waits for it."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _WORKERS, functools.partial(work, *args)
+    )
+
+
+def event_json(event: Any) -> dict:
+    """An event as the routes send it: {seq, kind, data, at}."""
+    return {"seq": event.seq, "kind": event.kind, "data": event.data, "at": event.at}
 
 
 class DecisionBody(BaseModel):
@@ -73,21 +100,22 @@ class PlansHandler(APIHandler):
 class SessionsHandler(PlansHandler):
     @web.authenticated
     @authorized
-    def get(self) -> None:
+    async def get(self) -> None:
+        self.finish(await off_loop(self._sessions))
+
+    def _sessions(self) -> dict:
         session, _ = self.session()
         if session is None:
-            self.finish({"current": "default", "sessions": []})
-            return
+            return {"current": "default", "sessions": []}
         store = session.store
-        self.finish({"current": store.current_session_id(), "sessions": store.sessions()})
+        return {"current": store.current_session_id(), "sessions": store.sessions()}
 
 
 class SnapshotHandler(PlansHandler):
     @web.authenticated
     @authorized
-    def get(self) -> None:
-        session, _ = self.session()
-        self.finish(self.snapshot_of(session))
+    async def get(self) -> None:
+        self.finish(await off_loop(lambda: self.snapshot_of(self.session()[0])))
 
 
 class CardHandler(PlansHandler):
@@ -95,40 +123,57 @@ class CardHandler(PlansHandler):
 
     @web.authenticated
     @authorized
-    def get(self) -> None:
+    async def get(self) -> None:
+        self.finish(await off_loop(self._card))
+
+    def _card(self) -> dict:
         session, name = self.session()
         if session is None:
-            self.finish({"snapshot": self.snapshot_of(None), "notebook": name, "changes": None})
-            return
-        self.finish(card_data(session, name))
+            return {"snapshot": self.snapshot_of(None), "notebook": name, "changes": None}
+        return card_data(session, name)
 
 
 class EventsHandler(PlansHandler):
+    """The events after N, a page at a time: `limit` (default and most 1000) and `more`."""
+
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        after = self._after()
-        session, _ = self.session()
+        after, limit = self._after(), self._limit()
+        session, _ = await off_loop(self.session)
         if "text/event-stream" in self.request.headers.get("Accept", ""):
             await stream_events(self, session, after)
             return
-        events = [] if session is None else session.events(after=after)
-        self.finish({"events": [e.model_dump(mode="json") for e in events]})
+        if session is None:
+            self.finish({"events": [], "more": False})
+            return
+        page, more = await off_loop(session.event_page, after, limit)
+        self.finish({"events": [event_json(e) for e in page], "more": more})
 
     def _after(self) -> int:
         # A Last-Event-ID header, when given, wins over ?after= (it is how a stream resumes).
         raw = self.request.headers.get("Last-Event-ID") or self.get_query_argument("after", "0")
-        if not raw.strip().isdigit():
-            raise web.HTTPError(
-                400, reason=f"after must be a whole number of events; found {raw!r}"
-            )
-        return int(raw)
+        return _whole(raw, "after", 0, MAX_SEQ)
+
+    def _limit(self) -> int:
+        return _whole(self.get_query_argument("limit", str(MAX_PAGE)), "limit", 1, MAX_PAGE)
+
+
+def _whole(raw: str, name: str, low: int, high: int) -> int:
+    """A whole number from a query string or header, within [low, high]; 400 otherwise."""
+    text = raw.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or not low <= int(text) <= high:
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."
+        raise web.HTTPError(
+            400, reason=f"{name} must be a whole number from {low} to {high}; found {shown!r}"
+        )
+    return int(text)
 
 
 class DecisionHandler(PlansHandler):
     @web.authenticated
     @authorized
-    def post(self) -> None:
+    async def post(self) -> None:
         try:
             body = DecisionBody.model_validate_json(self.request.body or b"")
         except ValidationError as exc:
@@ -144,6 +189,14 @@ class DecisionHandler(PlansHandler):
                 "proposal that was shown; found none",
             )
             return
+        try:
+            snapshot = await off_loop(self._decide, body)
+        except (DecisionRefused, PlanStoreError) as refusal:
+            self.fail(409, str(refusal))
+            return
+        self.finish(snapshot.model_dump(mode="json"))
+
+    def _decide(self, body: DecisionBody) -> Snapshot:
         session, _ = self.session(create=True)
         verbs = {
             "on": session.on,
@@ -151,9 +204,4 @@ class DecisionHandler(PlansHandler):
             "approve": lambda: session.approve(body.hash),
             "revise": lambda: session.revise(body.notes or ""),
         }
-        try:
-            snapshot = verbs[body.action]()
-        except (DecisionRefused, PlanStoreError) as refusal:
-            self.fail(409, str(refusal))
-            return
-        self.finish(snapshot.model_dump(mode="json"))
+        return verbs[body.action]()

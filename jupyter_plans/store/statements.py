@@ -98,6 +98,7 @@ SELECT_EVENTS = (
     .where(events.c.session_id == _SID, events.c.seq > bindparam("after"))
     .order_by(events.c.seq)
 )
+SELECT_EVENTS_PAGE = SELECT_EVENTS.limit(bindparam("limit"))
 SELECT_DECISIONS = (
     select(decisions.c.title, decisions.c.rationale, decisions.c.sources)
     .where(decisions.c.session_id == _SID)
