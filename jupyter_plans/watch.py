@@ -7,13 +7,18 @@ kernel's event loop; a card reads the store only when its session's cursor moved
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import weakref
 from typing import TYPE_CHECKING
 
+from .errors import PlanStoreError
+
 if TYPE_CHECKING:
     from .store import PlanStore
     from .widget import PlanCard
+
+_log = logging.getLogger("jupyter_plans")
 
 
 class CardWatcher:
@@ -22,6 +27,7 @@ class CardWatcher:
         self.interval = interval
         self._cards: weakref.WeakSet[PlanCard] = weakref.WeakSet()
         self._token: int | None = None
+        self._generation = store.generation
         self._task: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.get_ident()
@@ -44,7 +50,12 @@ class CardWatcher:
     async def _poll(self) -> None:
         while True:
             await asyncio.sleep(self.interval)
-            self.check()
+            try:
+                self.check()
+            except PlanStoreError as exc:
+                # The plan file was replaced by one that is refused: the cards keep what they
+                # show, and the watching goes on (the next change at the path is looked at).
+                _log.warning("%s", exc)
 
     def check(self) -> None:
         """Refresh the cards if any process committed since the last check."""
@@ -54,7 +65,10 @@ class CardWatcher:
             self.refresh()
 
     def refresh(self, session_id: str | None = None) -> None:
+        if self.store.generation != self._generation:
+            session_id = None  # another plan file is at the path: every card, below
         cursors: dict[str, int] = {}  # one read per session, however many cards show it
+        shown = []
         for card in list(self._cards):
             if card.comm is None:  # closed
                 self._cards.discard(card)
@@ -64,7 +78,15 @@ class CardWatcher:
                 continue
             if sid not in cursors:
                 cursors[sid] = card.session.cursor()
-            if cursors[sid] != card.snapshot.get("cursor"):
+            shown.append(card)
+        if self.store.generation != self._generation:
+            # The plan file was deleted or replaced: the history at the path is another one,
+            # so a cursor equal to a card's does not mean the same plan.
+            self._generation = self.store.generation
+            shown = [card for card in list(self._cards) if card.comm is not None]
+            cursors.clear()  # so that every card below is refreshed
+        for card in shown:
+            if cursors.get(card.session.session_id) != card.snapshot.get("cursor"):
                 card.refresh()
 
     def newest_cursor(self, session_id: str) -> int | None:

@@ -52,14 +52,21 @@ class PlanFiles:
         return path, plan
 
     def store(self, plan: Path, create: bool) -> PlanStore | None:
-        """The open store of a plan file; None when it does not exist and may not be created."""
+        """The open store of a plan file; None when it does not exist and may not be created.
+
+        A store kept open follows the file at its path (deleted, replaced) by itself; it is
+        asked to look first so that a file put there which is no plan file is refused as at
+        opening (PlanStoreError), not in the middle of an answer.
+        """
         with self._lock:
-            if plan in self._stores:
-                return self._stores[plan]
-            if not plan.exists() and not create:
-                return None
-            store = self._stores[plan] = PlanStore(plan)
-            return store
+            store = self._stores.get(plan)
+            if store is None:
+                if not plan.exists() and not create:
+                    return None
+                store = self._stores[plan] = PlanStore(plan)
+                return store
+        store.check_file()
+        return store
 
     def close(self) -> None:
         with self._lock:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from tornado.iostream import StreamClosedError
 
+from ..errors import PlanStoreError
+
 if TYPE_CHECKING:
     from ..session import PlanSession
     from .handlers import PlansHandler
@@ -22,6 +24,7 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
     handler.set_header("Cache-Control", "no-cache")
     handler.set_header("X-Accel-Buffering", "no")
     cursor, token, quiet_since = after, None, time.monotonic()
+    generation = None
     try:
         await _send(handler, "retry: 1000\n\n")
         while not handler.request.connection.stream.closed():
@@ -31,7 +34,12 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
                 current = session.store.change_token()
                 if current != token:
                     token = current
-                    for event in session.events(after=cursor):
+                    events = session.events(after=cursor)
+                    if generation is not None and generation != session.store.generation:
+                        # Another plan file is at the path now: its history starts again.
+                        cursor, events = 0, session.events(after=0)
+                    generation = session.store.generation
+                    for event in events:
                         data = event.model_dump_json()
                         await _send(handler, f"id: {event.seq}\nevent: plan\ndata: {data}\n\n")
                         cursor, quiet_since = event.seq, time.monotonic()
@@ -41,6 +49,8 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
             await asyncio.sleep(POLL_SECONDS)
     except StreamClosedError:
         return  # the client went away
+    except PlanStoreError:
+        return  # a file that is no plan file took the plan's place; a new request is refused
 
 
 async def _send(handler: PlansHandler, text: str) -> None:

@@ -13,8 +13,8 @@ from typing import Any
 from ..errors import PlanStoreError
 from ..validation import session_id_refusal
 from . import migrations
-from ._tx import StatementCache, Tx, reconnecting
-from .sqlite import WRITE_OPTION, SQLiteBackend
+from ._tx import FOLLOWS, StatementCache, Tx, reconnecting
+from .sqlite import WRITE_OPTION, SQLiteBackend, check_plan_file
 
 _log = logging.getLogger("jupyter_plans")
 
@@ -82,6 +82,15 @@ class PlanStore:
         self._migrate()
         self._statements = StatementCache(self._backend.statement_dialect)
         self.insert_session = "INSERT_SESSION"  # a named statement; see statements.py
+        # A plan file is looked at in every transaction (see _on_file); the `write` given to
+        # Tx says how, None where there is no file (PostgreSQL).
+        self._file = isinstance(self._backend, SQLiteBackend)
+        self._reads_file, self._writes_file = (False, True) if self._file else (None, None)
+        self._generation = 0  # how many times the store opened another file at its path
+        self._follow_lock = threading.Lock()
+        if self._file:
+            self._path_text = self._backend.path_text
+            self._backend.opened = self._backend.identity()
 
     @property
     def engine(self):
@@ -130,16 +139,101 @@ class PlanStore:
     # back if it raises; nothing is committed in a finally. Each thread holds one connection.
 
     def _cursor(self) -> Any:
-        cursor = getattr(self._local, "cursor", None)
-        if cursor is None:
+        local = self._local
+        cursor = getattr(local, "cursor", None)
+        if cursor is None or local.generation != self._generation:
+            cursor = self._connect()
+        return cursor
+
+    def _connect(self) -> Any:
+        """This thread's connection: to the database, or to the plan file the store opened
+        (while there is none, to an empty database in memory)."""
+        local = self._local
+        self._let_go(local)  # one of an earlier generation has another file open
+        for _attempt in range(FOLLOWS + 1):
             if self._closed:
                 raise PlanStoreError(f"{self} is closed")
-            handle, driver = self._backend.connect()
+            generation, identity = self._generation, None
+            if not self._file:
+                handle, driver = self._backend.connect()
+            else:
+                opened = self._backend.open()
+                if opened is None:  # the path names another file since: look at that one
+                    self._follow(False)
+                    continue
+                handle, identity = opened
+                driver = handle
             with self._held_lock:
                 self._held.append((handle, driver))
-            cursor = self._local.cursor = driver.cursor()
-            self._local.written = None  # a new connection knows nothing it wrote
-        return cursor
+            local.cursor = driver.cursor()
+            local.generation, local.identity = generation, identity
+            local.written = None  # a new connection knows nothing it wrote
+            return local.cursor
+        raise PlanStoreError(f"cannot open {self}: the file at its path keeps being replaced")
+
+    def _let_go(self, local: Any) -> None:
+        """Close this thread's connection, if it has one."""
+        cursor = getattr(local, "cursor", None)
+        if cursor is None:
+            return
+        connection = cursor.connection
+        local.cursor = local.written = None
+        with self._held_lock:
+            gone = [h for h, driver in self._held if driver is connection]
+            self._held = [(h, d) for h, d in self._held if d is not connection]
+        for handle in gone:
+            self._backend.forget(handle)
+
+    # A replaced plan file. Another program (or a person) may delete the plan file, or put
+    # another in its place (os.replace), while this store has it open: SQLite would go on
+    # reading and writing the old file, which nobody else sees any more. So every transaction
+    # looks (one lstat) that the path still names the file its connection has open, and if
+    # not, the store lets go of that file and opens what is at the path now.
+
+    def _on_file(self, write: bool) -> bool:
+        """Whether this thread's connection has the file at the path open; for a read while
+        there is no file, whether it reads the empty database."""
+        identity = self._local.identity
+        try:
+            found = os.lstat(self._path_text)
+        except (FileNotFoundError, NotADirectoryError):
+            return identity is None and not write
+        return identity is not None and found.st_ino == identity[1] and found.st_dev == identity[0]
+
+    def _follow(self, write: bool) -> None:
+        """Open what is at the path now, in place of the file this thread's connection had
+        open: for a write, a plan file (made as a new store is, where there is none); for a
+        read of no file, nothing (reads see an empty store). A file that is not a plan file
+        is refused in one line. Other threads' connections are let go of when they next
+        begin (their generation is an earlier one)."""
+        self._let_go(self._local)
+        backend = self._backend
+        with self._follow_lock:
+            found = backend.identity()
+            if found == backend.opened and (found is not None or not write):
+                return  # another thread has opened it already
+            self._generation += 1
+            self.plan_cache.clear()  # plans parsed from the old file's events
+            backend.let_go()
+            if found is None and not write:
+                return
+            backend.schema_version = check_plan_file(backend.path)
+            self._migrate()
+            backend.opened = backend.identity()
+
+    @property
+    def generation(self) -> int:
+        """How many times the store has opened another file at its path than it had open (the
+        plan file was deleted or replaced); a watcher that sees it change shows everything
+        again, since the new file's history is another one."""
+        return self._generation
+
+    def check_file(self) -> None:
+        """Open what is at the path now if the plan file was deleted or replaced since the
+        store last looked; raise PlanStoreError, in one line, if it is not a plan file.
+        Every operation does this by itself; this lets a caller ask before it begins."""
+        if self._file and self._backend.identity() != self._backend.opened:
+            self._follow(False)
 
     def written_states(self, tx: Tx) -> dict[str, Any]:
         """In a write transaction: what this thread's connection last committed to each
@@ -159,29 +253,22 @@ class PlanStore:
 
     def _lost(self, cursor: Any) -> bool:
         """Whether the cursor's connection is gone; if so this thread lets go of it."""
-        connection = cursor.connection
-        if not self._backend.connection_lost(connection):
+        if not self._backend.connection_lost(cursor.connection):
             return False
-        self._local.cursor = None
-        self._local.written = None
-        with self._held_lock:
-            gone = [h for h, driver in self._held if driver is connection]
-            self._held = [(h, d) for h, d in self._held if d is not connection]
-        for handle in gone:
-            self._backend.forget(handle)
+        self._let_go(self._local)
         return True
 
     def write(self) -> Tx:
         """A transaction that holds the write lock from its first statement."""
         if self._closed:
             raise PlanStoreError(f"{self} is closed")
-        return Tx(self._statements, self._backend.begin_write, self)
+        return Tx(self._statements, self._backend.begin_write, self, self._writes_file)
 
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""
         if self._closed:
             raise PlanStoreError(f"{self} is closed")
-        return Tx(self._statements, self._backend.begin_read, self)
+        return Tx(self._statements, self._backend.begin_read, self, self._reads_file)
 
     @property
     def driver_error(self) -> type[Exception]:

@@ -26,6 +26,7 @@ WRITE_OPTION = "plans_write"
 
 
 ATTEMPTS = 5
+FOLLOWS = 3  # how many times one transaction opens a replaced plan file before giving up
 
 
 def reconnecting(operation):
@@ -151,28 +152,44 @@ class Tx:
 
     A connection found dead at BEGIN is replaced at once (nothing was done on it yet). One
     lost later raises ConnectionLost, and the store opens a new one for the next transaction.
+
+    On a plan file, once BEGIN has run (a writer then holds the lock), the store looks that
+    the file at its path is still the one the connection has open; if it was deleted or
+    replaced, the transaction begins again on what is there now (see PlanStore._follow).
     """
 
-    __slots__ = ("_cursor", "_statements", "_begin", "_store")
+    __slots__ = ("_cursor", "_statements", "_begin", "_store", "_write")
 
-    def __init__(self, statements: StatementCache, begin: str, store: Any) -> None:
+    def __init__(
+        self, statements: StatementCache, begin: str, store: Any, write: bool | None = None
+    ) -> None:
         self._cursor = None
         self._statements = statements
         self._begin = begin
         self._store = store
+        self._write = write  # None: no file to look at (PostgreSQL, a read-only store)
 
     def __enter__(self) -> Tx:
-        store = self._store
-        for attempt in (1, 2):
+        store, write = self._store, self._write
+        for attempt in range(FOLLOWS + 1):
             self._cursor = store._cursor()
             try:
                 self._cursor.execute(self._begin)
-                return self
             except store.driver_error as exc:
-                if attempt == 1 and store._lost(self._cursor):
+                if write is not None and not store._on_file(write):
+                    store._follow(write)  # the old file's connection may fail to begin
+                    continue
+                if attempt == 0 and store._lost(self._cursor):
                     continue
                 raise PlanStoreError(f"cannot use {store}: {_line(exc)}") from exc
-        raise AssertionError("unreachable")
+            if write is None or store._on_file(write):
+                return self
+            try:
+                self._cursor.execute("ROLLBACK")
+            except store.driver_error:
+                pass  # the connection is let go of next, whatever state it is in
+            store._follow(write)
+        raise PlanStoreError(f"cannot use {store}: the file at its path keeps being replaced")
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
         store = self._store

@@ -8,6 +8,7 @@ plain for readers (who never block a writer in WAL mode).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -19,6 +20,19 @@ from ._tx import WRITE_OPTION
 from .migrations import LATEST
 
 BUSY_TIMEOUT_MS = 10_000
+SIDE_FILES = ("-wal", "-shm")
+
+FileIdentity = tuple[int, int]  # (device, inode): which file a path names
+
+
+def file_identity(path: str) -> FileIdentity | None:
+    """The (device, inode) of what `path` names itself (a symbolic link is not followed);
+    None when nothing is there."""
+    try:
+        found = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return found.st_dev, found.st_ino
 
 
 def check_plan_file(path: Path) -> int:
@@ -36,7 +50,7 @@ def check_plan_file(path: Path) -> int:
         return 0
     # A read-only look may still create the -wal and -shm files of a WAL database; when the
     # file is refused, the ones this look created are removed again.
-    sides = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    sides = [path.with_name(path.name + suffix) for suffix in SIDE_FILES]
     created = [side for side in sides if not side.exists()]
     try:
         return _preflight(path)
@@ -119,9 +133,18 @@ class SQLiteBackend:
     def __init__(self, path: Path) -> None:
         self.schema_version = check_plan_file(path)
         self.path = path
+        self.path_text = str(path)
+        self._uri = f"file:{quote(self.path_text)}?mode="
+        # The file this store opened, once it has: see PlanStore._on_file. None while there
+        # is no plan file at the path (reads then see an empty store).
+        self.opened: FileIdentity | None = None
+        self._sides = [self.path_text + suffix for suffix in SIDE_FILES]
+        self._opened_sides: list[FileIdentity | None] = [None, None]
         self._engine = None
         self._version_lock = threading.Lock()
         self._version_conn: sqlite3.Connection | None = None
+        self._version_file: FileIdentity | None = None
+        self._version_epoch = 0
 
     @property
     def engine(self):
@@ -143,7 +166,7 @@ class SQLiteBackend:
         ddl = shipped_forms().get("__create__")
         if not ddl:
             return False
-        connection, _ = self.connect()
+        connection, _ = self.connect(create=True)
         try:
             connection.execute("BEGIN IMMEDIATE")
             found = connection.execute(
@@ -164,11 +187,83 @@ class SQLiteBackend:
         finally:
             connection.close()
 
-    def connect(self) -> tuple[sqlite3.Connection, sqlite3.Connection]:
-        """A new connection: (what to close, the driver connection)."""
-        connection = sqlite3.connect(str(self.path), check_same_thread=False)
+    def connect(self, create: bool = False) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+        """A new connection: (what to close, the driver connection). Only `create` makes a
+        file where there is none: a store opens the file it checked, not whatever is there."""
+        connection = sqlite3.connect(
+            self._uri + ("rwc" if create else "rw"), uri=True, check_same_thread=False
+        )
         _configure(connection)
+        if not create:
+            # The WAL's side files now exist, held open by this connection; which ones they
+            # are tells, once the plan file is replaced, whether those at the path are still
+            # its own (see let_go).
+            self._opened_sides = [file_identity(side) for side in self._sides]
         return connection, connection
+
+    def identity(self) -> FileIdentity | None:
+        return file_identity(self.path_text)
+
+    def open(self) -> tuple[sqlite3.Connection, FileIdentity | None] | None:
+        """A connection to the file the store opened, with that file's identity; while there
+        is no plan file, to an empty database (identity None). None when the path has come
+        to name another file: the store opens that one first."""
+        opened = self.opened
+        if opened is None:
+            return self.empty(), None
+        if self.identity() != opened:
+            # Not even for a look: a connection to the new file, while the old one's -wal is
+            # still at the path, would take its frames in (and put them into the file when
+            # it closes). The store lets go of the old file first; see let_go.
+            return None
+        try:
+            connection, _ = self.connect()
+        except sqlite3.Error as exc:
+            if self.identity() != opened:
+                return None
+            raise PlanStoreError(f"cannot open {self.path}: {exc}") from None
+        if self.identity() != opened:
+            connection.close()
+            return None
+        return connection, opened
+
+    def empty(self) -> sqlite3.Connection:
+        """A database in memory with the latest schema and no rows: what a read sees while
+        there is no plan file at the path, so every read statement runs unchanged and a
+        read creates no file."""
+        from ._tx import shipped_forms
+
+        ddl = shipped_forms().get("__create__")
+        if not ddl:
+            from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
+
+            from .statements import create_latest
+
+            ddl = create_latest(SQLiteDialect_pysqlite())
+        connection = sqlite3.connect(":memory:", check_same_thread=False)
+        connection.isolation_level = None
+        for statement in ddl:
+            connection.execute(statement)
+        return connection
+
+    def let_go(self) -> None:
+        """Forget the plan file the store had open: it was deleted or replaced.
+
+        SQLite finds a database's -wal and -shm files by the path's name, so the ones the old
+        file left at the path would be read as part of whatever file is there next (its
+        committed frames laid over the new file's pages). They are removed while they are
+        still the old file's; connections that still have the old file open keep theirs.
+        """
+        self.opened = None
+        for side, known in zip(self._sides, self._opened_sides, strict=True):
+            if known is not None and file_identity(side) == known:
+                try:
+                    os.unlink(side)
+                except OSError:
+                    pass  # gone already, or a folder this process cannot write
+        self._opened_sides = [None, None]
+        if self._engine is not None:
+            self._engine.dispose()  # its pooled connections have the old file open
 
     def forget(self, handle) -> None:
         handle.close()
@@ -177,17 +272,37 @@ class SQLiteBackend:
         return False  # a file does not go away mid-transaction
 
     def change_token(self) -> int:
-        """A number that changes whenever any connection, in any process, commits to the file."""
+        """A number that changes whenever any connection, in any process, commits to the file,
+        and when another file (or none) is at the path than when it was last asked."""
         with self._version_lock:
+            found = self.identity()
+            if found != self._version_file or (
+                self._version_conn is None and found is not None and found == self.opened
+            ):
+                self._close_version_connection()
+                self._version_file = found
+                self._version_epoch += 1
+                # Only the file the store has checked and opened: another may be no plan file.
+                if found is not None and found == self.opened:
+                    try:
+                        self._version_conn = sqlite3.connect(
+                            self._uri + "rw", uri=True, check_same_thread=False
+                        )
+                    except sqlite3.Error:
+                        pass  # gone again: the next look tells
+            base = self._version_epoch << 32  # data_version is a 32-bit counter
             if self._version_conn is None:
-                self._version_conn = sqlite3.connect(str(self.path), check_same_thread=False)
-            return self._version_conn.execute("PRAGMA data_version").fetchone()[0]
+                return base
+            return base + self._version_conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def _close_version_connection(self) -> None:
+        if self._version_conn is not None:
+            self._version_conn.close()
+            self._version_conn = None
 
     def dispose(self) -> None:
         with self._version_lock:
-            if self._version_conn is not None:
-                self._version_conn.close()
-                self._version_conn = None
+            self._close_version_connection()
         if self._engine is not None:
             self._engine.dispose()
 

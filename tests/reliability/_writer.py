@@ -3,12 +3,12 @@
     python -m tests.reliability._writer DB NAME COUNT [--trace]
 
 Each update replaces this writer's own step and keeps everyone else's, so a lost update
-shows as a missing call id. With --trace the writer prints each call id and its arguments
-before sending it, so a test that kills it can retry the call that was in flight. Prints
-its stale retries at the end.
+shows as a missing call id. With --trace the writer prints each call id and the revision it
+expects before sending it, so a test that kills it knows which call was in flight (every step
+is sent whole, as a snapshot shows it, so the call can be made again from the plan). Prints its
+stale retries at the end.
 """
 
-import json
 import sys
 
 from jupyter_plans import PlanStore
@@ -19,7 +19,16 @@ def arguments(session, name: str, i: int) -> dict:
     revision = snap.plan.revision if snap.plan else 0
     steps = [s.model_dump() for s in snap.plan.steps] if snap.plan else []
     steps = [s for s in steps if s["id"] != name][-30:]
-    steps.append({"id": name, "description": f"{name} update {i}"})
+    steps.append(
+        {
+            "id": name,
+            "description": f"{name} update {i}",
+            "status": "pending",
+            "acceptance": None,
+            "depends_on": [],
+            "evidence": None,
+        }
+    )
     return {"expected_revision": revision, "steps": steps}
 
 
@@ -30,7 +39,7 @@ def main(db: str, name: str, count: int, trace: bool) -> None:
         while True:
             args = arguments(session, name, i)
             if trace:
-                print(f"{name}-{i} {json.dumps(args)}", flush=True)
+                print(f"{name}-{i} {args['expected_revision']}", flush=True)
             result = session.call_tool("update_plan", args, call_id=f"{name}-{i}")
             if not result.is_error:
                 break

@@ -1,6 +1,5 @@
 """Crash: kill -9 a SQLite writer mid-commit, 50 times; the file and the history stay whole."""
 
-import json
 import random
 import signal
 import sqlite3
@@ -33,13 +32,14 @@ def test_kill_9_mid_commit_leaves_a_whole_file_and_a_safe_retry(tmp_path, figure
             stderr=subprocess.PIPE,
             text=True,
         )
-        assert writer.stdout.readline(), writer.stderr.read()  # it is writing now
+        first = writer.stdout.readline()
+        assert first, writer.stderr.read()  # it is writing now
         time.sleep(rng.uniform(0, 0.05))
         writer.send_signal(signal.SIGKILL)
         out, _ = writer.communicate()
         assert writer.returncode == -signal.SIGKILL
-        traced = out.strip().splitlines()[-1] if out.strip() else None
-        in_flight = traced.split(" ", 1)[0] if traced else f"{name}-0"
+        traced = (first + out).strip().splitlines()[-1]  # "CALL_ID EXPECTED_REVISION"
+        in_flight = traced.split(" ", 1)[0]
 
         conn = sqlite3.connect(path)
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -54,8 +54,14 @@ def test_kill_9_mid_commit_leaves_a_whole_file_and_a_safe_retry(tmp_path, figure
             assert snapshot.plan.revision == len(updates)
             was_recorded = any(e.data["call_id"] == in_flight for e in updates)
             landed += was_recorded
-            # The writer never saw its result; whoever takes over retries the same call.
-            args = json.loads(traced.split(" ", 1)[1]) if traced else arguments(session, name, 0)
+            # The writer never saw its result; whoever takes over retries the same call: the
+            # plan it made when it landed, else the one it would make now.
+            number = int(in_flight.rsplit("-", 1)[1])
+            if was_recorded:
+                steps = [step.model_dump() for step in snapshot.plan.steps]
+                args = {"expected_revision": int(traced.split(" ", 1)[1]), "steps": steps}
+            else:
+                args = arguments(session, name, number)
             retry = session.call_tool("update_plan", args, call_id=in_flight)
             again = session.call_tool("update_plan", args, call_id=in_flight)
             assert not retry.is_error and again == retry
