@@ -1,20 +1,14 @@
 """The plan routes. Every verb is authenticated and authorized on the "plans" resource; input is
 parsed with pydantic (400 when malformed), a refused decision is 409, and nothing is a 500.
-
-The store's work (locating files, reading, committing) runs on a few threads of its own, never
-on the server's event loop: a long history read by one client must not stall every notebook of
-every user of the server.
+The store's work (locating files, reading, committing) runs off the event loop (threads.py).
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
+import pydantic_core
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -25,25 +19,10 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..models import Snapshot
 from ..session import PlanSession
 from .app import Forbidden, PlanFiles
-from .sse import stream_events
+from .sse import MAX_PAGE, event_json, stream_events
+from .threads import off_loop, off_loop_page
 
-T = TypeVar("T")
-MAX_PAGE = 1000  # events in one answer, and in one page of a stream's replay
 MAX_SEQ = 2**63 - 1
-# Each thread holds one connection per plan file it touched.
-_WORKERS = ThreadPoolExecutor(4, thread_name_prefix="jupyter-plans-server")
-
-
-async def off_loop(work: Callable[..., T], *args: Any) -> T:
-    """Run the store's `work` on the plan threads, so the event loop never waits for it."""
-    return await asyncio.get_running_loop().run_in_executor(
-        _WORKERS, functools.partial(work, *args)
-    )
-
-
-def event_json(event: Any) -> dict:
-    """An event as the routes send it: {seq, kind, data, at}."""
-    return {"seq": event.seq, "kind": event.kind, "data": event.data, "at": event.at}
 
 
 class DecisionBody(BaseModel):
@@ -147,8 +126,9 @@ class EventsHandler(PlansHandler):
         if session is None:
             self.finish({"events": [], "more": False})
             return
-        page, more = await off_loop(session.event_page, after, limit)
-        self.finish({"events": [event_json(e) for e in page], "more": more})
+        # Serialized on the plan thread too: a page of 1000 events is work.
+        self.set_header("Content-Type", "application/json; charset=UTF-8")
+        self.finish(await off_loop_page(_events_text, session, after, limit))
 
     def _after(self) -> int:
         # A Last-Event-ID header, when given, wins over ?after= (it is how a stream resumes).
@@ -157,6 +137,11 @@ class EventsHandler(PlansHandler):
 
     def _limit(self) -> int:
         return _whole(self.get_query_argument("limit", str(MAX_PAGE)), "limit", 1, MAX_PAGE)
+
+
+def _events_text(session: PlanSession, after: int, limit: int) -> bytes:
+    page, more = session.event_page(after, limit)
+    return pydantic_core.to_json({"events": [event_json(e) for e in page], "more": more})
 
 
 def _whole(raw: str, name: str, low: int, high: int) -> int:

@@ -1,15 +1,17 @@
-"""Server-Sent Events of a session's events: resumable by Last-Event-ID, kept alive, and ended
-as soon as the client goes away."""
+"""Server-Sent Events of a session's events: resumable by Last-Event-ID, a long backlog replayed
+a page at a time off the event loop, kept alive, and ended as soon as the client goes away."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import pydantic_core
 from tornado.iostream import StreamClosedError
 
 from ..errors import PlanStoreError
+from .threads import off_loop, off_loop_page
 
 if TYPE_CHECKING:
     from ..session import PlanSession
@@ -17,6 +19,24 @@ if TYPE_CHECKING:
 
 POLL_SECONDS = 0.1  # how often the stream looks for changes made by any process
 KEEP_ALIVE_SECONDS = 15.0
+MAX_PAGE = 1000  # events in one answer of the events route, and in one page of a replay
+
+
+def event_json(event: Any) -> dict:
+    """An event as the routes send it: {seq, kind, data, at}."""
+    return {"seq": event.seq, "kind": event.kind, "data": event.data, "at": event.at}
+
+
+def _page(session: PlanSession, after: int) -> tuple[str, int, bool, int]:
+    """(the stream's text of the next page of events after `after`, the seq of its last event,
+    whether more follow, the store's generation), read and written on a plan thread."""
+    generation = session.store.generation
+    page, more = session.event_page(after, MAX_PAGE)
+    text = "".join(
+        f"id: {e.seq}\nevent: plan\ndata: {pydantic_core.to_json(event_json(e)).decode()}\n\n"
+        for e in page
+    )
+    return text, (page[-1].seq if page else after), more, generation
 
 
 async def stream_events(handler: PlansHandler, session: PlanSession | None, after: int) -> None:
@@ -29,24 +49,26 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
         await _send(handler, "retry: 1000\n\n")
         while not handler.request.connection.stream.closed():
             if session is None:  # no plan file yet: it may appear
-                session, _ = handler.session()
+                session, _ = await off_loop(handler.session)
+            more = False
             if session is not None:
-                current = session.store.change_token()
+                current = await off_loop(session.store.change_token)
                 if current != token:
-                    token = current
-                    events = session.events(after=cursor)
-                    if generation is not None and generation != session.store.generation:
+                    text, last, more, now = await off_loop_page(_page, session, cursor)
+                    if generation is not None and now != generation:
                         # Another plan file is at the path now: its history starts again.
-                        cursor, events = 0, session.events(after=0)
-                    generation = session.store.generation
-                    for event in events:
-                        data = event.model_dump_json()
-                        await _send(handler, f"id: {event.seq}\nevent: plan\ndata: {data}\n\n")
-                        cursor, quiet_since = event.seq, time.monotonic()
+                        text, last, more, now = await off_loop_page(_page, session, 0)
+                    generation = now
+                    if text:
+                        await _send(handler, text)
+                        cursor, quiet_since = last, time.monotonic()
+                    if not more:  # caught up with what the token stands for
+                        token = current
             if time.monotonic() - quiet_since > KEEP_ALIVE_SECONDS:
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
-            await asyncio.sleep(POLL_SECONDS)
+            if not more:
+                await asyncio.sleep(POLL_SECONDS)
     except StreamClosedError:
         return  # the client went away
     except PlanStoreError:
