@@ -11,6 +11,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from ..store import PlanStore
+from ..validation import quote
 
 
 class Forbidden(web.HTTPError):
@@ -34,21 +35,31 @@ class PlanFiles:
         self._lock = threading.Lock()
 
     def locate(self, notebook: str | None) -> tuple[Path, Path]:
-        """(notebook, plan file) for a path relative to the root; refused if it leaves the root."""
+        """(notebook, plan file) for a path relative to the root; refused if it leaves the root,
+        and 400 for a path no file system takes (too long, a NUL byte)."""
         if not notebook or not notebook.strip():
             raise web.HTTPError(400, reason="path is required: the notebook's path")
+        try:
+            return self._locate(notebook)
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise web.HTTPError(
+                400, reason=f"path {quote(notebook)} is not a notebook's path here: {reason}"
+            ) from None
+
+    def _locate(self, notebook: str) -> tuple[Path, Path]:
         relative = Path(notebook.lstrip("/"))
         if relative.is_absolute() or ".." in relative.parts:
-            raise Forbidden(f"path {notebook!r} leaves the server root")
+            raise Forbidden(f"path {quote(notebook)} leaves the server root")
         path = self.root / relative
         plan = path.with_name(f"{path.stem}.plans.sqlite")
         for candidate in (path, plan):
             if candidate.is_symlink():
                 raise Forbidden(f"{candidate.name} is a symbolic link; plan files must be regular")
         if path.parent.exists() and not path.parent.resolve().is_relative_to(self.root):
-            raise Forbidden(f"path {notebook!r} leaves the server root")
+            raise Forbidden(f"path {quote(notebook)} leaves the server root")
         if not path.exists() and not plan.exists():
-            raise NotFound(f"neither {notebook} nor its plan file exists")
+            raise NotFound(f"neither {quote(notebook)} nor its plan file exists")
         return path, plan
 
     def store(self, plan: Path, create: bool) -> PlanStore | None:
