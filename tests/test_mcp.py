@@ -663,3 +663,24 @@ def _is_json(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_a_replaced_plan_file_is_followed_by_the_mcp_server(tmp_path):
+    """A call after the plan file was replaced lands in the file at the path, never the old."""
+    import os
+
+    client = RawClient(tmp_path, *on_db(tmp_path))
+    try:
+        first = client.call(1, "update_plan", {"expected_revision": 0, "steps": STEPS})
+        assert not first["isError"]
+        other = tmp_path / "other.plans.sqlite"
+        with PlanStore(other) as store:
+            store.session("s").call_tool("record_decision", {"title": "t", "rationale": "r"})
+        os.replace(other, db_of(tmp_path))
+        second = client.call(2, "update_plan", {"expected_revision": 0, "steps": STEPS[:1]})
+        assert not second["isError"], second
+    finally:
+        assert "Traceback" not in client.close()
+    snap = snapshot(db_of(tmp_path))
+    assert [d["title"] for d in snap["decisions"]] == ["t"]  # the new file's own history
+    assert snap["plan"]["revision"] == 1 and len(snap["plan"]["steps"]) == 1

@@ -81,7 +81,7 @@ class PlanMCPServer:
         self._peer: ServerSession | None = None  # a handshake-era client, once initialized
         self._subscribed: set[str] = set()  # resources/subscribe, handshake era
         self._token: int | None = None
-        self._cursor: int | None = None
+        self._cursor: tuple[int, int] | None = None  # (the store's generation, the cursor)
         # The mode, and whether every step is completed (finish_plan is offered then), of the
         # tools the client was last told of.
         self._offer: tuple[str, bool] | None = None
@@ -144,6 +144,8 @@ class PlanMCPServer:
                 return
             self._token = token
             cursor, offer = await self._db(self._head)
+            # After the plan file was replaced, an equal cursor is another history.
+            cursor = (self.store.generation, cursor)
             if cursor == self._cursor:
                 return  # another session's commit
             first = self._cursor is None
