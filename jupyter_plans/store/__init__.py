@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +14,8 @@ from typing import Any
 from ..errors import PlanStoreError
 from ..validation import session_id_refusal
 from . import migrations
-from ._tx import FOLLOWS, StatementCache, Tx, reconnecting
+from ._tx import ATTEMPTS, FOLLOWS, StatementCache, Tx, reconnecting
+from ._tx import _line as _first_line
 from .sqlite import WRITE_OPTION, SQLiteBackend, check_plan_file
 
 _log = logging.getLogger("jupyter_plans")
@@ -115,25 +117,34 @@ class PlanStore:
             return
         from sqlalchemy.exc import DBAPIError
 
-        try:
-            for write in (False, True):
-                with self._connection(write) as conn:
-                    version = migrations.read_version(conn)
-                    if version > migrations.LATEST:
-                        raise PlanStoreError(
-                            f"{self} has plan schema version {version}, newer than the "
-                            f"{migrations.LATEST} this jupyter-plans knows; upgrade jupyter-plans"
-                        )
-                    if version == migrations.LATEST:
-                        return
-                    if write:
-                        migrations.upgrade(conn, version)
-        except (DBAPIError, self._backend.driver_error) as exc:
-            self._backend.dispose()
-            raise PlanStoreError(f"cannot open {self}: {getattr(exc, 'orig', exc)}") from None
-        except PlanStoreError:
-            self._backend.dispose()
-            raise
+        for attempt in range(ATTEMPTS):
+            try:
+                for write in (False, True):
+                    with self._connection(write) as conn:
+                        version = migrations.read_version(conn)
+                        if version > migrations.LATEST:
+                            raise PlanStoreError(
+                                f"{self} has plan schema version {version}, newer than the "
+                                f"{migrations.LATEST} this jupyter-plans knows; upgrade "
+                                "jupyter-plans"
+                            )
+                        if version == migrations.LATEST:
+                            return
+                        if write:
+                            migrations.upgrade(conn, version)
+                return
+            except (DBAPIError, self._backend.driver_error) as exc:
+                # A connection lost while the store opens is retried, as one lost in a
+                # transaction is; what is still wrong after that is said in one line.
+                if attempt < ATTEMPTS - 1 and self._backend.transient(exc):
+                    time.sleep(0.02 * 2**attempt)
+                    continue
+                self._backend.dispose()
+                reason = _first_line(getattr(exc, "orig", None) or exc)
+                raise PlanStoreError(f"cannot open {self}: {reason}") from None
+            except PlanStoreError:
+                self._backend.dispose()
+                raise
 
     # Transactions. One transaction per operation: it commits when the block ends and rolls
     # back if it raises; nothing is committed in a finally. Each thread holds one connection.

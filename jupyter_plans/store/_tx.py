@@ -179,8 +179,11 @@ class Tx:
                 if write is not None and not store._on_file(write):
                     store._follow(write)  # the old file's connection may fail to begin
                     continue
-                if attempt == 0 and store._lost(self._cursor):
-                    continue
+                if store._lost(self._cursor):
+                    if attempt == 0:
+                        continue  # a connection found dead before any work: replace it at once
+                    # Again: the operation is run again after a pause, as one lost later is.
+                    raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
                 raise PlanStoreError(f"cannot use {store}: {_line(exc)}") from exc
             if write is None or store._on_file(write):
                 return self

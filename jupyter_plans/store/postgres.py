@@ -15,8 +15,8 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import URL
 
-from ..errors import PlanStoreError
-from ._tx import WRITE_OPTION
+from ..errors import ConnectionLost, PlanStoreError
+from ._tx import WRITE_OPTION, _line
 
 _MIGRATION_LOCK = 0x706C616E  # "plan": the advisory lock migrations hold
 # Changes with every event of every session, and when the current session changes.
@@ -55,7 +55,9 @@ class PostgresBackend:
                 f"unsupported PostgreSQL driver {url.drivername!r}; use postgresql+psycopg://"
             )
         self.url = url
-        self.engine: Engine = create_engine(url, pool_pre_ping=True)
+        # Transactions are ours and end before a connection goes back to the pool, so the pool
+        # resets nothing (its reset on a dead connection printed a traceback to stderr).
+        self.engine: Engine = create_engine(url, pool_pre_ping=True, pool_reset_on_return=None)
         event.listen(self.engine, "connect", _configure_connection)
         event.listen(self.engine, "begin", _begin)
         self._token_lock = threading.Lock()
@@ -68,9 +70,34 @@ class PostgresBackend:
         return self.engine.dialect
 
     def connect(self):
-        """A pooled connection: (what to close or invalidate, the driver connection)."""
-        handle = self.engine.raw_connection()
+        """A pooled connection: (what to close or invalidate, the driver connection).
+
+        A server that cannot be reached right now is a lost connection: the operation is run
+        again after a pause (ConnectionLost), as when one is lost in a transaction."""
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            handle = self.engine.raw_connection()
+        except (DBAPIError, self.driver_error) as exc:  # the pool raises the driver's own
+            if not self.transient(exc):
+                raise PlanStoreError(f"cannot connect to {self._where}: {_line(exc)}") from None
+            raise ConnectionLost(f"cannot connect to {self._where}: {_line(exc)}") from None
         return handle, handle.driver_connection
+
+    @property
+    def _where(self) -> str:
+        return self.url.render_as_string(hide_password=True)
+
+    def transient(self, error: BaseException) -> bool:
+        """Whether `error` is the server going away or not answering (worth a retry), rather
+        than a refusal (a wrong password, a missing database) that a retry cannot mend."""
+        original = getattr(error, "orig", None) or error
+        psycopg = _psycopg()
+        if not isinstance(original, psycopg.OperationalError):
+            return False
+        text = str(original).lower()
+        refusals = ("password", "authentication", "does not exist", "permission denied")
+        return not any(refusal in text for refusal in refusals)
 
     def forget(self, handle) -> None:
         handle.invalidate()  # the pool must not hand the dead connection out again

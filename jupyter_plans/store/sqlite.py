@@ -271,6 +271,9 @@ class SQLiteBackend:
     def connection_lost(self, connection, error: Exception | None = None) -> bool:
         return False  # a file does not go away mid-transaction
 
+    def transient(self, error: BaseException) -> bool:
+        return False  # a file that cannot be opened will not open on a second try
+
     def change_token(self) -> int:
         """A number that changes whenever any connection, in any process, commits to the file,
         and when another file (or none) is at the path than when it was last asked."""
