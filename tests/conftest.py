@@ -10,6 +10,9 @@ from IPython.core.interactiveshell import InteractiveShell
 from jupyter_plans import PlanStore
 
 from .engines import ENGINES, database
+from .jupyter_process import jupyter
+
+SERVER_TOKEN = "plans-server-token"
 
 
 @pytest.fixture(params=ENGINES)
@@ -55,3 +58,26 @@ def ip(tmp_path, monkeypatch):
     shell.run_line_magic("unload_ext", "jupyter_plans")
     shell.config.PlanMagics.clear()
     shell.config.OpenAIAgent.clear()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real `jupyter server` with the plans extension, serving a fresh root, per module."""
+    root = tmp_path_factory.mktemp("root")
+    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
+    with jupyter("server", root, SERVER_TOKEN, extension, log=root.parent / "server.log") as (
+        process,
+        base,
+    ):
+        yield {"base": base, "root": root, "port": int(base.rsplit(":", 1)[1]), "pid": process.pid}
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    """A real IPython kernel working in tmp_path; its client."""
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    yield client
+    client.stop_channels()
+    manager.shutdown_kernel(now=True)

@@ -1,8 +1,8 @@
 """The engines every store and session test runs on: a SQLite file, and a PostgreSQL server.
 
 PostgreSQL is found at $JUPYTER_PLANS_TEST_POSTGRES (a SQLAlchemy URL; `make test` starts a
-throwaway server on a free port of 127.0.0.1 and sets it). Each test gets a schema of its own, dropped
-afterwards. Without a server the PostgreSQL tests fail in CI and skip, with the reason,
+throwaway server on a free port of 127.0.0.1 and sets it). Each test gets a schema of its own,
+dropped afterwards. Without a server the PostgreSQL tests fail in CI and skip, with the reason,
 elsewhere.
 """
 

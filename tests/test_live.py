@@ -4,9 +4,6 @@ import random
 import statistics
 import time
 
-import pytest
-from jupyter_client.manager import start_new_kernel
-
 from jupyter_plans import PlanStore
 
 SETUP = """
@@ -16,14 +13,6 @@ import jupyter_plans
 card = jupyter_plans._magics.card()
 display(card)
 """
-
-
-@pytest.fixture
-def kernel(tmp_path):
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
-    yield client
-    client.stop_channels()
-    manager.shutdown_kernel(now=True)
 
 
 def run(client, code):

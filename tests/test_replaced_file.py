@@ -8,19 +8,17 @@ import os
 import shutil
 import sqlite3
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from jupyter_client.manager import start_new_kernel
 
 from jupyter_plans import PlanStore
 from jupyter_plans.errors import PlanStoreError
 
-from .jupyter_process import jupyter
+from .conftest import SERVER_TOKEN as TOKEN
+from .test_live import run
+from .test_server import request
 
-TOKEN = "plans-replaced-token"
 SIDES = ("-wal", "-shm")
 
 
@@ -172,69 +170,48 @@ def test_threads_writing_as_the_file_is_replaced_open_the_new_one_once(tmp_path)
 # The server extension.
 
 
-def request(base, method, route, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"{base}{route}", data=data, method=method)
-    req.add_header("Authorization", f"token {TOKEN}")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        text = error.read()
-        try:
-            return error.code, json.loads(text)
-        except ValueError:
-            return error.code, text.decode(errors="replace")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("root")
-    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
-    with jupyter("server", root, TOKEN, extension, log=root.parent / "server.log") as (_, base):
-        yield base, root
-
-
 def test_the_server_follows_a_replaced_file(server, tmp_path):
-    base, root = server
+    root = server["root"]
     (root / "replaced.ipynb").write_text("{}")
     path = plan_file(root / "replaced.plans.sqlite", "the old file")
     snapshot = "/api/plans/snapshot?path=replaced.ipynb"
-    status, body = request(base, "GET", snapshot)
+    status, body = request(server, "GET", snapshot)
     assert status == 200 and described(body) == "the old file"
 
     replace_by_copy(path, tmp_path)
-    status, body = request(base, "GET", snapshot)
+    status, body = request(server, "GET", snapshot)
     assert status == 200 and described(body) == "the new file"
     decision = "/api/plans/decision?path=replaced.ipynb"
-    status, body = request(base, "POST", decision, {"action": "on"})
+    status, body = request(server, "POST", decision, {"action": "on"})
     assert status == 200 and body["mode"] == "plan" and described(body) == "the new file"
     assert on_disk(path).mode == "plan" and described(on_disk(path)) == "the new file"
 
 
 def test_the_server_reads_a_deleted_file_as_empty_and_a_decision_makes_it_again(server):
-    base, root = server
+    root = server["root"]
     (root / "deleted.ipynb").write_text("{}")
     path = plan_file(root / "deleted.plans.sqlite", "the old file")
-    status, body = request(base, "GET", "/api/plans/snapshot?path=deleted.ipynb")
+    status, body = request(server, "GET", "/api/plans/snapshot?path=deleted.ipynb")
     assert status == 200 and described(body) == "the old file"
 
     path.unlink()
-    status, body = request(base, "GET", "/api/plans/snapshot?path=deleted.ipynb")
+    status, body = request(server, "GET", "/api/plans/snapshot?path=deleted.ipynb")
     assert status == 200 and (body["cursor"], body["mode"], body["plan"]) == (0, "default", None)
-    status, body = request(base, "GET", "/api/plans/sessions?path=deleted.ipynb")
+    status, body = request(server, "GET", "/api/plans/sessions?path=deleted.ipynb")
     assert status == 200 and body == {"current": "default", "sessions": []}
     assert not path.exists()
-    status, body = request(base, "POST", "/api/plans/decision?path=deleted.ipynb", {"action": "on"})
+    status, body = request(
+        server, "POST", "/api/plans/decision?path=deleted.ipynb", {"action": "on"}
+    )
     assert status == 200 and body["mode"] == "plan"
     assert on_disk(path).mode == "plan" and on_disk(path).cursor == 1
 
 
 def test_the_server_refuses_a_replacing_file_that_is_no_plan_file(server):
-    base, root = server
+    root = server["root"]
     (root / "foreign.ipynb").write_text("{}")
     path = plan_file(root / "foreign.plans.sqlite", "the old file")
-    assert request(base, "GET", "/api/plans/snapshot?path=foreign.ipynb")[0] == 200
+    assert request(server, "GET", "/api/plans/snapshot?path=foreign.ipynb")[0] == 200
     path.with_name("notes.tmp").write_text("my notes, not a plan\n")
     os.replace(path.with_name("notes.tmp"), path)
     for method, route, body in (
@@ -244,7 +221,7 @@ def test_the_server_refuses_a_replacing_file_that_is_no_plan_file(server):
         ("GET", "sessions?", None),
         ("POST", "decision?session=default&", {"action": "on"}),
     ):
-        status, answer = request(base, method, f"/api/plans/{route}path=foreign.ipynb", body)
+        status, answer = request(server, method, f"/api/plans/{route}path=foreign.ipynb", body)
         assert status == 403 and "\n" not in answer["message"], (route, status, answer)
     assert path.read_text() == "my notes, not a plan\n" and side_files(path) == []
 
@@ -263,12 +240,12 @@ def next_event(response):
 
 
 def test_the_event_stream_starts_again_with_the_history_of_a_replacing_file(server, tmp_path):
-    base, root = server
+    root = server["root"]
     (root / "streamed.ipynb").write_text("{}")
     path = plan_file(root / "streamed.plans.sqlite", "the old file")
     with PlanStore(path) as store:
         store.session("default").on()
-    connection = http.client.HTTPConnection(base.removeprefix("http://"), timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=10)
     headers = {"Accept": "text/event-stream", "Authorization": f"token {TOKEN}"}
     connection.request("GET", "/api/plans/events?path=streamed.ipynb", headers=headers)
     response = connection.getresponse()
@@ -289,21 +266,6 @@ __session__ = {notebook!r}
 import jupyter_plans
 display(jupyter_plans._magics.card())
 """
-
-
-@pytest.fixture
-def kernel(tmp_path):
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
-    yield client
-    client.stop_channels()
-    manager.shutdown_kernel(now=True)
-
-
-def run(client, code):
-    seen = []
-    reply = client.execute_interactive(code, timeout=60, output_hook=seen.append)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return seen
 
 
 def card_shows(client, description, deadline):

@@ -14,26 +14,14 @@ import pytest
 
 from jupyter_plans import PlanStore
 
-from .jupyter_process import jupyter
+from .conftest import SERVER_TOKEN as TOKEN
 
-TOKEN = "plans-server-token"
 PROPOSAL = {
     "explanation": "why",
     "findings": [],
     "objectives": ["a chart"],
     "steps": [{"id": "load", "description": "Load the data"}],
 }
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("root")
-    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
-    with jupyter("server", root, TOKEN, extension, log=root.parent / "server.log") as (
-        process,
-        base,
-    ):
-        yield {"base": base, "root": root, "port": int(base.rsplit(":", 1)[1]), "pid": process.pid}
 
 
 def request(server, method, route, body=None, token=TOKEN, headers=None):
