@@ -15,13 +15,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from .errors import PlanStoreError
 from .store import PlanStore, check_session_id
 from .store._tx import StatementCache, Tx, _line
 from .store.migrations import LATEST
-from .store.sqlite import check_plan_file
+from .store.sqlite import check_plan_file, reading_uri
 
 BUSY_TIMEOUT_SECONDS = 2.0  # a reader waits only for a WAL recovery or a non-WAL writer
 CONNECT_TIMEOUT_SECONDS = 3
@@ -126,7 +125,7 @@ def _sqlite(path: Path) -> ReadOnlyStore:
         raise StoreMissing(f"{path} has no plan in it yet")
     try:
         connection = sqlite3.connect(
-            f"file:{quote(str(path))}?mode=ro",
+            reading_uri(path),  # creates no side file, even where it cannot write
             uri=True,
             isolation_level=None,  # the transactions are Tx's
             timeout=BUSY_TIMEOUT_SECONDS,

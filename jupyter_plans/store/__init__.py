@@ -16,7 +16,7 @@ from ..validation import session_id_refusal
 from . import migrations
 from ._tx import ATTEMPTS, FOLLOWS, StatementCache, Tx, reconnecting
 from ._tx import _line as _first_line
-from .sqlite import WRITE_OPTION, SQLiteBackend, check_plan_file
+from .sqlite import WRITE_OPTION, SQLiteBackend, read_only_reason
 
 _log = logging.getLogger("jupyter_plans")
 
@@ -152,7 +152,7 @@ class PlanStore:
     def _cursor(self) -> Any:
         local = self._local
         cursor = getattr(local, "cursor", None)
-        if cursor is None or local.generation != self._generation:
+        if cursor is None or local.generation != self._generation or local.fresh:
             cursor = self._connect()
         return cursor
 
@@ -178,6 +178,9 @@ class PlanStore:
                 self._held.append((handle, driver))
             local.cursor = driver.cursor()
             local.generation, local.identity = generation, identity
+            # A file this process cannot write is read through a new connection each time: an
+            # immutable view of it (see reading_uri) would not see its owner's later commits.
+            local.fresh = identity is not None and self._backend.read_only is not None
             local.written = None  # a new connection knows nothing it wrote
             return local.cursor
         raise PlanStoreError(f"cannot open {self}: the file at its path keeps being replaced")
@@ -215,20 +218,28 @@ class PlanStore:
         """Open what is at the path now, in place of the file this thread's connection had
         open: for a write, a plan file (made as a new store is, where there is none); for a
         read of no file, nothing (reads see an empty store). A file that is not a plan file
-        is refused in one line. Other threads' connections are let go of when they next
-        begin (their generation is an earlier one)."""
+        is refused in one line, and so is a write this process cannot make there. Other
+        threads' connections are let go of when they next begin (their generation is an
+        earlier one)."""
         self._let_go(self._local)
         backend = self._backend
         with self._follow_lock:
             found = backend.identity()
-            if found == backend.opened and (found is not None or not write):
-                return  # another thread has opened it already
-            self._generation += 1
-            self.plan_cache.clear()  # plans parsed from the old file's events
-            backend.let_go()
-            if found is None and not write:
-                return
-            backend.schema_version = check_plan_file(backend.path)
+            # Nothing to do if another thread has opened it already.
+            if found != backend.opened or (found is None and write):
+                self._open_again(look=found is not None or write)
+        if write and backend.read_only:
+            raise PlanStoreError(backend.read_only)
+
+    def _open_again(self, look: bool) -> None:
+        """Under the follow lock: let go of the file the store had open and, if `look`, open
+        what is at the path now."""
+        backend = self._backend
+        self._generation += 1
+        self.plan_cache.clear()  # plans parsed from the old file's events
+        backend.let_go()
+        if look:
+            backend.look()
             self._migrate()
             backend.opened = backend.identity()
 
@@ -273,7 +284,19 @@ class PlanStore:
         """A transaction that holds the write lock from its first statement."""
         if self._closed:
             raise PlanStoreError(f"{self} is closed")
+        if self._file and self._backend.read_only:
+            self._refuse_read_only()
         return Tx(self._statements, self._backend.begin_write, self, self._writes_file)
+
+    def _refuse_read_only(self) -> None:
+        """Refuse, in one line, a write to a plan file this process cannot write; once the file
+        (or its folder) has been made writable, open it again, for writing."""
+        backend = self._backend
+        with self._follow_lock:
+            if backend.read_only and read_only_reason(backend.path) is None:
+                self._open_again(look=True)
+        if backend.read_only:
+            raise PlanStoreError(backend.read_only)
 
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""

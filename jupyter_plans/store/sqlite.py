@@ -8,10 +8,12 @@ plain for readers (who never block a writer in WAL mode).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 import time
+import zlib
 from pathlib import Path
 from urllib.parse import quote
 
@@ -21,6 +23,8 @@ from .migrations import LATEST
 
 BUSY_TIMEOUT_MS = 10_000
 SIDE_FILES = ("-wal", "-shm")
+_VERSIONS = "plans_schema_version"
+_EFFECTIVE = os.access in os.supports_effective_ids  # the ids this process writes with
 
 FileIdentity = tuple[int, int]  # (device, inode): which file a path names
 
@@ -33,6 +37,33 @@ def file_identity(path: str) -> FileIdentity | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     return found.st_dev, found.st_ino
+
+
+def wal_in_use(path_text: str) -> bool:
+    """Whether a writer's WAL (both side files, not empty) may hold commits the file has not."""
+    try:
+        return all(os.stat(path_text + suffix).st_size > 0 for suffix in SIDE_FILES)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
+def reading_uri(path: Path | str, through_wal: bool | None = None) -> str:
+    """A URI that reads a plan file and creates no side file (which a reader that cannot write
+    would leave, 444 for a 444 file, blocking its owner): through a writer's WAL, else immutable."""
+    text = str(path)
+    through_wal = wal_in_use(text) if through_wal is None else through_wal
+    return f"file:{quote(text)}?mode=ro" + ("" if through_wal else "&immutable=1")
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why this process cannot change the plan file at `path`, in one line; None if it can."""
+    if not os.access(path.parent, os.W_OK | os.X_OK, effective_ids=_EFFECTIVE):
+        what = "its folder"
+    elif path.exists() and not os.access(path, os.W_OK, effective_ids=_EFFECTIVE):
+        what = "it"
+    else:
+        return None
+    return f"{path} is read-only: this process cannot write {what}; the plan can only be read"
 
 
 def check_plan_file(path: Path) -> int:
@@ -48,8 +79,7 @@ def check_plan_file(path: Path) -> int:
         raise PlanStoreError(f"{path} is not a regular file")
     if path.stat().st_size == 0:
         return 0
-    # A read-only look may still create the -wal and -shm files of a WAL database; when the
-    # file is refused, the ones this look created are removed again.
+    # Side files made by a look that raced a closing writer go again if the file is refused.
     sides = [path.with_name(path.name + suffix) for suffix in SIDE_FILES]
     created = [side for side in sides if not side.exists()]
     try:
@@ -61,35 +91,45 @@ def check_plan_file(path: Path) -> int:
 
 
 def _preflight(path: Path) -> int:
-    _check_length(path)
+    through_wal = wal_in_use(str(path))
+    _check_length(path, through_wal)
     try:
-        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
+        conn = sqlite3.connect(reading_uri(path, through_wal), uri=True)
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot open {path}: {exc}") from None
     try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and "plans_schema_version" not in tables:
+        kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
+        if not kinds:
+            return 0  # an SQLite file with nothing in it: a new store
+        if kinds.get(_VERSIONS) != "table":
             raise PlanStoreError(
-                f"{path} is an SQLite database of another program (it has no plan tables); "
-                "choose another file for the plan"
+                f"{path} is an SQLite database of another program (it has tables or views of "
+                "its own and no plan tables); choose another file for the plan"
             )
-        if not tables:
-            return 0
-        version = conn.execute("SELECT max(version) FROM plans_schema_version").fetchone()[0]
-        if version is not None and version > LATEST:
+        rows = conn.execute(f"SELECT version, typeof(version) FROM {_VERSIONS} LIMIT 2").fetchall()
+        version = rows[0][0] if len(rows) == 1 and rows[0][1] == "integer" else 0
+        if version > LATEST:
             raise PlanStoreError(
                 f"{path} has plan schema version {version}, newer than the {LATEST} this "
                 "jupyter-plans knows; upgrade jupyter-plans to open it"
             )
-        return version or 0
+        if version < 1:
+            found = "more than one row" if len(rows) > 1 else "no row"
+            found = f"the version {repr(rows[0][0])[:40]}" if len(rows) == 1 else found
+            raise PlanStoreError(
+                f"{path} is not a readable plan file: its plans_schema_version table holds "
+                f"{found}, not one version from 1 to {LATEST}; choose another file for the plan"
+            )
+        return version
     except sqlite3.DatabaseError as exc:
         raise PlanStoreError(f"{path} is not a readable plan file: {exc}") from None
     finally:
         conn.close()
 
 
-def _check_length(path: Path) -> None:
-    """Refuse a file shorter than its header says: the end of the plan was cut off.
+def _check_length(path: Path, through_wal: bool) -> None:
+    """Refuse a file that is not SQLite (which SQLite may read as empty), or shorter than its
+    header says: the end of the plan was cut off.
 
     The header's page count is trusted only when SQLite marks it valid; a checkpoint in
     another process may grow the file as this runs, so a short file is looked at again
@@ -100,7 +140,9 @@ def _check_length(path: Path) -> None:
             header = file.read(100)
             size = file.seek(0, 2)
         if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-            return  # not SQLite at all: the read-only open says so
+            if through_wal:
+                return  # its pages may still be in the WAL: the read-only open tells
+            raise PlanStoreError(f"{path} is not a readable plan file: not an SQLite database")
         page_size = int.from_bytes(header[16:18], "big")
         page_size = 65536 if page_size == 1 else page_size
         pages = int.from_bytes(header[28:32], "big")
@@ -131,8 +173,8 @@ class SQLiteBackend:
     others_commits = "PRAGMA data_version"
 
     def __init__(self, path: Path) -> None:
-        self.schema_version = check_plan_file(path)
         self.path = path
+        self.look()
         self.path_text = str(path)
         self._uri = f"file:{quote(self.path_text)}?mode="
         # The file this store opened, once it has: see PlanStore._on_file. None while there
@@ -145,6 +187,17 @@ class SQLiteBackend:
         self._version_conn: sqlite3.Connection | None = None
         self._version_file: FileIdentity | None = None
         self._version_epoch = 0
+
+    def look(self) -> None:
+        """Look at the path before opening it: refuse what is no plan file, and tell whether this
+        process can write it (`read_only`: why not). If not, reads write nothing, writes fail."""
+        self.schema_version = check_plan_file(self.path)
+        self.read_only = read_only_reason(self.path)
+        if self.read_only and 0 < self.schema_version < LATEST:
+            raise PlanStoreError(
+                f"{self.path} is read-only and of plan schema version {self.schema_version}, "
+                f"older than the {LATEST} this reads: open it once with write access to upgrade"
+            )
 
     @property
     def engine(self):
@@ -160,9 +213,12 @@ class SQLiteBackend:
 
     def create_latest(self) -> bool:
         """Create the latest schema in a new file from the shipped DDL; False when the file
-        turned out not to be new (another process got there first), for the migrations."""
+        turned out not to be new (another process got there first), for the migrations.
+        Where this process cannot write, nothing is made: reads see an empty store."""
         from ._tx import shipped_forms
 
+        if self.read_only:
+            return True
         ddl = shipped_forms().get("__create__")
         if not ddl:
             return False
@@ -209,15 +265,15 @@ class SQLiteBackend:
         is no plan file, to an empty database (identity None). None when the path has come
         to name another file: the store opens that one first."""
         opened = self.opened
-        if opened is None:
-            return self.empty(), None
+        if opened is None or (self.read_only and self.schema_version == 0):
+            return self.empty(), opened  # no plan file, or an empty one this cannot write
         if self.identity() != opened:
             # Not even for a look: a connection to the new file, while the old one's -wal is
             # still at the path, would take its frames in (and put them into the file when
             # it closes). The store lets go of the old file first; see let_go.
             return None
         try:
-            connection, _ = self.connect()
+            connection = self.reader() if self.read_only else self.connect()[0]
         except sqlite3.Error as exc:
             if self.identity() != opened:
                 return None
@@ -226,6 +282,13 @@ class SQLiteBackend:
             connection.close()
             return None
         return connection, opened
+
+    def reader(self) -> sqlite3.Connection:
+        """For a store that cannot write: a connection that reads and creates nothing."""
+        connection = sqlite3.connect(reading_uri(self.path_text), uri=True, check_same_thread=False)
+        connection.isolation_level = None
+        connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        return connection
 
     def empty(self) -> sqlite3.Connection:
         """A database in memory with the latest schema and no rows: what a read sees while
@@ -279,14 +342,13 @@ class SQLiteBackend:
         and when another file (or none) is at the path than when it was last asked."""
         with self._version_lock:
             found = self.identity()
-            if found != self._version_file or (
-                self._version_conn is None and found is not None and found == self.opened
-            ):
+            # Only the file the store checked and opened (another may be no plan file), writable.
+            watched = found is not None and found == self.opened and not self.read_only
+            if found != self._version_file or (self._version_conn is None and watched):
                 self._close_version_connection()
                 self._version_file = found
                 self._version_epoch += 1
-                # Only the file the store has checked and opened: another may be no plan file.
-                if found is not None and found == self.opened:
+                if watched:
                     try:
                         self._version_conn = sqlite3.connect(
                             self._uri + "rw", uri=True, check_same_thread=False
@@ -294,6 +356,8 @@ class SQLiteBackend:
                     except sqlite3.Error:
                         pass  # gone again: the next look tells
             base = self._version_epoch << 32  # data_version is a 32-bit counter
+            if self.read_only and found is not None:
+                return base + _stamp(self.path_text)
             if self._version_conn is None:
                 return base
             return base + self._version_conn.execute("PRAGMA data_version").fetchone()[0]
@@ -308,6 +372,15 @@ class SQLiteBackend:
             self._close_version_connection()
         if self._engine is not None:
             self._engine.dispose()
+
+
+def _stamp(path_text: str) -> int:
+    """A 32-bit number that changes as the file or its -wal is written (by another process)."""
+    seen = []
+    for name in (path_text, path_text + "-wal"):
+        with contextlib.suppress(OSError):
+            seen.append((name, os.stat(name).st_mtime_ns, os.stat(name).st_size))
+    return zlib.crc32(repr(seen).encode())
 
 
 def _configure(connection: sqlite3.Connection) -> None:
