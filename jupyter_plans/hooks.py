@@ -34,8 +34,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:
         # argparse exits 2, which a host reads as "block this action" (and for a prompt, as
         # "erase it"); a hook's usage error is a plain failure.
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        text = " ".join(message.encode("utf-8", "backslashreplace").decode().split())
+        print(f"{self.prog}: {text} (see {self.prog} --help)", file=sys.stderr)
         sys.exit(1)
 
 
@@ -44,7 +44,7 @@ def _where(parser: argparse.ArgumentParser) -> None:
     target.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to read")
     target.add_argument("--db", help="a plan file's path or a SQLAlchemy URL")
     parser.add_argument(
-        "--session", metavar="SID", help="the session id (with --notebook: the file's current one)"
+        "--session", metavar="SID", help="the session id (default: the file's current one)"
     )
     parser.add_argument(
         "--guard",
@@ -93,9 +93,7 @@ def main(argv: list[str]) -> int:
         from ._hook_install import install
 
         return install(argv[1:], _Parser, _where)
-    args = _event_parser().parse_args(argv)
-    if args.db is not None and args.session is None:
-        _event_parser().error("--session is required with --db")
+    args = _event_parser().parse_args(argv)  # without --session: the file's current session
     payload, problem = _read_input(getattr(sys.stdin, "buffer", None))
     answer = _answer(args, payload, problem)
     if answer:

@@ -489,7 +489,7 @@ def test_an_empty_database_is_a_warning_and_stays_empty(db):
     [
         ("Bogus", "--db", "x"),
         ("PreToolUse",),
-        ("PreToolUse", "--db", "x"),
+        ("PreToolUse", "--db", "x", "--limit", "many"),
         ("Stop", "--db", "x", "--session", "s", "--limit", "5"),
     ],
 )
@@ -591,3 +591,30 @@ def test_install_for_codex_writes_its_hooks_file(tmp_path):
     command = shlex.split(hooks["PreToolUse"][0]["hooks"][0]["command"])
     assert command[-2:] == ["--guard", "Bash,apply_patch,mcp__*"]
     assert str(tmp_path / "nb.plans.sqlite") in command
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["PreToolUse"], ["PreToolUse", "--bogus"], ["NoSuchEvent", "--db", "x.sqlite"], ["install"]],
+)
+def test_a_hooks_usage_error_is_one_line_and_exit_1(tmp_path, argv):
+    proc = subprocess.run(
+        [sys.executable, "-m", "jupyter_plans.cli", "hook", *argv],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr  # never 2: a host blocks
+    assert len(proc.stderr.strip().splitlines()) == 1 and "--help" in proc.stderr, proc.stderr
+
+
+def test_without_session_a_hook_reads_the_files_current_one(plan_file):
+    with PlanStore(plan_file) as store:
+        store.set_current_session("later")
+        store.session("later").on()
+    stdin = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {}})
+    status, answer, _ = hook("PreToolUse", stdin.encode(), "--db", str(plan_file))
+    # Session "s" is in default mode, where a Write passes: the deny is "later"'s plan mode.
+    assert status == 0 and answer["hookSpecificOutput"]["permissionDecision"] == "deny"
