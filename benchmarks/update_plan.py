@@ -175,7 +175,9 @@ class OurStatements:
         self.conn.execute("PRAGMA data_version").fetchone()
         state = (cursor + 1, cursor + 1, "default", None, None, cursor + 1, None, 0, 0, None)
         self.conn.execute(update, (*state, "bench", cursor))
-        event = ("bench", cursor + 1, "plan_updated", data, int(time.time() * 1000), None, result)
+        at = int(time.time() * 1000)
+        # The columns of INSERT_EVENT: no call id here, so no call digest either.
+        event = ("bench", cursor + 1, "plan_updated", data, at, None, result, None)
         self.conn.execute(insert, event)
         self.conn.execute("COMMIT")
         self.cursor += 1
