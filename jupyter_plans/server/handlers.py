@@ -136,7 +136,9 @@ class EventsHandler(PlansHandler):
         return _whole(raw, "after", 0, MAX_SEQ)
 
     def _limit(self) -> int:
-        return _whole(self.get_query_argument("limit", str(MAX_PAGE)), "limit", 1, MAX_PAGE)
+        # More than a page is asked for as a page: `more` then says that more follow.
+        raw = self.get_query_argument("limit", str(MAX_PAGE))
+        return min(_whole(raw, "limit", 1, MAX_SEQ), MAX_PAGE)
 
 
 def _events_text(session: PlanSession, after: int, limit: int) -> bytes:
