@@ -17,6 +17,7 @@ from pydantic import ConfigDict, ValidationError, create_model
 
 from . import policy
 from .errors import GuardRefused
+from .intake import check_ids, tool_name_refusal
 from .models import ToolResult
 from .tools import (
     CATALOG,
@@ -27,14 +28,7 @@ from .tools import (
     inline_refs,
     offered,
 )
-from .validation import (
-    MAX_QUOTED_CHARS,
-    Refused,
-    check_ids,
-    check_object,
-    quote,
-    tool_name_refusal,
-)
+from .validation import MAX_QUOTED_CHARS, Refused, check_object, quote
 
 Confirm = Callable[["AgentTool", dict], bool]
 

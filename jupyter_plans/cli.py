@@ -11,7 +11,6 @@ from typing import NoReturn
 from .errors import DecisionRefused, PlanStoreError
 
 _VERBS = ("on", "off", "approve", "revise")
-MAX_SEQ = 2**63 - 1  # what a store can hold as an event's seq
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,6 +28,8 @@ def _printable(text: str) -> str:
 
 def _seq(text: str) -> int:
     """An --after value: a whole number of events from 0 to the largest seq a store holds."""
+    from .intake import MAX_SEQ  # here: a hook's process must not load the checks
+
     if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > MAX_SEQ:
         shown = text if len(text) <= 24 else text[:21] + "..."
         raise argparse.ArgumentTypeError(f"{shown!r} is not a number of events from 0 to {MAX_SEQ}")
@@ -183,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _call(session, args: argparse.Namespace) -> int:
-    from .validation import check_ids
+    from .intake import check_ids
 
     try:
         check_ids(args.turn_id, args.call_id)  # bytes that are not UTF-8 come as surrogates
@@ -220,17 +221,19 @@ def _context(session, limit: int | None) -> int:
 
 
 def _decide(session, verb: str, rest: list[str]) -> int:
+    from .validation import quote
+
     # Verbs match without case; a hash never does.
     verb = verb.lower()
     if verb not in _VERBS:
-        raise DecisionRefused(f"unknown verb {verb!r}; use one of {', '.join(_VERBS)}")
+        raise DecisionRefused(f"unknown verb {quote(verb)}; use one of {', '.join(_VERBS)}")
     if verb in ("on", "off"):
         if rest:
-            raise DecisionRefused(f"{verb} takes no arguments; found {' '.join(rest)!r}")
+            raise DecisionRefused(f"{verb} takes no arguments; found {quote(' '.join(rest))}")
         getattr(session, verb)()
     elif verb == "approve":
         if len(rest) > 1:
-            raise DecisionRefused(f"approve takes at most one HASH; found {' '.join(rest)!r}")
+            raise DecisionRefused(f"approve takes at most one HASH; found {quote(' '.join(rest))}")
         if rest:
             session.approve(rest[0])
         else:

@@ -13,6 +13,7 @@ from ._text import describe_event, status_line
 from .errors import DecisionRefused, PlanStoreError
 from .session import PlanSession
 from .store import PlanStore
+from .validation import quote
 
 _VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export")
 
@@ -153,7 +154,7 @@ class PlanMagics(Magics):
 
     def _no_arguments(self, verb: str, rest: str) -> None:
         if rest:
-            raise DecisionRefused(f"{verb} takes nothing after it; found {rest!r}")
+            raise DecisionRefused(f"{verb} takes nothing after it; found {quote(rest)}")
 
     def _verb_on(self, rest: str) -> None:
         self._no_arguments("on", rest)
@@ -169,7 +170,7 @@ class PlanMagics(Magics):
         # approve claims its whole line: anything after it must be the waiting hash.
         if " " in rest:
             raise DecisionRefused(
-                f"approve takes only the 64-hex hash of the waiting proposal; found {rest!r}"
+                f"approve takes only the 64-hex hash of the waiting proposal; found {quote(rest)}"
             )
         # Without a hash: the proposal this kernel last showed, only while it still waits.
         snapshot = self.session.approve(rest) if rest else self.session.approve_shown()
@@ -189,7 +190,7 @@ class PlanMagics(Magics):
 
     def _verb_history(self, rest: str) -> None:
         if rest and not rest.isdigit():
-            raise DecisionRefused(f"history takes a number of events; found {rest!r}")
+            raise DecisionRefused(f"history takes a number of events; found {quote(rest)}")
         count = int(rest or 10)
         events = self.session.events(after=max(0, self.session.cursor() - count))
         print("\n".join(describe_event(e) for e in events) or "Nothing has happened yet.")

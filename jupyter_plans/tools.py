@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from ._guard import RESERVED_NAMES  # names no integration may rebind
 from ._lazy import lazy_names
+from .plan_rules import check_plan, plain_plan
 from .validation import (
     check_decision,
     check_object,
-    check_plan,
     check_question,
     check_raw,
     check_review,
     parse,
-    plain_plan,
 )
 
 if TYPE_CHECKING:

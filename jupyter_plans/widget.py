@@ -12,6 +12,7 @@ from ._card import MIME_TYPE, card_data, card_html
 from ._text import render_text
 from .errors import DecisionRefused, PlanStoreError
 from .session import PlanSession
+from .validation import quote
 
 _STATIC = Path(__file__).parent / "static"
 
@@ -87,7 +88,7 @@ class PlanCard(anywidget.AnyWidget):
             "answer": lambda: self.session.answer(content.get("text", "")),
         }
         if action not in verbs:
-            self.error = f"the card sent an unknown action {action!r}"
+            self.error = f"the card sent an unknown action {quote(action)}"
             return
         try:
             verbs[action]()

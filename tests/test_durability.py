@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans import session as session_module
+from jupyter_plans.session import transaction as session_module
 from jupyter_plans._fold import fold
 
 from .engines import dump_tables

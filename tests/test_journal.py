@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import jupyter_plans.session
+import jupyter_plans.session.transaction
 from jupyter_plans import PlanStore, PlanStoreError
 from jupyter_plans._markdown import inert
 from jupyter_plans.journal import FILES, export, render
@@ -50,7 +50,8 @@ def fixed_clock(monkeypatch):
     """Event times from a fixed start, a second apart: the same history on every run."""
     ticks = itertools.count()
     start = 1_741_078_800_000  # 2025-03-04T09:00:00Z
-    monkeypatch.setattr(jupyter_plans.session, "_now_ms", lambda: start + 1000 * next(ticks))
+    clock = jupyter_plans.session.transaction
+    monkeypatch.setattr(clock, "_now_ms", lambda: start + 1000 * next(ticks))
 
 
 def call(session, name, args, **kwargs):

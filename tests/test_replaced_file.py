@@ -3,7 +3,6 @@ opens what is at the path now, and never commits into the file that is no longer
 
 import hashlib
 import http.client
-import json
 import os
 import shutil
 import sqlite3
@@ -17,7 +16,7 @@ from jupyter_plans.errors import PlanStoreError
 
 from .conftest import SERVER_TOKEN as TOKEN
 from .test_live import run
-from .test_server import request
+from .test_server import _next_event, request
 
 SIDES = ("-wal", "-shm")
 
@@ -226,19 +225,6 @@ def test_the_server_refuses_a_replacing_file_that_is_no_plan_file(server):
     assert path.read_text() == "my notes, not a plan\n" and side_files(path) == []
 
 
-def next_event(response):
-    fields = {}
-    while True:
-        line = response.fp.readline().decode().rstrip("\n")
-        if not line:
-            if "data" in fields:
-                return int(fields["id"]), json.loads(fields["data"])
-            fields = {}
-        elif not line.startswith(":"):
-            key, _, value = line.partition(": ")
-            fields[key] = value
-
-
 def test_the_event_stream_starts_again_with_the_history_of_a_replacing_file(server, tmp_path):
     root = server["root"]
     (root / "streamed.ipynb").write_text("{}")
@@ -249,10 +235,10 @@ def test_the_event_stream_starts_again_with_the_history_of_a_replacing_file(serv
     headers = {"Accept": "text/event-stream", "Authorization": f"token {TOKEN}"}
     connection.request("GET", "/api/plans/events?path=streamed.ipynb", headers=headers)
     response = connection.getresponse()
-    assert [next_event(response)[0] for _ in range(2)] == [1, 2]
+    assert [_next_event(response)[0] for _ in range(2)] == [1, 2]
 
     replace_by_copy(path, tmp_path)  # one event: fewer than the stream has sent
-    seq, event = next_event(response)
+    seq, event = _next_event(response)
     assert seq == 1 and event["kind"] == "plan_updated"
     assert event["data"]["plan"]["steps"][0]["description"] == "the new file"
     connection.close()

@@ -16,6 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from jupyter_plans.validation import check_raw
+
 _ids = itertools.count(1)
 
 
@@ -457,7 +459,7 @@ def test_record_decision_refuses_blank_and_control_text(session, args, where):
     refused(session, "record_decision", args, where)
 
 
-# The one-pass check of plain input (validation.plain_plan) against the rules one by one.
+# The one-pass check of plain input (plan_rules.plain_plan) against the rules one by one.
 
 
 def _mostly(common, *edges):
@@ -520,11 +522,11 @@ _plan_strategy = _plans()
 def _by_the_rules(args, proposal):
     """The checked plan by the model and every rule one by one (no shortcut), or the
     refusal's message."""
-    from jupyter_plans import validation as v
+    from jupyter_plans import plan_rules as v
     from jupyter_plans.tools import CATALOG
 
     try:
-        v.check_raw(args)
+        check_raw(args)
         args = CATALOG["plan_submit" if proposal else "update_plan"].args.validate_python(args)
         v.check_one_shape(args)
         body, steps = v.normalize(args)
@@ -549,7 +551,7 @@ def _one_pass(args, proposal):
     rules); a checked plan's stored text is checked here and then left out."""
     from pydantic_core import SchemaSerializer
 
-    from jupyter_plans import validation as v
+    from jupyter_plans import plan_rules as v
     from jupyter_plans._plan import build_plan
     from jupyter_plans._stored import _schemas, encode_plan_body, encode_plan_event
 
@@ -706,7 +708,7 @@ def test_the_input_over_its_stored_body_is_within_the_margin_the_size_check_allo
     """Every default spelled out, in as many steps and phases as allowed, and the longest
     expected_revision the one pass takes: its text exceeds the body's stored text by at most
     _BEYOND_BODY, and by nearly that (the margin is not loose)."""
-    from jupyter_plans import validation as v
+    from jupyter_plans import plan_rules as v
 
     steps = [
         {
@@ -734,7 +736,7 @@ def test_the_input_over_its_stored_body_is_within_the_margin_the_size_check_allo
 
 
 def test_a_plain_plan_takes_the_one_pass_and_keeps_none_of_the_callers_lists():
-    from jupyter_plans.validation import plain_plan
+    from jupyter_plans.plan_rules import plain_plan
 
     depends = ["a"]
     args = flat(s("a"), s("b", depends_on=depends, status="in_progress"), findings=["f"])

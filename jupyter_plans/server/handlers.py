@@ -16,13 +16,12 @@ from tornado import web
 
 from .._card import card_data
 from ..errors import DecisionRefused, PlanStoreError
+from ..intake import MAX_SEQ
 from ..models import Snapshot
 from ..session import PlanSession
 from .app import Forbidden, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events
 from .threads import off_loop, off_loop_page
-
-MAX_SEQ = 2**63 - 1
 
 
 class DecisionBody(BaseModel):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanStoreError
-from ..validation import session_id_refusal
+from ..intake import session_id_refusal
 from . import migrations
 from ._tx import ATTEMPTS, FOLLOWS, StatementCache, Tx, reconnecting
 from ._tx import _line as _first_line

@@ -46,7 +46,7 @@ SELECT_SESSIONS = select(
 ).order_by(sessions.c.created_at, sessions.c.session_id)
 
 
-# The session's statements (session.py).
+# The session's statements (session/).
 _RECORDED_CALL = (events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
 SELECT_RECORDED = select(events.c.result, events.c.call_digest).where(*_RECORDED_CALL)
 _RECORDED = select(events.c.result).where(*_RECORDED_CALL).scalar_subquery()

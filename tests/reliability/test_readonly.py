@@ -163,8 +163,9 @@ def _writes_are_refused(run, path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("what", ["file", "folder"])
-def test_a_read_only_plan_file_or_folder_is_read_and_never_written(run, tmp_path, what, figure):
+def _layout(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(a notebook folder with a plan file, the plan file, a folder for exports), both folders
+    owned by the unprivileged user the tests run the command line as."""
     folder = tmp_path / "notebooks"
     folder.mkdir()
     path = _plan_file(folder)
@@ -172,6 +173,12 @@ def test_a_read_only_plan_file_or_folder_is_read_and_never_written(run, tmp_path
     exports.mkdir()
     _own(folder)
     _own(exports)
+    return folder, path, exports
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_read_only_plan_file_or_folder_is_read_and_never_written(run, tmp_path, what, figure):
+    folder, path, exports = _layout(tmp_path)
     before = _listing(folder)
     assert list(before) == [path.name], "a plan file at rest has no side file"
     read_only, mode = (path, 0o444) if what == "file" else (folder, 0o555)
@@ -214,13 +221,7 @@ def test_a_read_only_folder_is_read_through_the_wal_of_a_writer_that_has_it_open
     """The owner's kernel has the file open (its last commit is in the -wal, not yet in the
     file) when the folder becomes read-only: a reader sees that commit, writes nothing, and
     changes neither the file nor the writer's -wal, nor the modes of either side file."""
-    folder = tmp_path / "notebooks"
-    folder.mkdir()
-    path = _plan_file(folder)
-    exports = tmp_path / "exports"
-    exports.mkdir()
-    _own(folder)
-    _own(exports)
+    folder, path, exports = _layout(tmp_path)
     writer = run.start(_HOLD.format(path=str(path), steps=STEPS))
     try:
         assert writer.stdout.readline().strip() == "written"

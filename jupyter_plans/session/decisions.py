@@ -1,0 +1,255 @@
+"""The person's side of a session: the decision verbs, edits, what this process has shown the
+person, and the queue of messages to the agent."""
+
+from __future__ import annotations
+
+import re
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from .. import policy
+from .._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
+from ..errors import DecisionRefused
+from ..intake import (
+    person_text_refusal,
+)
+from ..plan_rules import CheckedPlan, check_expected_revision
+from ..store._tx import reconnecting as _reconnecting
+from ..tools import CATALOG
+from ..validation import Refused, quote
+
+if TYPE_CHECKING:
+    from ..models import Message, Snapshot
+    from ..store import PlanStore
+from .transaction import _Change, models
+
+# What this process has shown the person of each store's sessions: the hash of the waiting
+# proposal that a card last displayed. A bare `%plan approve` binds that, never whatever is
+# waiting by the time it commits.
+_shown: weakref.WeakKeyDictionary[PlanStore, dict[str, str]] = weakref.WeakKeyDictionary()
+_HASH = re.compile("[0-9a-f]{64}")
+
+
+class Decisions:
+    """The person's verbs and the queue of PlanSession (a mixin: the session gives `store`,
+    `session_id`, `_writing`, `snapshot` and the tools' `_store_plan` and `_propose`)."""
+
+    @_reconnecting
+    def on(self) -> Snapshot:
+        """Enter plan mode; a proposal still waiting is dropped."""
+        with self._writing() as change:
+            self._enter_plan_mode(change)
+        return self.snapshot()
+
+    @_reconnecting
+    def start_planning(self, task: str) -> Snapshot:
+        """Enter plan mode and queue `task` as the person's message: the task to plan."""
+        check_person_text("the task", task)
+        with self._writing() as change:
+            self._enter_plan_mode(change)
+            self._queue(change, "person", task)
+        return self.snapshot()
+
+    @_reconnecting
+    def off(self) -> Snapshot:
+        """Leave plan mode: clear any wait and cancel the newest turn."""
+        with self._writing() as change:
+            s = change.state
+            if s.pending_proposal_hash is not None:
+                self._decide(change, "left")
+            self._set_mode(change, "default")
+            if s.newest_turn_id is not None and not s.newest_turn_cancelled:
+                s.newest_turn_cancelled = True
+                change.add("CANCEL_TURN", {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
+                change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
+            self._close_question(change, "dropped", None)
+        return self.snapshot()
+
+    @_reconnecting
+    def approve(self, hash: str | None = None) -> Snapshot:  # noqa: A002 - the documented name
+        """Approve the waiting proposal (only it: a given hash must match in full)."""
+        with self._writing() as change:
+            s = change.state
+            pending = s.pending_proposal_hash
+            if pending is None:
+                raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+            if hash is not None and hash != pending:
+                raise DecisionRefused(self._wrong_hash(change, hash, pending))
+            if body_hash(proposal_body(s.plan)) != pending:
+                raise DecisionRefused(
+                    f"the plan changed after proposal {pending[:12]} was submitted; "
+                    "ask the agent to submit it again before approving"
+                )
+            s.approved_proposal_hash = pending
+            self._decide(change, "approved")
+            self._set_mode(change, "default")
+            self._queue(change, "notice", _approval_notice(s.plan, pending))
+        return self.snapshot()
+
+    def mark_shown(self, digest: Any) -> None:
+        """Record that this process showed the person the proposal of hash `digest` (a card
+        displayed it); anything but a full hash is ignored."""
+        if isinstance(digest, str) and _HASH.fullmatch(digest):
+            _shown.setdefault(self.store, {})[self.session_id] = digest
+
+    def shown_proposal(self) -> str | None:
+        """The hash of the proposal a card of this process last showed, if any."""
+        return _shown.get(self.store, {}).get(self.session_id)
+
+    def approve_shown(self) -> Snapshot:
+        """Approve the proposal this process last showed, and only while it is the one
+        waiting: what the person read is what is approved."""
+        shown = self.shown_proposal()
+        if shown is None:
+            waiting = self.waiting_proposal()
+            if waiting is None:
+                raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+            raise DecisionRefused(
+                f"proposal {waiting[:12]} waits but has not been shown here; show it with "
+                "%plan, read it, then approve"
+            )
+        return self.approve(shown)
+
+    @_reconnecting
+    def revise(self, notes: str) -> Snapshot:
+        """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent."""
+        with self._writing() as change:
+            if change.state.pending_proposal_hash is None:
+                raise DecisionRefused("nothing to revise: no proposal is waiting for a decision")
+            check_person_text("the notes", notes)
+            self._decide(change, "changes_requested")
+            self._queue(change, "person", notes)
+        return self.snapshot()
+
+    @_reconnecting
+    def edit_plan(self, changes: dict) -> Snapshot:
+        """The person's edit of the plan: the same input as update_plan, authored by the user.
+
+        Explanation, findings and objectives left out are kept. If a proposal is waiting, the
+        wait moves to the edited text, and the agent is told exactly what changed.
+        """
+        try:
+            args: CheckedPlan = CATALOG["update_plan"].parse(changes)
+        except Refused as refusal:
+            raise DecisionRefused(f"edit refused: {refusal}") from None
+        with self._writing() as change:
+            s = change.state
+            try:
+                check_expected_revision(args.expected_revision, s.revision, required=True)
+            except Refused as refusal:
+                raise DecisionRefused(f"edit refused: {refusal}") from None
+            body = dict(args.body)
+            for kept in ("explanation", "findings", "objectives"):
+                if kept not in args.given and s.plan is not None:
+                    body[kept] = s.plan[kept]
+            plan, reopened = build_plan(body, s.plan, s.revision + 1, None, None)
+            lines = describe_diff(diff_steps(s.plan["steps"] if s.plan else [], plan["steps"]))
+            if reopened:
+                lines.append("reopened: " + ", ".join(reopened))
+            summary = "; ".join(lines) or "no step changed"
+            content = f"The person edited the plan (revision {plan['revision']}): {summary}."
+            content = self._store_plan(change, "user_edit", plan, content, None, None)
+            if s.pending_proposal_hash is not None:
+                body = proposal_body(plan)
+                digest = body_hash(body)
+                self._propose(change, digest, body)
+                content += f" The proposal waiting for approval is now this text (hash {digest})."
+            self._queue(change, "notice", content)
+        return self.snapshot()
+
+    def _enter_plan_mode(self, change: _Change) -> None:
+        if change.state.pending_proposal_hash is not None:
+            self._decide(change, "dropped")
+        self._set_mode(change, "plan")
+
+    def _decide(self, change: _Change, action: str) -> None:
+        digest = change.state.pending_proposal_hash
+        change.state.pending_proposal_hash = None
+        change.emit("decision", {"action": action, "hash": digest})
+
+    def _set_mode(self, change: _Change, mode: str) -> None:
+        if change.state.mode != mode:
+            change.state.mode = mode
+            change.emit("mode_changed", {"mode": mode})
+
+    def _wrong_hash(self, change: _Change, given: str, pending: str) -> str:
+        if not isinstance(given, str) or not _HASH.fullmatch(given):
+            return (
+                f"{quote(given)} is not a proposal hash: give all 64 lowercase hex digits of the "
+                f"waiting proposal {pending[:12]}..., or approve without a hash"
+            )
+        if change.tx.first("PROPOSAL_KNOWN", {"sid": self.session_id, "hash": given}) is not None:
+            return f"proposal {given[:12]} was superseded by {pending[:12]}; review the new one"
+        return f"{given[:12]} is not the waiting proposal {pending[:12]}"
+
+    # The queue.
+
+    @_reconnecting
+    def queue_message(self, text: str, source: str = "automatic") -> Message:
+        """Queue a message for the agent: a person's words, automatic work, or a notice."""
+        if source not in ("person", "automatic", "notice"):
+            raise ValueError(f"source is {source!r}; it must be person, automatic or notice")
+        check_person_text("the message", text)
+        with self._writing() as change:
+            return self._queue(change, source, text)
+
+    @_reconnecting
+    def deliver(self) -> list[Message]:
+        """Take the messages the agent may have now, in order, and mark them delivered."""
+        with self._writing() as change:
+            rows = change.tx.all("SELECT_WAITING", {"sid": self.session_id})
+            waiting = [
+                models.Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows
+            ]
+            ready = policy.deliverable(waiting, change.state.pending_proposal_hash is not None)
+            for message in ready:
+                seq = change.emit("message_delivered", {"message_id": message.message_id})
+                change.add(
+                    "MARK_DELIVERED",
+                    {"sid": self.session_id, "b_message_id": message.message_id, "b_seq": seq},
+                )
+        return ready
+
+    def _queue(self, change: _Change, source: str, text: str) -> Message:
+        # Messages queued earlier in this same change are not in the table yet.
+        queued_now = [p["message_id"] + 1 for stmt, p in change.rows if stmt == "INSERT_MESSAGE"]
+        next_in_table = change.tx.scalar("NEXT_MESSAGE_ID", {"sid": self.session_id})
+        message_id = max([next_in_table, *queued_now])
+        seq = change.emit(
+            "message_queued", {"message_id": message_id, "source": source, "text": text}
+        )
+        change.add(
+            "INSERT_MESSAGE",
+            {
+                "session_id": self.session_id,
+                "message_id": message_id,
+                "source": source,
+                "text": text,
+                "queued_seq": seq,
+                "delivered_seq": None,
+            },
+        )
+        if source == "person":  # the person's words answer the agent's open question
+            self._close_question(change, "answered", message_id)
+        return models.Message(message_id=message_id, source=source, text=text)
+
+
+def check_person_text(what: str, text: Any) -> None:
+    problem = person_text_refusal(what, text)
+    if problem:
+        raise DecisionRefused(problem)
+
+
+def _approval_notice(plan: dict, digest: str) -> str:
+    """Tell the agent its proposal was approved, quoting it as the agent's own words."""
+    lines = [
+        f"The person approved your proposal {digest[:12]} (revision {plan['revision']}).",
+        "Carry out the plan as you proposed it, below; it is your own text, quoted:",
+    ]
+    for step in plan["steps"]:
+        lines.append(f"- [{step['id']}] {step['description']}")
+    lines.append(
+        "Each action that changes the world still asks the person unless they opted into "
+        "automatic runs."
+    )
+    return "\n".join(lines)
