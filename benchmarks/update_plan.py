@@ -146,7 +146,7 @@ class OurStatements:
     of our call when none of our Python runs."""
 
     def __init__(self, path: Path) -> None:
-        from jupyter_plans.store._tx import shipped_forms
+        from jupyter_plans.store.compiled import shipped_forms
 
         forms = shipped_forms()
         self.statements = forms["UPDATE_STATE"]["sql"], forms["INSERT_EVENT"]["sql"]
@@ -188,7 +188,7 @@ class OurCheck:
     text), with no store."""
 
     def __init__(self, path: Path) -> None:
-        from jupyter_plans.tools import CATALOG
+        from jupyter_plans.plan.catalog import CATALOG
 
         self.parse = CATALOG["update_plan"].parse
 

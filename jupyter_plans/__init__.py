@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_names
 from .errors import DecisionRefused, PlanStoreError
+from .lazy import lazy_names
 
 if TYPE_CHECKING:
     from .session import PlanSession
@@ -17,17 +17,17 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
-    "Decision": ".models",
-    "Event": ".models",
-    "Message": ".models",
-    "Phase": ".models",
-    "Plan": ".models",
-    "Proposal": ".models",
-    "Snapshot": ".models",
-    "Step": ".models",
-    "ToolResult": ".models",
+    "Decision": ".plan.models",
+    "Event": ".plan.models",
+    "Message": ".plan.models",
+    "Phase": ".plan.models",
+    "Plan": ".plan.models",
+    "Proposal": ".plan.models",
+    "Snapshot": ".plan.models",
+    "Step": ".plan.models",
+    "ToolResult": ".plan.models",
     "PlanSession": ".session",
-    "PlanStore": ".store",
+    "PlanStore": ".session",
 }
 __getattr__ = lazy_names(__name__, globals(), _LAZY)
 
@@ -62,7 +62,8 @@ def load_ipython_extension(ipython) -> None:
     global _magics, _agent_magics
     import sys
 
-    from .magics import PlanMagics
+    from .notebook.magics import PlanMagics
+    from .session.bound import bind
 
     try:
         magics = PlanMagics(shell=ipython, config=ipython.config)
@@ -71,6 +72,7 @@ def load_ipython_extension(ipython) -> None:
         return
     ipython.register_magics(magics)
     _magics = magics
+    bind(lambda: magics.session)
     magics.start()
     from .agents.magic import AgentMagics  # openai itself is imported by the first %%agent
 
@@ -84,8 +86,11 @@ def unload_ipython_extension(ipython) -> None:
     global _magics, _agent_magics
     if _magics is None:
         return
+    from .session.bound import bind
+
     _agent_magics.stop()
     _magics.stop()
+    bind(None)
     for table in ipython.magics_manager.magics.values():
         table.pop("plan", None)
         table.pop("agent", None)
@@ -104,6 +109,9 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 def current_session() -> PlanSession:
     """The plan session bound to this notebook by %load_ext jupyter_plans."""
-    if _magics is None:
+    from .session.bound import bound_session
+
+    session = bound_session()
+    if session is None:
         raise PlanStoreError("load the extension first: %load_ext jupyter_plans")
-    return _magics.session
+    return session

@@ -28,7 +28,7 @@ def _printable(text: str) -> str:
 
 def _seq(text: str) -> int:
     """An --after value: a whole number of events from 0 to the largest seq a store holds."""
-    from .intake import MAX_SEQ  # here: a hook's process must not load the checks
+    from .plan.intake import MAX_SEQ  # here: a hook's process must not load the checks
 
     if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > MAX_SEQ:
         shown = text if len(text) <= 24 else text[:21] + "..."
@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         help="the most characters the block may have (default and maximum 14000)",
     )
 
-    # Parsed by jupyter_plans.hooks: listed here for --help only (see main).
+    # Parsed by jupyter_plans.hooks.command: listed here for --help only (see main).
     commands.add_parser(
         "hook",
         help="answer a coding agent's hook (Claude Code, Codex CLI) from the plan",
@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:
         # A host reads exit status 2 as "block": the hook parses its own command line.
-        from .hooks import main as hook_main
+        from .hooks.command import main as hook_main
 
         return hook_main(argv[1:])
     args = _parser().parse_args(argv)
@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "demo":
-        from ._demo import run_demo, run_notebook
+        from .agents.demo import run_demo, run_notebook
 
         return run_notebook(args.notebook) if args.notebook else run_demo(args.db)
 
@@ -159,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
 
         return serve(db=args.db, notebook=args.notebook, session=args.session)
 
-    from .store import PlanStore
+    from .session import PlanStore
 
     with PlanStore(args.db) as store:
         session = store.session(args.session)
@@ -184,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _call(session, args: argparse.Namespace) -> int:
-    from .intake import check_ids
+    from .plan.intake import check_ids
 
     try:
         check_ids(args.turn_id, args.call_id)  # bytes that are not UTF-8 come as surrogates
@@ -221,7 +221,7 @@ def _context(session, limit: int | None) -> int:
 
 
 def _decide(session, verb: str, rest: list[str]) -> int:
-    from .validation import quote
+    from .plan.validation import quote
 
     # Verbs match without case; a hash never does.
     verb = verb.lower()
@@ -246,7 +246,7 @@ def _decide(session, verb: str, rest: list[str]) -> int:
 def _approve_after_asking(session) -> int:
     """approve without HASH: show the waiting proposal and its hash on a terminal, ask, and
     approve exactly what was shown; without a terminal, refuse (a script names the hash)."""
-    from ._text import render_text
+    from .plan.text import render_text
 
     snapshot = session.snapshot_data()
     waiting = snapshot["pending_proposal_hash"]

@@ -8,9 +8,8 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
-
-from .engines import ENGINES, database
-from .jupyter_process import jupyter
+from tests.engines import ENGINES, database
+from tests.jupyter_process import jupyter
 
 SERVER_TOKEN = "plans-server-token"
 

@@ -20,9 +20,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
 from jupyter_plans.cli import _parser
-
-from .replay_server import ReplayServer, load_recording
-from .test_mcp import serving
+from tests.agents.test_mcp import serving
+from tests.replay_server import ReplayServer, load_recording
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -128,8 +127,8 @@ def journal_blocks() -> list[tuple[str, str]]:
 
 
 def test_the_journal_examples_are_what_the_plan_gives(store):
-    from jupyter_plans._resume import remember_seen, since_last_seen
-    from jupyter_plans.journal import render
+    from jupyter_plans.journal.views import render
+    from jupyter_plans.notebook.resume import remember_seen, since_last_seen
 
     session = store.session("default")
 

@@ -5,7 +5,7 @@ The names below are imported on first use, so that `%load_ext jupyter_plans` (wh
 %%agent) does not pay for the scripted agent's models.
 """
 
-from .._lazy import lazy_names
+from ..lazy import lazy_names
 
 _WHERE = {
     "AgentError": ".openai_compat",

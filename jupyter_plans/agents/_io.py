@@ -17,8 +17,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..models import ToolResult
-from ..tools import AgentTool, agent_tool
+from ..plan.models import ToolResult
+from .toolbox import AgentTool, agent_tool
 
 PROMPT = """\
 You are an agent working beside a person in their Jupyter notebook, in its kernel. \

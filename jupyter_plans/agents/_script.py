@@ -30,8 +30,8 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..models import Status
-from ..tools import CATALOG, RESERVED_NAMES
+from ..plan.catalog import CATALOG, RESERVED_NAMES
+from ..plan.models import Status
 
 # Turn ids and script names end up in turn_id and call_id, and in transcripts people read.
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"

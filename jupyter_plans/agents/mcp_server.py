@@ -18,6 +18,7 @@ import secrets
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -38,12 +39,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from .. import __version__
-from .._locate import DEFAULT_TEMPLATE, plan_database
 from ..errors import PlanStoreError
-from ..session import PlanSession
-from ..store import PlanStore
-from ..tools import Toolbox, every_step_completed
+from ..plan.catalog import every_step_completed
+from ..session import PlanSession, PlanStore
+from ..store.locate import DEFAULT_TEMPLATE, plan_database
+from .toolbox import Toolbox
 
 _log = logging.getLogger("jupyter_plans.mcp")
 
@@ -88,7 +88,7 @@ class PlanMCPServer:
         self._checking = anyio.Lock()
         self.server: Server = Server(
             "jupyter-plans",
-            version=__version__,
+            version=metadata.version("jupyter-plans"),
             instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,

@@ -19,8 +19,7 @@ from typing import Any
 from traitlets import Bool, Float, Int, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
-from ..models import ToolResult
-from ..tools import AgentTool, Toolbox, result_message
+from ..plan.models import ToolResult
 from ._io import (
     PLANNING,
     PROMPT,
@@ -36,6 +35,7 @@ from ._io import (
     whole,
 )
 from .context import context_block
+from .toolbox import AgentTool, Toolbox, result_message
 
 __all__ = ["AgentError", "OpenAIAgent"]
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..policy import guard_refusal
+from ..plan.policy import guard_refusal
 from ..session import PlanSession
 from ._script import Call, Say, Script, Tool, Turn, Update, Wait, load_script, parse_script
 

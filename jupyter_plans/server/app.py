@@ -1,100 +1,17 @@
-"""Wiring: the plan stores the server has open, and the routes of DESIGN section 6.6."""
+"""Wiring: the routes of DESIGN section 6.6, onto the handlers, with the server's plan files."""
 
 from __future__ import annotations
 
 import os
-import threading
-from pathlib import Path
 from typing import Any
 
 from jupyter_server.utils import url_path_join
-from tornado import web
 
-from ..store import PlanStore
-from ..validation import quote
-
-
-class Forbidden(web.HTTPError):
-    def __init__(self, message: str) -> None:
-        super().__init__(403, reason="Forbidden", log_message=message)
-        self.message = message
-
-
-class NotFound(web.HTTPError):
-    def __init__(self, message: str) -> None:
-        super().__init__(404, reason="Not Found", log_message=message)
-        self.message = message
-
-
-class PlanFiles:
-    """Finds a notebook's plan file inside the server root, and keeps one store per file."""
-
-    def __init__(self, root_dir: str) -> None:
-        self.root = Path(root_dir).resolve()
-        self._stores: dict[Path, PlanStore] = {}
-        self._lock = threading.Lock()
-
-    def locate(self, notebook: str | None) -> tuple[Path, Path]:
-        """(notebook, plan file) for a path relative to the root; refused if it leaves the root,
-        and 400 for a path no file system takes (too long, a NUL byte)."""
-        if not notebook or not notebook.strip():
-            raise web.HTTPError(400, reason="path is required: the notebook's path")
-        try:
-            return self._locate(notebook)
-        except (OSError, ValueError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise web.HTTPError(
-                400, reason=f"path {quote(notebook)} is not a notebook's path here: {reason}"
-            ) from None
-
-    def _locate(self, notebook: str) -> tuple[Path, Path]:
-        relative = Path(notebook.lstrip("/"))
-        if relative.is_absolute() or ".." in relative.parts:
-            raise Forbidden(f"path {quote(notebook)} leaves the server root")
-        path = self.root / relative
-        plan = path.with_name(f"{path.stem}.plans.sqlite")
-        for candidate in (path, plan):
-            if candidate.is_symlink():
-                raise Forbidden(f"{candidate.name} is a symbolic link; plan files must be regular")
-        if path.parent.exists() and not path.parent.resolve().is_relative_to(self.root):
-            raise Forbidden(f"path {quote(notebook)} leaves the server root")
-        if not path.exists() and not plan.exists():
-            raise NotFound(f"neither {quote(notebook)} nor its plan file exists")
-        return path, plan
-
-    def store(self, plan: Path, create: bool) -> PlanStore | None:
-        """The open store of a plan file; None when it does not exist and may not be created.
-
-        A store kept open follows the file at its path (deleted, replaced) by itself; it is
-        asked to look first so that a file put there which is no plan file is refused as at
-        opening (PlanStoreError), not in the middle of an answer.
-        """
-        with self._lock:
-            store = self._stores.get(plan)
-            if store is None:
-                if not plan.exists() and not create:
-                    return None
-                store = self._stores[plan] = PlanStore(plan)
-                return store
-        store.check_file()
-        return store
-
-    def close(self) -> None:
-        with self._lock:
-            stores, self._stores = list(self._stores.values()), {}
-        for store in stores:
-            store.close()
+from .files import PlanFiles
+from .handlers import CardHandler, DecisionHandler, EventsHandler, SessionsHandler, SnapshotHandler
 
 
 def setup(serverapp: Any) -> None:
-    from .handlers import (
-        CardHandler,
-        DecisionHandler,
-        EventsHandler,
-        SessionsHandler,
-        SnapshotHandler,
-    )
-
     web_app = serverapp.web_app
     files = PlanFiles(os.fspath(serverapp.root_dir))
     web_app.settings["jupyter_plans_files"] = files

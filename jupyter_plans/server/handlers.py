@@ -14,12 +14,12 @@ from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ConfigDict, ValidationError
 from tornado import web
 
-from .._card import card_data
 from ..errors import DecisionRefused, PlanStoreError
-from ..intake import MAX_SEQ
-from ..models import Snapshot
+from ..plan.intake import MAX_SEQ
+from ..plan.models import Snapshot
 from ..session import PlanSession
-from .app import Forbidden, PlanFiles
+from ..session.card import card_data
+from .files import Forbidden, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events
 from .threads import off_loop, off_loop_page
 

@@ -7,20 +7,18 @@ import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .. import policy
-from .._plan import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from ..errors import DecisionRefused
-from ..intake import (
-    person_text_refusal,
-)
-from ..plan_rules import CheckedPlan, check_expected_revision
-from ..store._tx import reconnecting as _reconnecting
-from ..tools import CATALOG
-from ..validation import Refused, quote
+from ..plan import policy
+from ..plan.catalog import CATALOG
+from ..plan.intake import person_text_refusal
+from ..plan.revision import body_hash, build_plan, describe_diff, diff_steps, proposal_body
+from ..plan.rules import CheckedPlan, check_expected_revision
+from ..plan.validation import Refused, quote
+from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
-    from ..models import Message, Snapshot
-    from ..store import PlanStore
+    from ..plan.models import Message, Snapshot
+    from ..store import Store as PlanStore
 from .transaction import _Change, models
 
 # What this process has shown the person of each store's sessions: the hash of the waiting

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._plan import diff_steps
-from .._stored import decode_plan_event
 from ..errors import ConnectionLost
-from ..store import check_session_id
-from ..store._tx import ATTEMPTS as _ATTEMPTS
-from ..store._tx import Tx
-from ..store._tx import reconnecting as _reconnecting
+from ..plan.revision import diff_steps
+from ..plan.stored import decode_plan_event
+from ..store import Store, check_session_id
+from ..store.transaction import ATTEMPTS as _ATTEMPTS
+from ..store.transaction import Tx
+from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
-    from ..models import Event, Message, Snapshot
-    from ..store import PlanStore
+    from ..plan.models import Event, Message, Snapshot
 from .decisions import Decisions
 from .tools import AgentTools
 from .transaction import EventData, _decode_event, _iso, _loads, _Writing, models
@@ -26,10 +25,15 @@ from .transaction import EventData, _decode_event, _iso, _loads, _Writing, model
 class PlanSession(AgentTools, Decisions):
     """One durable plan. Every method that changes it is one transaction with its events."""
 
-    def __init__(self, store: PlanStore, session_id: str) -> None:
+    def __init__(self, store: Store, session_id: str) -> None:
         check_session_id(session_id)
         self.store = store
         self.session_id = session_id
+
+    @classmethod
+    def of(cls, store: Any, session_id: str | None = None) -> PlanSession:
+        """The session named `session_id` in `store`, or the store's current one."""
+        return cls(store, store.current_session_id() if session_id is None else session_id)
 
     def __repr__(self) -> str:
         return f"<PlanSession {self.session_id!r} in {self.store!r}>"
@@ -172,3 +176,11 @@ class PlanSession(AgentTools, Decisions):
 
 def _body_steps(body: dict) -> list[dict]:
     return [step for phase in body["phases"] for step in phase["steps"]]
+
+
+class PlanStore(Store):
+    """A durable home for plan sessions: a SQLite file beside the notebook, or a database URL."""
+
+    def session(self, session_id: str | None = None) -> PlanSession:
+        """The session named `session_id`, or the store's current one."""
+        return PlanSession.of(self, session_id)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import policy
-from .._plan import body_hash, build_plan, proposal_body
-from .._review import check_finishable, reviewed
 from ..errors import DecisionRefused
-from ..intake import (
+from ..plan import policy
+from ..plan.catalog import CATALOG
+from ..plan.intake import (
     MAX_CALL_ID_BYTES,
     call_digest,
     check_ids,
@@ -17,14 +16,15 @@ from ..intake import (
     recorded_tool_name,
     tool_name_refusal,
 )
-from ..plan_rules import CheckedPlan, check_expected_revision
-from ..store._tx import Tx
-from ..store._tx import reconnecting as _reconnecting
-from ..tools import CATALOG
-from ..validation import Refused, quote
+from ..plan.review import check_finishable, reviewed
+from ..plan.revision import body_hash, build_plan, proposal_body
+from ..plan.rules import CheckedPlan, check_expected_revision
+from ..plan.validation import Refused, quote
+from ..store.transaction import Tx
+from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
-    from ..models import FinalReview, Message, Question, ToolResult
+    from ..plan.models import FinalReview, Message, Question, ToolResult
 from .decisions import check_person_text
 from .transaction import _Change, _dumps, _loads, models
 

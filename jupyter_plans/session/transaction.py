@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pydantic_core
 
-from .._lazy import LazyModule
-from .._stored import decode_plan_event, encode_plan_event
 from ..errors import ConnectionLost, PlanStoreError
-from ..store._tx import Tx
+from ..lazy import LazyModule
+from ..plan.stored import decode_plan_event, encode_plan_event
+from ..store.transaction import Tx
 
 if TYPE_CHECKING:
     from .plan_session import PlanSession
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     pass
 
 # The models load with the first call that returns one: showing the card needs none.
-models = LazyModule("jupyter_plans.models")
+models = LazyModule("jupyter_plans.plan.models")
 
 
 def _dumps(value: Any) -> str:
@@ -128,7 +128,7 @@ class _Change:
     ) -> int:
         self.state.cursor += 1
         result_text = None if result is None else _dumps(result)
-        if kind == "plan_updated":  # as _stored.py says, with the texts already made
+        if kind == "plan_updated":  # as plan/stored.py says, with the texts already made
             text = encode_plan_event(data, body, result_text)
         else:
             text = _dumps(data)

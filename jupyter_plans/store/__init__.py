@@ -1,4 +1,5 @@
-"""PlanStore: one plan file (or database), its sessions, and the transactions they write in."""
+"""The store: one plan file (or database), its sessions' rows, and the transactions they write
+in. `session.PlanStore` adds the sessions themselves on top."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanStoreError
-from ..intake import session_id_refusal
+from ..plan.intake import session_id_refusal
 from . import migrations
-from ._tx import ATTEMPTS, FOLLOWS, StatementCache, Tx, reconnecting
-from ._tx import _line as _first_line
+from .compiled import StatementCache
 from .sqlite import WRITE_OPTION, SQLiteBackend, read_only_reason
+from .transaction import ATTEMPTS, FOLLOWS, Tx, reconnecting
+from .transaction import _line as _first_line
 
 _log = logging.getLogger("jupyter_plans")
 
@@ -67,7 +69,7 @@ def _hide_password(text: str) -> str:
     return f"{scheme}://{user}:***@{tail}" if ":" in credentials else text
 
 
-class PlanStore:
+class Store:
     """A durable home for plan sessions: a SQLite file beside the notebook, or a database URL."""
 
     def __init__(self, url_or_path: str | os.PathLike) -> None:
@@ -318,12 +320,6 @@ class PlanStore:
 
     # Sessions.
 
-    def session(self, session_id: str | None = None):
-        """The session named `session_id`, or the store's current one."""
-        from ..session import PlanSession
-
-        return PlanSession(self, self.current_session_id() if session_id is None else session_id)
-
     @reconnecting
     def current_session_id(self) -> str:
         with self.read() as tx:
@@ -382,7 +378,7 @@ class PlanStore:
             handle.close()
         self._backend.dispose()
 
-    def __enter__(self) -> PlanStore:
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -16,7 +16,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import URL
 
 from ..errors import ConnectionLost, PlanStoreError
-from ._tx import WRITE_OPTION, _line
+from .transaction import WRITE_OPTION, _line
 
 _MIGRATION_LOCK = 0x706C616E  # "plan": the advisory lock migrations hold
 # Changes with every event of every session, and when the current session changes.

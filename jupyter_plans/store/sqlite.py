@@ -18,8 +18,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..errors import PlanStoreError
-from ._tx import WRITE_OPTION
 from .migrations import LATEST
+from .transaction import WRITE_OPTION
 
 BUSY_TIMEOUT_MS = 10_000
 SIDE_FILES = ("-wal", "-shm")
@@ -160,7 +160,7 @@ class SQLiteBackend:
     """One plan file: its connections, and a SQLAlchemy engine only when a migration needs one.
 
     The store works on plain sqlite3 connections, so a current plan file is opened and used
-    without importing SQLAlchemy (see statements.py).
+    without importing SQLAlchemy (see compiled.py).
     """
 
     dialect = "sqlite"
@@ -215,7 +215,7 @@ class SQLiteBackend:
         """Create the latest schema in a new file from the shipped DDL; False when the file
         turned out not to be new (another process got there first), for the migrations.
         Where this process cannot write, nothing is made: reads see an empty store."""
-        from ._tx import shipped_forms
+        from .compiled import shipped_forms
 
         if self.read_only:
             return True
@@ -294,13 +294,13 @@ class SQLiteBackend:
         """A database in memory with the latest schema and no rows: what a read sees while
         there is no plan file at the path, so every read statement runs unchanged and a
         read creates no file."""
-        from ._tx import shipped_forms
+        from .compiled import shipped_forms
 
         ddl = shipped_forms().get("__create__")
         if not ddl:
             from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 
-            from .statements import create_latest
+            from .compiled import create_latest
 
             ddl = create_latest(SQLiteDialect_pysqlite())
         connection = sqlite3.connect(":memory:", check_same_thread=False)

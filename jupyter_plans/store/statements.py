@@ -2,7 +2,7 @@
 
 Code refers to a statement by its name (`tx.first("SELECT_HEAD", ...)`); the store compiles
 each one once per dialect. For SQLite the compiled forms ship with the package
-(`sqlite_statements.json`, written by `python -m jupyter_plans.store.statements`, and checked
+(`sqlite_statements.json`, written by `python -m jupyter_plans.store.compiled`, and checked
 against SQLAlchemy by the tests), so opening a plan file and working in it does not import
 SQLAlchemy at all; it is imported when a migration runs, for PostgreSQL, or when a statement
 is missing from the file.
@@ -13,12 +13,10 @@ that differ by dialect (upserts).
 
 from __future__ import annotations
 
-import json
 import sys
 
 from sqlalchemy import and_, bindparam, func, insert, null, select, update
 
-from ._tx import SHIPPED
 from .schema import (
     decisions,
     events,
@@ -148,7 +146,7 @@ PROPOSAL_KNOWN = select(proposals.c.seq).where(
 )
 
 
-# What each notebook last showed of a session (_resume.py).
+# What each notebook last showed of a session (notebook/resume.py).
 _SEEN = (seen.c.notebook == bindparam("notebook"), seen.c.session_id == _SID)
 SEEN_SELECT = select(seen.c.cursor).where(*_SEEN)
 SEEN_RAISE = (
@@ -187,7 +185,7 @@ def UPSERT_CURRENT(insert):  # noqa: N802
 
 def names() -> list[str]:
     module = sys.modules[__name__]
-    skip = ("SHIPPED", "CURRENT_KEY")
+    skip = ("CURRENT_KEY",)
     return sorted(n for n in vars(module) if n.isupper() and n[0] != "_" and n not in skip)
 
 
@@ -201,43 +199,3 @@ def build(name: str, dialect_name: str):
             from sqlalchemy.dialects.postgresql import insert
         return found(insert)
     return found
-
-
-def compiled_forms(dialect) -> dict[str, dict]:
-    """Every statement compiled for `dialect`, in the form the store keeps."""
-    from ._tx import compile_statement
-
-    return {
-        name: compile_statement(build(name, dialect.name), dialect)._asdict() for name in names()
-    }
-
-
-def create_latest(dialect) -> list[str]:
-    """The DDL that makes a new store's tables at the latest schema version, in order."""
-    from sqlalchemy.schema import CreateIndex, CreateTable
-
-    from .schema import metadata
-
-    ddl = []
-    for table in metadata.sorted_tables:
-        ddl.append(str(CreateTable(table).compile(dialect=dialect)).strip())
-        ddl.extend(str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes)
-    return ddl
-
-
-def shipped() -> dict:
-    """What sqlite_statements.json holds: every statement, and the DDL of a new file."""
-    from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
-
-    dialect = SQLiteDialect_pysqlite()
-    return {**compiled_forms(dialect), "__create__": create_latest(dialect)}
-
-
-def write_shipped() -> None:
-    text = json.dumps(shipped(), indent=1, sort_keys=True) + "\n"
-    SHIPPED.write_text(text, encoding="utf-8")
-
-
-if __name__ == "__main__":
-    write_shipped()
-    print(f"wrote {SHIPPED}")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ..jupyter_process import jupyter
+from tests.jupyter_process import jupyter
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).parents[2]

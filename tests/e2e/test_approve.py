@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .test_browser import loading_notebook, open_notebook, run_cells
+from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
 
 CLI = str(Path(sys.executable).with_name("jupyter-plans"))
 PROPOSAL = {

@@ -8,10 +8,9 @@ from pathlib import Path
 import nbformat
 
 from jupyter_plans import PlanStore
-from jupyter_plans._card import MIME_TYPE, card_data, card_html
-from jupyter_plans._text import render_text
-
-from .test_browser import loading_notebook, open_notebook, run_cells
+from jupyter_plans.plan.text import render_text
+from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
+from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
 
 HOSTILE = {
     "img": "<img src=x onerror=alert(1)>",

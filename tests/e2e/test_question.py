@@ -3,7 +3,7 @@ answered from it into the store, shown read-only in the Plan panel, hostile text
 
 from pathlib import Path
 
-from .test_browser import agent_session, live_card
+from tests.e2e.test_browser import agent_session, live_card
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # docs images are copied from here
 HOSTILE = "<img src=x onerror=alert(1)>"

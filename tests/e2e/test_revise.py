@@ -1,8 +1,8 @@
 """Asking for changes from the live card in a real JupyterLab and Chromium: the note survives
 the agent's writes while it is typed, and arrives in the store as the person's message."""
 
-from .test_browser import agent_session, live_card
-from .test_question import DRAFT as PROPOSAL  # a new session's plan, every step pending
+from tests.e2e.test_browser import agent_session, live_card
+from tests.e2e.test_question import DRAFT as PROPOSAL  # a new session's plan, every step pending
 
 NOTE = "Split by week, not month"
 

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans._fold import fold
-
-from ..engines import postgres_schema
+from jupyter_plans.plan.fold import fold
+from tests.engines import postgres_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS, UPDATES = 2, 300

@@ -9,9 +9,8 @@ import time
 from pathlib import Path
 
 from jupyter_plans import PlanStore
-from jupyter_plans._fold import fold
-
-from ._writer import arguments
+from jupyter_plans.plan.fold import fold
+from tests.reliability._writer import arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 50

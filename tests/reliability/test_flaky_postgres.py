@@ -13,8 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from jupyter_plans import PlanStore
-
-from ..engines import postgres_schema
+from tests.engines import postgres_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_plans import PlanStore
-from jupyter_plans._fold import fold
-
-from ..engines import ENGINES, database
+from jupyter_plans.plan.fold import fold
+from tests.engines import ENGINES, database
 
 _text = st.text(max_size=20) | st.sampled_from(
     ["\ud800", "a\udfffb", "tab\there", "nl\nx", "\x00", "\x7f", "\u0085", "é" * 121, "", "  "]

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from jupyter_plans import PlanStore
-from jupyter_plans._fold import fold
+from jupyter_plans.plan.fold import fold
 
 ROOT = Path(__file__).resolve().parents[2]
 PROCESSES, UPDATES = 4, 500

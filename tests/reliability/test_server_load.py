@@ -9,8 +9,7 @@ import threading
 import time
 
 from jupyter_plans import PlanStore
-
-from ..jupyter_process import jupyter
+from tests.jupyter_process import jupyter
 
 TOKEN = "plans-load-token"
 EVENTS = 40_000

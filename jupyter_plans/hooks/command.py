@@ -1,0 +1,92 @@
+"""`jupyter-plans hook EVENT` and `jupyter-plans hook install HOST`: the command line of the
+hooks. What each hook point answers is in points.py; the host's settings, in install.py."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .points import (
+    CONTEXT_LIMIT,
+    DEFAULT_GUARD,
+    EVENTS,
+    MIN_LIMIT,
+    PROMPT_LIMIT,
+    answer,
+    read_input,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        # argparse exits 2, which a host reads as "block this action" (and for a prompt, as
+        # "erase it"); a hook's usage error is a plain failure.
+        text = " ".join(message.encode("utf-8", "backslashreplace").decode().split())
+        print(f"{self.prog}: {text} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(1)
+
+
+def _where(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to read")
+    target.add_argument("--db", help="a plan file's path or a SQLAlchemy URL")
+    parser.add_argument(
+        "--session", metavar="SID", help="the session id (default: the file's current one)"
+    )
+    parser.add_argument(
+        "--guard",
+        type=_names,
+        default=DEFAULT_GUARD,
+        metavar="NAMES",
+        help="comma-separated tool names or patterns (mcp__*) that plan mode holds "
+        f"(default {','.join(DEFAULT_GUARD)})",
+    )
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _limit(text: str) -> int:
+    from ..agents.context import MAX_CONTEXT_CHARS
+
+    value = int(text)
+    if not MIN_LIMIT <= value <= MAX_CONTEXT_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"must be {MIN_LIMIT} to {MAX_CONTEXT_CHARS}; found {text}"
+        )
+    return value
+
+
+def _event_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="jupyter-plans hook",
+        description="Answer a coding agent's hook (Claude Code, Codex CLI) from the plan; the "
+        "host's hook JSON comes on stdin. `jupyter-plans hook install HOST` prints the settings.",
+    )
+    parser.add_argument("event", choices=EVENTS, metavar="EVENT", help=", ".join(EVENTS))
+    _where(parser)
+    parser.add_argument(
+        "--limit", type=_limit, default=CONTEXT_LIMIT, metavar="CHARS", help="at session start"
+    )
+    parser.add_argument(
+        "--prompt-limit", type=_limit, default=PROMPT_LIMIT, metavar="CHARS", help="with a prompt"
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["install"]:
+        from .install import install
+
+        return install(argv[1:], _Parser, _where)
+    args = _event_parser().parse_args(argv)  # without --session: the file's current session
+    payload, problem = read_input(getattr(sys.stdin, "buffer", None))
+    reply = answer(args, payload, problem)
+    if reply:
+        if "systemMessage" in reply:
+            print(reply["systemMessage"], file=sys.stderr)
+        # ASCII, so the answer parses whatever the locale of the host's pipe.
+        print(json.dumps(reply, separators=(",", ":")))
+    return 0

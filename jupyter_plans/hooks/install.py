@@ -1,0 +1,150 @@
+"""`jupyter-plans hook install HOST`: the settings that register the hooks for a project.
+
+Claude Code reads them from `.claude/settings.json`, Codex CLI from `.codex/hooks.json`; both
+files hold the same `{"hooks": {EVENT: [{matcher?, hooks: [{type, command, timeout}]}]}}`.
+`--write` merges them into the project's file: other settings and other hooks stay, a second
+run changes nothing, and the file is replaced in one step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from .points import DEFAULT_GUARD, EVENTS
+
+HOSTS = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
+TIMEOUT_SECONDS = 10  # the hook answers in well under a second; the hosts' default is longer
+
+
+def install(argv: list[str], parser_class, add_where) -> int:
+    parser = parser_class(
+        prog="jupyter-plans hook install",
+        description="Print the hook settings for HOST, or merge them into the project's file.",
+    )
+    parser.add_argument("host", choices=HOSTS, metavar="HOST", help=" or ".join(HOSTS))
+    add_where(parser)
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help=f"merge them into {' or '.join(HOSTS.values())} under the current folder",
+    )
+    args = parser.parse_args(argv)
+    hooks = settings(args.notebook, args.db, args.session, args.guard)
+    if not args.write:
+        print(json.dumps({"hooks": hooks}, indent=2))
+        return 0
+    path = Path.cwd() / HOSTS[args.host]
+    try:
+        write_merged(path, hooks)
+    except ValueError as exc:
+        print(f"jupyter-plans: {exc}", file=sys.stderr)
+        return 1
+    print(f"jupyter-plans: the hooks are registered in {path}")
+    return 0
+
+
+def settings(notebook, db, session, guard) -> dict:
+    """The `hooks` object: one command per event, with absolute paths."""
+    target = ["--notebook", os.path.abspath(notebook)] if notebook else ["--db", _db(db)]
+    if session is not None:
+        target += ["--session", session]
+    hooks = {}
+    for event in EVENTS:
+        command = [*_executable(), "hook", event, *target]
+        if event == "PreToolUse" and tuple(guard) != DEFAULT_GUARD:
+            command += ["--guard", ",".join(guard)]
+        handler = {"type": "command", "command": shlex.join(command), "timeout": TIMEOUT_SECONDS}
+        group = {"matcher": _matcher(guard)} if event == "PreToolUse" else {}
+        hooks[event] = [{**group, "hooks": [handler]}]
+    return hooks
+
+
+def _db(db: str) -> str:
+    return db if "://" in db else os.path.abspath(os.path.expanduser(db))
+
+
+def _executable() -> list[str]:
+    # The venv's own script, not resolved: resolving bin/python would leave the venv.
+    script = Path(os.path.abspath(sys.executable)).with_name("jupyter-plans")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("jupyter-plans")
+    if found:
+        return [os.path.abspath(found)]
+    return [os.path.abspath(sys.executable), "-m", "jupyter_plans.cli"]
+
+
+def _matcher(guard) -> str:
+    """The hosts' matcher for the guarded tools: names as they are, `*` patterns as regexes.
+
+    It only chooses when the hook runs; the hook itself decides with the same list.
+    """
+    return "|".join(
+        name if name.replace("_", "").isalnum() else ".*".join(map(_escape, name.split("*")))
+        for name in guard
+    )
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + c if not (c.isalnum() or c == "_") else c for c in text)
+
+
+def write_merged(path: Path, hooks: dict) -> None:
+    """Merge `hooks` into the settings file at `path`, atomically; ValueError when refused."""
+    if path.is_symlink():
+        raise ValueError(
+            f"{path} is a symbolic link; add the settings printed without --write by hand"
+        )
+    current: dict = {}
+    if path.exists():
+        try:
+            current = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ValueError(f"{path} is not valid JSON ({exc}); it was left as it is") from None
+        if not isinstance(current, dict) or not isinstance(current.get("hooks", {}), dict):
+            raise ValueError(f"{path} does not hold a settings object; it was left as it is")
+    registered = current.setdefault("hooks", {})
+    for event, groups in hooks.items():
+        ours = {handler["command"] for group in groups for handler in group["hooks"]}
+        if not isinstance(registered.get(event, []), list):
+            raise ValueError(f"{path}: hooks.{event} is not a list; it was left as it is")
+        kept = []
+        for group in registered.get(event, []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(handlers, list):
+                others = [
+                    h for h in handlers if not isinstance(h, dict) or h.get("command") not in ours
+                ]
+                if handlers and not others:
+                    continue  # a group of ours from an earlier run: replaced below
+                group = {**group, "hooks": others}
+            kept.append(group)
+        registered[event] = kept + groups
+    _replace(path, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
+
+
+def _replace(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current

@@ -1,0 +1,186 @@
+"""progress.md: a session's events told as a readable account, oldest first.
+
+Each line is one event that a reader would want: the plan's revisions and what changed in
+them, proposals and the person's decisions, the agent's questions and the person's words,
+cancelled turns, the final review, and the refusals worth knowing. A refused call that the
+agent corrected with its next call is counted, not listed. Bookkeeping (deliveries, the
+notices the agent is sent about a decision) is left out.
+"""
+
+from __future__ import annotations
+
+from ..plan.models import Event
+from ..plan.revision import diff_steps
+from .markdown import clipped, inert
+
+# The event of an accepted call, by kind: which tool it was.
+_ACCEPTED_TOOL = {
+    "decision_recorded": "record_decision",
+    "plan_finished": "finish_plan",
+    "question_asked": "ask_user",
+}
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
+def _b(ident: str) -> str:
+    return f"**{inert(ident)}**"
+
+
+def _ids(steps: list) -> str:
+    return ", ".join(_b(s if isinstance(s, str) else s["id"]) for s in steps)
+
+
+def _tool_of(event: Event) -> tuple[str | None, bool]:
+    """(the tool an agent's call event is of, whether it was accepted), or (None, False)."""
+    if event.kind == "tool_finished":
+        return event.data["name"], False
+    if event.kind == "plan_updated" and event.data["name"] != "user_edit":
+        return event.data["name"], True
+    return _ACCEPTED_TOOL.get(event.kind), True
+
+
+def _corrected(events: list[Event]) -> set[int]:
+    """The seqs of refused calls whose tool's very next call was accepted."""
+    corrected, refused = set(), None
+    for event in events:
+        name, accepted = _tool_of(event)
+        if name is None:
+            continue
+        if refused is not None and accepted and name == refused.data["name"]:
+            corrected.add(refused.seq)
+        refused = None if accepted else event
+    return corrected
+
+
+def _changes(before: dict | None, plan: dict) -> str:
+    """What a new revision changed, in words."""
+    old_steps = before["steps"] if before else []
+    diff = diff_steps(old_steps, plan["steps"])
+    old = {s["id"]: s for s in old_steps}
+    parts = []
+    if diff["added"]:
+        parts.append(f"added {_ids(diff['added'])}")
+    if diff["removed"]:
+        parts.append(f"removed {_ids(diff['removed'])}")
+    if diff["reworded"]:
+        parts.append(f"reworded {_ids(diff['reworded'])}")
+    if diff["reordered"] and not (diff["added"] or diff["removed"]):
+        parts.append("reordered the steps")
+    for step in plan["steps"]:
+        was = old.get(step["id"], {}).get("status")
+        if step["status"] == was or (was is None and step["status"] == "pending"):
+            continue
+        if step["status"] == "completed":
+            evidence = f" (evidence: {inert(step['evidence'])})" if step["evidence"] else ""
+            parts.append(f"marked {_b(step['id'])} complete{evidence}")
+        elif step["status"] == "in_progress":
+            parts.append(f"started {_b(step['id'])}")
+        elif was is not None:
+            parts.append(f"set {_b(step['id'])} back to pending")
+    revised = [
+        f for f in ("explanation", "findings", "objectives") if before and before[f] != plan[f]
+    ]
+    if revised:
+        listed = revised[0] if len(revised) == 1 else f"{', '.join(revised[:-1])} and {revised[-1]}"
+        parts.append(f"revised the {listed}")
+    return "; ".join(parts)
+
+
+def _plan_line(event: Event, before: dict | None) -> str:
+    plan, name = event.data["plan"], event.data["name"]
+    revision = plan["revision"]
+    if name == "plan_submit":
+        size = (
+            f"{_count(len(plan['steps']), 'step')}, {_count(len(plan['objectives']), 'objective')}"
+        )
+        changed = _changes(before, plan) if before else ""
+        return f"The agent proposed a plan as revision {revision}: {size}" + (
+            f" ({changed})." if changed else "."
+        )
+    who = "The person edited" if name == "user_edit" else "The agent updated"
+    if before is None and name != "user_edit":
+        return (
+            f"The agent wrote the plan (revision {revision}): {_count(len(plan['steps']), 'step')}"
+            f" in {_count(len(plan['phases']), 'phase')}, "
+            f"{_count(len(plan['objectives']), 'objective')}."
+        )
+    changed = _changes(before, plan) or "nothing in the steps changed"
+    return f"{who} the plan to revision {revision}: {changed}."
+
+
+def _line(event: Event, before: dict | None) -> str | None:
+    data, kind = event.data, event.kind
+    if kind == "plan_updated":
+        return _plan_line(event, before)
+    if kind == "tool_finished":
+        reason = inert(clipped(data["result"]["content"]))
+        return f"The agent's {inert(data['name'])} call was refused: {reason}"
+    if kind == "proposal_submitted":
+        return f"Proposal `{data['hash'][:12]}` (revision {data['revision']}) waits for the person."
+    if kind == "decision":
+        proposal = f"`{(data['hash'] or '')[:12]}`"
+        return {
+            "approved": f"The person approved proposal {proposal}.",
+            "changes_requested": f"The person asked for changes to proposal {proposal}.",
+            "left": f"The person left plan mode, dropping proposal {proposal}.",
+            "dropped": f"Plan mode started again, dropping proposal {proposal}.",
+        }.get(data["action"], f"Decision {inert(data['action'])} on proposal {proposal}.")
+    if kind == "mode_changed":
+        return "Plan mode on." if data["mode"] == "plan" else "Back to default mode."
+    if kind == "decision_recorded":
+        return f"The agent recorded a decision: {inert(data['title'])} (see decisions.md)."
+    if kind == "message_queued":
+        if data["source"] == "person":
+            return f"The person wrote: {inert(clipped(data['text']))}"
+        if data["source"] == "automatic":
+            return f"Automatic work was queued: {inert(clipped(data['text']))}"
+        return None  # a notice restates a decision the account already tells
+    if kind == "turn_cancelled":
+        return f"The agent's turn {inert(data['turn_id'])} was cancelled."
+    if kind == "question_asked":
+        return f"The agent asked the person: {inert(data['question'])}"
+    if kind == "question_closed":
+        if data["action"] == "answered":
+            return "That answered the agent's question."
+        return "The agent's question was dropped unanswered."
+    if kind == "plan_finished":
+        return (
+            f"The agent finished the plan at revision {data['revision']}, reviewing its "
+            f"{_count(len(data['review']), 'objective')} (see plan.md)."
+        )
+    if kind == "plan_reopened":
+        return f"Revision {data['revision']} reopened the finished plan."
+    if kind == "message_delivered":
+        return None
+    return f"Event {inert(kind)}."
+
+
+def progress_lines(events: list[Event]) -> list[str]:
+    """The account as Markdown lines: a heading per day (UTC), an item per event told."""
+    corrected = _corrected(events)
+    lines: list[str] = []
+    day, plan = None, None
+    for event in events:
+        text = None if event.seq in corrected else _line(event, plan)
+        if event.kind == "plan_updated":
+            plan = event.data["plan"]
+        if text is None:
+            continue
+        if event.at[:10] != day:
+            day = event.at[:10]
+            lines += ["", f"## {day} (UTC)", ""] if lines else [f"## {day} (UTC)", ""]
+        lines.append(f"- {event.at[11:19]}, event {event.seq}: {text}")
+    if not lines:
+        lines.append("Nothing has happened yet.")
+    if corrected:
+        count = len(corrected)
+        told = (
+            "call that the agent corrected with its next call is"
+            if count == 1
+            else "calls that the agent corrected with their next calls are"
+        )
+        lines += ["", f"{count} refused {told} not listed."]
+    return lines

@@ -1,0 +1,39 @@
+"""Names a package imports on first use (PEP 562), so a part of it loads without the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+
+def lazy_names(package: str, namespace: dict, where: dict[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` that imports `name` from the module `where[name]` (relative to
+    `package`) the first time it is asked for, and keeps it in `namespace`."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(import_module(where[name], package), name)
+        return value
+
+    return __getattr__
+
+
+class LazyModule:
+    """A module's names, imported with the module the first time one is used.
+
+    `models = LazyModule("jupyter_plans.plan.models")` lets a module refer to `models.Snapshot`
+    without loading pydantic until the first call that needs a model; after that, each name
+    is a plain attribute of this object.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(import_module(self._name), name)
+        setattr(self, name, value)
+        return value

@@ -1,0 +1,237 @@
+"""The %plan magic and the extension's life in a kernel: the store, the cards and the hooks."""
+
+from __future__ import annotations
+
+import sys
+
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.display import display
+from traitlets import Bool, Float, Unicode, validate
+
+from ..errors import DecisionRefused, PlanStoreError
+from ..plan.text import describe_event, status_line
+from ..plan.validation import quote
+from ..session import PlanSession, PlanStore
+from ..store import locate as _locate
+
+_VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export")
+
+
+@magics_class
+class PlanMagics(Magics):
+    """The %plan magic; its settings are read from ipython_config.py as c.PlanMagics.*"""
+
+    database = Unicode(
+        _locate.DEFAULT_TEMPLATE,
+        help="Where the plan is stored: a path or a SQLAlchemy URL. {notebook_dir}, "
+        "{notebook_stem}, {notebook_name} and {home} are filled in from the notebook.",
+    ).tag(config=True)
+    session_id = Unicode(
+        "",
+        help="The plan session to use; empty means the store's current session. The fields "
+        "of `database` may be used, e.g. {notebook_stem} for a session per notebook.",
+    ).tag(config=True)
+    poll_interval = Float(
+        0.2, help="Seconds between checks for changes made by other processes."
+    ).tag(config=True)
+    auto_display = Bool(
+        True,
+        help="Show the card when the extension loads (with what happened since this notebook "
+        "last showed it) and when a proposal arrives.",
+    ).tag(config=True)
+
+    @validate("poll_interval")
+    def _check_interval(self, proposal) -> float:
+        if not 0.01 <= proposal["value"] <= 60:
+            raise ValueError(f"poll_interval is {proposal['value']}; it must be 0.01 to 60 s")
+        return proposal["value"]
+
+    def __init__(self, shell=None, **kwargs) -> None:
+        super().__init__(shell=shell, **kwargs)
+        from .watch import CardWatcher
+
+        self.notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
+        session_id = _locate.session_name(self.session_id, self.notebook)
+        self.store = PlanStore(_locate.plan_database(self.database, self.notebook))
+        self.session: PlanSession = self.store.session(session_id)
+        self.watcher = CardWatcher(self.store, self.poll_interval)
+        self._shown_proposal = self.session.waiting_proposal()
+        self._show_after_cell = False
+        self._seen: int | None = None  # the newest cursor recorded as shown, this session
+        # Called with the verb after %plan approve, revise or TASK succeeds (an attached
+        # agent goes on in that cell); kept by whoever added them, who removes them.
+        self.decision_hooks: list = []
+
+    # The card.
+
+    def card(self):
+        from .widget import PlanCard
+
+        card = PlanCard(self.session, self.notebook.name if self.notebook else None)
+        self.watcher.add(card)
+        return card
+
+    def show(self) -> None:
+        card = self.card()
+        display(card)
+        self._remember_shown(card.snapshot.get("cursor", 0))
+
+    @property
+    def _notebook_key(self) -> str:
+        return self.notebook.name if self.notebook is not None else ""
+
+    def _remember_shown(self, cursor: int) -> None:
+        """Keep the cursor the person has seen, for the next kernel of this notebook."""
+        if self._seen is None or cursor > self._seen:
+            from .resume import remember_seen
+
+            remember_seen(self.session, self._notebook_key, cursor)
+            self._seen = cursor
+
+    def _remember_live_cards(self) -> None:
+        cursor = self.watcher.newest_cursor(self.session.session_id)
+        if cursor is not None:
+            self._remember_shown(cursor)
+
+    def after_cell(self, _result=None) -> None:
+        """With auto_display, show the card at the end of the cell that loaded the extension
+        (after any %plan new in that cell), and at the end of a cell in which a proposal came.
+        What the live cards show is remembered, for the next kernel of this notebook."""
+        waiting = self.session.waiting_proposal()
+        arrived = waiting is not None and waiting != self._shown_proposal
+        if self.auto_display and (self._show_after_cell or arrived):
+            self.show()
+        self._show_after_cell = False
+        self._shown_proposal = waiting
+        self._remember_live_cards()
+
+    # The magic.
+
+    @line_magic
+    def plan(self, line: str) -> None:
+        """Review and steer the agent's plan for this notebook.
+
+        %plan                  show the plan card (it stays current by itself)
+        %plan on               start plan mode: the agent researches and proposes
+        %plan TASK...          start plan mode and give the agent TASK to plan
+        %plan approve [HASH]   approve the proposal shown here last, while it waits (or
+                               the waiting one by its full 64-hex HASH)
+        %plan revise NOTES     ask for changes; NOTES go to the agent as your words
+        %plan off              leave plan mode, dropping any waiting proposal
+        %plan status           one line: mode, revision, progress, waiting proposal
+        %plan history [N]      the last N events (default 10) in words
+        %plan export DIR       write the journal (checkpoint, plan, decisions, progress) as
+                               Markdown files into DIR
+        %plan new              start a fresh plan session in the same file
+
+        Verbs match without case (%plan ON); a hash never does. A refused verb prints one
+        line on stderr and changes nothing.
+
+        Examples:
+            %plan Clean sales.csv and fit a baseline model of weekly revenue
+            %plan approve
+            %plan revise split the cleaning step; keep the outliers
+        """
+        words = line.strip()
+        if not words:
+            self.show()
+            return
+        verb, _, rest = words.partition(" ")
+        verb, rest = verb.lower(), rest.strip()
+        try:
+            if verb in _VERBS:
+                getattr(self, f"_verb_{verb}")(rest)
+            else:
+                self.session.start_planning(words)
+                print(f"Plan mode on; the agent has your task: {words}")
+        except (DecisionRefused, PlanStoreError) as refusal:
+            print(f"%plan {verb}: {refusal}", file=sys.stderr)
+            return
+        if verb in ("approve", "revise") or verb not in _VERBS:
+            for hook in list(self.decision_hooks):
+                hook(verb if verb in _VERBS else "task")
+
+    def _no_arguments(self, verb: str, rest: str) -> None:
+        if rest:
+            raise DecisionRefused(f"{verb} takes nothing after it; found {quote(rest)}")
+
+    def _verb_on(self, rest: str) -> None:
+        self._no_arguments("on", rest)
+        self.session.on()
+        print("Plan mode on: the agent researches and proposes; nothing changes until you approve.")
+
+    def _verb_off(self, rest: str) -> None:
+        self._no_arguments("off", rest)
+        self.session.off()
+        print("Plan mode off.")
+
+    def _verb_approve(self, rest: str) -> None:
+        # approve claims its whole line: anything after it must be the waiting hash.
+        if " " in rest:
+            raise DecisionRefused(
+                f"approve takes only the 64-hex hash of the waiting proposal; found {quote(rest)}"
+            )
+        # Without a hash: the proposal this kernel last showed, only while it still waits.
+        snapshot = self.session.approve(rest) if rest else self.session.approve_shown()
+        print(f"Approved proposal {snapshot.approved_proposal_hash[:12]}; the agent may proceed.")
+
+    def _verb_revise(self, rest: str) -> None:
+        if not rest:
+            raise DecisionRefused("revise needs NOTES: say what should change")
+        self.session.revise(rest)
+        print("Your notes went to the agent; the proposal is withdrawn until it submits again.")
+
+    def _verb_status(self, rest: str) -> None:
+        self._no_arguments("status", rest)
+        question = self.session.open_question_text()
+        finished = self.session.review_data() is not None
+        print(status_line(self.session.snapshot_data(), question, finished))
+
+    def _verb_history(self, rest: str) -> None:
+        if rest and not rest.isdigit():
+            raise DecisionRefused(f"history takes a number of events; found {quote(rest)}")
+        count = int(rest or 10)
+        events = self.session.events(after=max(0, self.session.cursor() - count))
+        print("\n".join(describe_event(e) for e in events) or "Nothing has happened yet.")
+
+    def _verb_new(self, rest: str) -> None:
+        self._no_arguments("new", rest)
+        taken = {s["session_id"] for s in self.store.sessions()} | {self.session.session_id}
+        number = len(taken) + 1
+        while f"session-{number}" in taken:
+            number += 1
+        self.session = self.store.session(f"session-{number}")
+        self.store.set_current_session(self.session.session_id)
+        self._shown_proposal = None
+        self._seen = None
+        print("Started a new plan session; earlier ones stay in the plan file.")
+
+    def _verb_export(self, rest: str) -> None:
+        if not rest:
+            raise DecisionRefused("export needs DIR: the folder to write the journal into")
+        from ..journal import export
+
+        cursor, files = export(self.session, rest)
+        names = ", ".join(file.name for file in files)
+        print(f"Wrote {names} to {files[0].parent} (cursor {cursor}).")
+
+    # Life cycle.
+
+    def start(self) -> None:
+        self._show_after_cell = True
+        self.shell.events.register("post_run_cell", self.after_cell)
+        if self.auto_display:  # the card follows at the end of the cell
+            from .resume import since_last_seen
+
+            told = since_last_seen(self.session, self._notebook_key)
+            if told:
+                print(told)
+
+    def stop(self) -> None:
+        try:
+            self._remember_live_cards()
+        except PlanStoreError:
+            pass  # a store that cannot be written now loses only the reminder
+        self.shell.events.unregister("post_run_cell", self.after_cell)
+        self.watcher.stop()
+        self.store.close()

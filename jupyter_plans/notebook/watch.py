@@ -1,0 +1,114 @@
+"""Keeps every card current: commits in this process at once, other processes' within a poll.
+
+Polling costs one `PRAGMA data_version` (or the backend's equivalent) per interval on the
+kernel's event loop; a card reads the store only when its session's cursor moved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import weakref
+from typing import TYPE_CHECKING
+
+from ..errors import PlanStoreError
+
+if TYPE_CHECKING:
+    from ..store import Store as PlanStore
+    from .widget import PlanCard
+
+_log = logging.getLogger("jupyter_plans")
+
+
+class CardWatcher:
+    def __init__(self, store: PlanStore, interval: float) -> None:
+        self.store = store
+        self.interval = interval
+        self._cards: weakref.WeakSet[PlanCard] = weakref.WeakSet()
+        self._token: int | None = None
+        self._generation = store.generation
+        self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = threading.get_ident()
+        self._unsubscribe = store.subscribe(self._on_commit)
+
+    def add(self, card: PlanCard) -> None:
+        self._cards.add(card)
+        self._start()
+
+    def _start(self) -> None:
+        if self._task is not None:
+            return
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # a terminal IPython: no event loop, and no widget to keep current
+        self._token = self.store.change_token()
+        self._task = self._loop.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                self.check()
+            except PlanStoreError as exc:
+                # The plan file was replaced by one that is refused: the cards keep what they
+                # show, and the watching goes on (the next change at the path is looked at).
+                _log.warning("%s", exc)
+
+    def check(self) -> None:
+        """Refresh the cards if any process committed since the last check."""
+        token = self.store.change_token()
+        if token != self._token:
+            self._token = token
+            self.refresh()
+
+    def refresh(self, session_id: str | None = None) -> None:
+        if self.store.generation != self._generation:
+            session_id = None  # another plan file is at the path: every card, below
+        cursors: dict[str, int] = {}  # one read per session, however many cards show it
+        shown = []
+        for card in list(self._cards):
+            if card.comm is None:  # closed
+                self._cards.discard(card)
+                continue
+            sid = card.session.session_id
+            if session_id is not None and sid != session_id:
+                continue
+            if sid not in cursors:
+                cursors[sid] = card.session.cursor()
+            shown.append(card)
+        if self.store.generation != self._generation:
+            # The plan file was deleted or replaced: the history at the path is another one,
+            # so a cursor equal to a card's does not mean the same plan.
+            self._generation = self.store.generation
+            shown = [card for card in list(self._cards) if card.comm is not None]
+            cursors.clear()  # so that every card below is refreshed
+        for card in shown:
+            if cursors.get(card.session.session_id) != card.snapshot.get("cursor"):
+                card.refresh()
+
+    def newest_cursor(self, session_id: str) -> int | None:
+        """The newest cursor a live card of `session_id` shows; None when none is live."""
+        cursors = [
+            card.snapshot.get("cursor", 0)
+            for card in list(self._cards)
+            if card.comm is not None and card.session.session_id == session_id
+        ]
+        return max(cursors, default=None)
+
+    def _on_commit(self, session_id: str, _cursor: int) -> None:
+        # A commit made by this kernel (an agent in a cell, a button) shows at once; one from
+        # another thread is handed to the event loop, which owns the widgets' messages.
+        if threading.get_ident() == self._thread:
+            self.refresh(session_id)
+        elif self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self.refresh, session_id)
+
+    def stop(self) -> None:
+        self._unsubscribe()
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self._cards.clear()

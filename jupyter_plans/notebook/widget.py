@@ -1,0 +1,128 @@
+"""PlanCard: the live plan card, an anywidget whose front end is built from labextension/src."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..errors import DecisionRefused, PlanStoreError
+from ..plan.text import render_text
+from ..plan.validation import quote
+from ..session import PlanSession
+from ..session.card import MIME_TYPE, card_data, card_html
+
+_STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
+
+
+def _asset(name: str) -> Path:
+    path = _STATIC / name
+    if not path.exists():
+        raise PlanStoreError(
+            f"the card's front end {path} is missing; build it with "
+            "`cd labextension && jlpm install && jlpm build` (pip install does this for you)"
+        )
+    return path
+
+
+class PlanCard(anywidget.AnyWidget):
+    """A card that shows one session's plan, answers its proposal and the agent's question.
+
+    The synced traits are the source of truth; buttons send one-off action messages that run
+    the same decisions as the %plan magic.
+    """
+
+    _esm = _asset("widget.js")
+    _css = _asset("widget.css")
+
+    snapshot = traitlets.Dict(help="The session's snapshot JSON (DESIGN section 5).").tag(sync=True)
+    notebook = traitlets.Unicode(
+        None, allow_none=True, help="The notebook's file name, shown in the header."
+    ).tag(sync=True)
+    changes = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="For a waiting re-proposal: steps added, removed and reworded since the last one.",
+    ).tag(sync=True)
+    question = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="The question the agent asked with ask_user, while it waits for the person's answer.",
+    ).tag(sync=True)
+    review = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="The agent's final review of every objective, while the plan is finished.",
+    ).tag(sync=True)
+    error = traitlets.Unicode(
+        None, allow_none=True, help="Why the card's last action was refused, in one line."
+    ).tag(sync=True)
+
+    def __init__(self, session: PlanSession, notebook: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**card_data(session, notebook), **kwargs)
+        self.session = session
+        self.on_msg(self._on_action)
+
+    def refresh(self) -> None:
+        """Bring the card up to date with the store (nothing is sent when nothing changed)."""
+        data = card_data(self.session, self.notebook)
+        with self.hold_sync():
+            self.snapshot = data["snapshot"]
+            self.changes = data["changes"]
+            self.question = data["question"]
+            self.review = data["review"]
+
+    def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
+        action = content.get("action") if isinstance(content, dict) else None
+        if action == "seen":  # the front end rendered this waiting proposal
+            self.session.mark_shown(content.get("hash"))
+            return
+        verbs = {
+            "approve": lambda: self.session.approve(_shown_hash(content)),
+            "revise": lambda: self.session.revise(content.get("notes", "")),
+            "off": self.session.off,
+            "on": self.session.on,
+            "edit": lambda: self.session.edit_plan(content.get("change")),
+            "answer": lambda: self.session.answer(content.get("text", "")),
+        }
+        if action not in verbs:
+            self.error = f"the card sent an unknown action {quote(action)}"
+            return
+        try:
+            verbs[action]()
+        except (DecisionRefused, PlanStoreError) as refusal:
+            self.error = str(refusal)
+        else:
+            self.error = None
+        self.refresh()
+
+    def __repr__(self) -> str:
+        return render_text(self.snapshot, self.question, self.review)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        # Displayed: the person is shown this card's waiting proposal, text and hash.
+        self.session.mark_shown(self.snapshot.get("pending_proposal_hash"))
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
+        bundle = dict(bundle)
+        bundle["text/plain"] = repr(self)  # whole, where ipywidgets would cut it at 110 characters
+        data = {
+            "snapshot": self.snapshot,
+            "notebook": self.notebook,
+            "changes": self.changes,
+            "question": self.question,
+            "review": self.review,
+        }
+        bundle[MIME_TYPE] = data
+        bundle["text/html"] = card_html(data)
+        return (bundle, metadata) if metadata is not None else bundle
+
+
+def _shown_hash(content: dict) -> str:
+    """The hash the card's approve button was showing: an approval binds what was shown."""
+    digest = content.get("hash")
+    if not isinstance(digest, str) or not digest:
+        raise DecisionRefused("the card sent no proposal hash to approve; nothing was approved")
+    return digest

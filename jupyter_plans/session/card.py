@@ -1,0 +1,90 @@
+"""What a card shows, as data (for the widget and the saved MIME bundle) and as escaped HTML."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from . import PlanSession
+
+MIME_TYPE = "application/vnd.jupyter-plans.card+json"
+_MARKS = {"pending": "○", "in_progress": "◐", "completed": "●"}
+
+
+def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
+    """The card's content: the snapshot, the notebook's name, the waiting proposal's changes,
+    the question the agent asked with ask_user while it waits for the person's answer, and
+    the final review while the plan is finished."""
+    changes = session.proposal_changes()
+    if changes is not None:
+        changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
+    return {
+        "snapshot": session.snapshot_data(),
+        "notebook": notebook,
+        "changes": changes,
+        "question": session.open_question_text(),
+        "review": session.review_data(),
+    }
+
+
+def card_html(data: dict[str, Any]) -> str:
+    """A static card for viewers without the extension (GitHub, nbconvert): all text escaped."""
+    snapshot, plan = data["snapshot"], data["snapshot"]["plan"]
+    mode = "PLAN MODE" if snapshot["mode"] == "plan" else "default mode"
+    head = f"<strong>Plan</strong> &middot; {escape(mode)}"
+    if data.get("notebook"):
+        head += f" &middot; {escape(data['notebook'])}"
+    asked = ""
+    if data.get("question"):
+        asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
+    if plan is None:
+        return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
+    done = sum(step["status"] == "completed" for step in plan["steps"])
+    review = data.get("review")
+    if review and review["revision"] == plan["revision"]:
+        head += " &middot; <strong>finished</strong>"
+    else:
+        review = None
+    parts = [f"<p>{head} &middot; rev {plan['revision']}</p>"]
+    if asked:
+        parts.append(asked)
+    if snapshot["pending_proposal_hash"]:
+        short = escape(snapshot["pending_proposal_hash"][:12])
+        parts.append(
+            f"<p><strong>Waiting for your decision</strong>: proposal <code>{short}</code></p>"
+        )
+    if plan["explanation"]:
+        parts.append(f"<p>{escape(plan['explanation'])}</p>")
+    parts.append(f"<p>{done} of {len(plan['steps'])} steps marked complete by the agent</p>")
+    for title, items in (("Findings", plan["findings"]), ("Objectives", plan["objectives"])):
+        if items:
+            listed = "".join(f"<li>{escape(item)}</li>" for item in items)
+            parts.append(f"<p><strong>{title}</strong></p><ul>{listed}</ul>")
+    for phase in plan["phases"]:
+        if phase["title"] is not None:
+            parts.append(f"<p><strong>{escape(phase['title'])}</strong></p>")
+        rows = []
+        for step in phase["steps"]:
+            mark, ident = _MARKS[step["status"]], escape(step["id"])
+            row = f"{mark} <code>{ident}</code> {escape(step['description'])}"
+            if step["evidence"]:
+                row += f" <em>(evidence: {escape(step['evidence'])})</em>"
+            rows.append(f"<li>{row}</li>")
+        parts.append(f'<ul style="list-style:none">{"".join(rows)}</ul>')
+    if review:
+        listed = "".join(
+            f"<li><strong>{escape(item['objective'])}</strong> &rarr; {escape(item['outcome'])}"
+            f" <em>(evidence: {escape(item['evidence'])})</em></li>"
+            for item in review["review"]
+        )
+        parts.append(
+            "<p><strong>Final review</strong>: the agent reviewed every objective</p>"
+            f"<ul>{listed}</ul>"
+        )
+    if snapshot["decisions"]:
+        listed = "".join(
+            f"<li><strong>{escape(d['title'])}</strong> &mdash; {escape(d['rationale'])}</li>"
+            for d in snapshot["decisions"]
+        )
+        parts.append(f"<p><strong>Decisions</strong></p><ul>{listed}</ul>")
+    return f'<div class="jp-plans-static">{"".join(parts)}</div>'

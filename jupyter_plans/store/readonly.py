@@ -1,0 +1,194 @@
+"""A plan store opened read-only, for the coding-agent hooks: it creates no file, runs no
+migration and takes no write lock, yet `PlanSession`'s reads (snapshot, open question, the
+context block) run on it unchanged.
+
+PlanStore opens a store to use it, so it creates a missing file and upgrades an old schema;
+a hook that runs before every tool call must do neither. This object offers the part of
+PlanStore's interface that reading uses (`read()`, `plan_cache`, `current_session_id()`) on a
+connection that cannot write: SQLite's `mode=ro`, or a PostgreSQL session whose transactions
+are read only. A plan file is read with the statements' shipped SQLite forms, so no
+SQLAlchemy is imported for it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ..errors import PlanStoreError
+from . import Store, check_session_id
+from .compiled import StatementCache
+from .migrations import LATEST
+from .sqlite import check_plan_file, reading_uri
+from .transaction import Tx, _line
+
+BUSY_TIMEOUT_SECONDS = 2.0  # a reader waits only for a WAL recovery or a non-WAL writer
+CONNECT_TIMEOUT_SECONDS = 3
+STATEMENT_TIMEOUT_MS = 2000
+# Columns every schema version has: the tool boundary reads them from any plan file.
+_GATE = "SELECT mode, pending_proposal_hash FROM plans_sessions WHERE session_id = {}"
+
+
+class StoreMissing(PlanStoreError):
+    """There is no plan to read yet: no file, or a database without plan tables."""
+
+
+class ReadOnlyStore:
+    """The reading half of a PlanStore, on a connection that cannot write."""
+
+    def __init__(self, connection: Any, dialect: Any, where: str, version: int, **driver: Any):
+        self._connection = connection
+        self._statements = StatementCache(dialect)
+        self.where = where
+        self.version = version
+        self._begin = driver["begin"]
+        self._placeholder = driver["placeholder"]
+        self.driver_error = driver["error"]
+        self.plan_cache: dict[str, tuple[int, dict]] = {}
+
+    def __repr__(self) -> str:
+        return self.where
+
+    def read(self) -> Tx:
+        return Tx(self._statements, self._begin, self)
+
+    def _cursor(self) -> Any:
+        return self._connection.cursor()
+
+    def _lost(self, cursor: Any) -> bool:
+        return False  # one short-lived process: a lost connection is an error, not a retry
+
+    # The store's own code, which reads through self.read() only.
+    current_session_id = Store.current_session_id
+
+    def check_schema(self) -> None:
+        """Refuse a session's full reads on an older schema: they need the one this code writes."""
+        if self.version < LATEST:
+            raise PlanStoreError(
+                f"{self} was written by an older jupyter-plans (plan schema version "
+                f"{self.version}, this one reads {LATEST}); open it once in the notebook to "
+                "upgrade it"
+            )
+
+    def gate(self, session_id: str | None = None) -> tuple[str, str | None]:
+        """The session's mode and its waiting proposal: what the tool boundary needs, read
+        from columns every schema version has, so an upgrade never lifts plan mode."""
+        if session_id is None:
+            session_id = self.current_session_id()
+        check_session_id(session_id)
+        cursor = self._cursor()
+        row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
+        return (row[0], row[1]) if row is not None else ("default", None)
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> ReadOnlyStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def open_read_only(url_or_path: str) -> ReadOnlyStore:
+    """The store at a path or URL, for reading; raises StoreMissing or PlanStoreError."""
+    if "://" not in url_or_path:
+        return _sqlite(Path(url_or_path).expanduser().absolute())
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(url_or_path)
+    except ArgumentError as exc:
+        raise PlanStoreError(f"cannot read the database URL: {exc}") from None
+    backend = url.get_backend_name()
+    if backend == "sqlite" and url.database not in (None, "", ":memory:"):
+        return _sqlite(Path(url.database).expanduser().absolute())
+    if backend in ("postgresql", "postgres"):
+        return _postgres(url)
+    raise PlanStoreError(
+        f"unsupported database {url.render_as_string(hide_password=True)!r}; give a path, "
+        "a sqlite:///PATH URL or a postgresql+psycopg:// URL"
+    )
+
+
+def _sqlite(path: Path) -> ReadOnlyStore:
+    # A dangling link does not exist either, so the link check comes first.
+    if not path.is_symlink() and not path.exists():
+        raise StoreMissing(f"there is no plan file at {path} yet")
+    # A symbolic link, another program's database, a truncated file, a newer schema.
+    version = check_plan_file(path)
+    if version == 0:
+        raise StoreMissing(f"{path} has no plan in it yet")
+    try:
+        connection = sqlite3.connect(
+            reading_uri(path),  # creates no side file, even where it cannot write
+            uri=True,
+            isolation_level=None,  # the transactions are Tx's
+            timeout=BUSY_TIMEOUT_SECONDS,
+        )
+    except sqlite3.Error as exc:
+        raise PlanStoreError(f"cannot open {path}: {exc}") from None
+    return ReadOnlyStore(
+        connection,
+        "sqlite",
+        str(path),
+        version,
+        begin="BEGIN",
+        placeholder="?",
+        error=sqlite3.Error,
+    )
+
+
+def _postgres(url: Any) -> ReadOnlyStore:
+    try:
+        import psycopg
+    except ImportError:
+        raise PlanStoreError(
+            "PostgreSQL needs psycopg 3: pip install 'jupyter-plans[postgres]'"
+        ) from None
+    from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+
+    where = url.render_as_string(hide_password=True)
+    options = [
+        url.query.get("options", ""),
+        "-c default_transaction_read_only=on",
+        f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+    ]
+    conninfo = url.set(drivername="postgresql").difference_update_query(["options"])
+    try:
+        connection = psycopg.connect(
+            conninfo.render_as_string(hide_password=False),
+            autocommit=True,  # the transactions are Tx's
+            options=" ".join(filter(None, options)),
+            connect_timeout=int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS)),
+        )
+    except psycopg.Error as exc:
+        raise PlanStoreError(f"cannot connect to {where}: {_line(exc)}") from None
+    try:
+        try:
+            row = connection.execute("SELECT max(version) FROM plans_schema_version").fetchone()
+        except psycopg.errors.UndefinedTable:
+            raise StoreMissing(f"{where} has no plan in it yet") from None
+        except psycopg.Error as exc:
+            raise PlanStoreError(f"{where} is not a readable plan store: {_line(exc)}") from None
+        if row[0] is None:
+            raise StoreMissing(f"{where} has no plan in it yet")
+        if row[0] > LATEST:
+            raise PlanStoreError(
+                f"{where} has plan schema version {row[0]}, newer than the {LATEST} this "
+                "jupyter-plans knows; upgrade jupyter-plans"
+            )
+    except BaseException:
+        connection.close()
+        raise
+    return ReadOnlyStore(
+        connection,
+        PGDialect_psycopg(),
+        where,
+        row[0],
+        begin="BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        placeholder="%s",
+        error=psycopg.Error,
+    )

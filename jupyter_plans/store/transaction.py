@@ -1,0 +1,158 @@
+"""Transactions on a held driver connection, running Core statements compiled once per store.
+
+SQLAlchemy builds and compiles every statement (for whichever dialect the store uses); the
+statements then run straight on the driver. Measured on a 12-step plan, SQLAlchemy's execution
+layer (pool checkout, events, result objects) cost more than the commit's fsync; this keeps the
+SQL in Core and the time in the database.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConnectionLost, PlanStoreError
+
+if TYPE_CHECKING:
+    from .compiled import Prepared, StatementCache
+
+# The execution option that marks a SQLAlchemy connection (migrations) as a writer.
+WRITE_OPTION = "plans_write"
+
+
+ATTEMPTS = 5
+FOLLOWS = 3  # how many times one transaction opens a replaced plan file before giving up
+
+
+def reconnecting(operation):
+    """Run `operation` again, from a fresh read of the session, when the database connection
+    was lost before its commit (or its commit is known not to have landed). Never more than
+    a few times: a database that keeps dropping connections is reported."""
+
+    @functools.wraps(operation)
+    def run(self, *args, **kwargs):
+        for attempt in range(ATTEMPTS):
+            try:
+                return operation(self, *args, **kwargs)
+            except ConnectionLost:
+                if attempt == ATTEMPTS - 1:
+                    raise
+                time.sleep(0.02 * 2**attempt)  # a server restarting needs a moment
+        raise AssertionError("unreachable")
+
+    return run
+
+
+class Tx:
+    """One transaction, as a context manager: it commits when the block ends and rolls back if
+    the block raises (nothing is committed in a finally). Rows come with attribute access.
+
+    A connection found dead at BEGIN is replaced at once (nothing was done on it yet). One
+    lost later raises ConnectionLost, and the store opens a new one for the next transaction.
+
+    On a plan file, once BEGIN has run (a writer then holds the lock), the store looks that
+    the file at its path is still the one the connection has open; if it was deleted or
+    replaced, the transaction begins again on what is there now (see PlanStore._follow).
+    """
+
+    __slots__ = ("_cursor", "_statements", "_begin", "_store", "_write")
+
+    def __init__(
+        self, statements: StatementCache, begin: str, store: Any, write: bool | None = None
+    ) -> None:
+        self._cursor = None
+        self._statements = statements
+        self._begin = begin
+        self._store = store
+        self._write = write  # None: no file to look at (PostgreSQL, a read-only store)
+
+    def __enter__(self) -> Tx:
+        store, write = self._store, self._write
+        for attempt in range(FOLLOWS + 1):
+            self._cursor = store._cursor()
+            try:
+                self._cursor.execute(self._begin)
+            except store.driver_error as exc:
+                if write is not None and not store._on_file(write):
+                    store._follow(write)  # the old file's connection may fail to begin
+                    continue
+                if store._lost(self._cursor):
+                    if attempt == 0:
+                        continue  # a connection found dead before any work: replace it at once
+                    # Again: the operation is run again after a pause, as one lost later is.
+                    raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
+                raise PlanStoreError(f"cannot use {store}: {_line(exc)}") from exc
+            if write is None or store._on_file(write):
+                return self
+            try:
+                self._cursor.execute("ROLLBACK")
+            except store.driver_error:
+                pass  # the connection is let go of next, whatever state it is in
+            store._follow(write)
+        raise PlanStoreError(f"cannot use {store}: the file at its path keeps being replaced")
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        store = self._store
+        if kind is None:
+            try:
+                self._cursor.execute("COMMIT")
+                return
+            except store.driver_error as exc:
+                if store._lost(self._cursor):
+                    raise ConnectionLost(
+                        f"{store}: the connection was lost while committing: {_line(exc)}",
+                        committing=True,
+                    ) from exc
+                error = exc
+        if isinstance(error, store.driver_error) and store._lost(self._cursor):
+            raise ConnectionLost(f"{store}: the connection was lost: {_line(error)}") from error
+        try:
+            self._cursor.execute("ROLLBACK")
+        except store.driver_error:
+            pass  # the database already ended the transaction (SQLite does on some errors)
+        if isinstance(error, store.driver_error):
+            raise PlanStoreError(f"{store}: the change was not saved: {_line(error)}") from error
+
+    def _params(self, compiled: Prepared, params: dict | None) -> Any:
+        if compiled.defaults:
+            params = {**compiled.defaults, **(params or {})}
+        elif params is None:
+            params = {}
+        if compiled.positions is None:
+            return params
+        return compiled.positions(params)
+
+    def execute(self, statement: Any, params: dict | None = None) -> int:
+        """Run a statement; return the number of rows it changed."""
+        compiled = self._statements.get(statement)
+        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        return self._cursor.rowcount
+
+    def execute_many(self, statement: Any, rows: list[dict]) -> None:
+        compiled = self._statements.get(statement)
+        self._cursor.executemany(compiled.sql, [self._params(compiled, r) for r in rows])
+
+    def all(self, statement: Any, params: dict | None = None) -> list:
+        compiled = self._statements.get(statement)
+        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        return [compiled.row._make(r) for r in self._cursor.fetchall()]
+
+    def first(self, statement: Any, params: dict | None = None) -> Any:
+        compiled = self._statements.get(statement)
+        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        found = self._cursor.fetchone()
+        return None if found is None else compiled.row._make(found)
+
+    def value(self, sql: str) -> Any:
+        """The first column of the first row of plain SQL that takes no parameters."""
+        return self._cursor.execute(sql).fetchone()[0]
+
+    def scalar(self, statement: Any, params: dict | None = None) -> Any:
+        row = self.first(statement, params)
+        return None if row is None else row[0]
+
+
+def _line(error: BaseException) -> str:
+    """A driver's message, first line only: PostgreSQL adds CONTEXT and HINT lines."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

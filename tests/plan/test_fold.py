@@ -1,0 +1,100 @@
+"""Folding the events from the start reproduces the snapshot, after every operation."""
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_plans import DecisionRefused, PlanStore
+from jupyter_plans.plan.fold import fold
+from tests.engines import ENGINES, database
+
+_IDS = ["a", "b", "c", "d"]
+
+_step = st.builds(
+    lambda i, status, deps, text: {
+        "id": i,
+        "description": text,
+        "status": status,
+        "depends_on": deps,
+    },
+    st.sampled_from(_IDS),
+    st.sampled_from(["pending", "in_progress", "completed", "done"]),
+    st.lists(st.sampled_from(_IDS), max_size=2),
+    st.sampled_from(["load", "clean", "plot", "   "]),
+)
+_plan = st.fixed_dictionaries(
+    {"steps": st.lists(_step, max_size=4), "stale": st.booleans(), "titled": st.booleans()}
+)
+_operation = st.one_of(
+    st.tuples(st.just("update_plan"), _plan, st.sampled_from([None, "t1", "t2", "t3"])),
+    st.tuples(st.just("plan_submit"), _plan, st.sampled_from([None, "t1", "t2", "t3"])),
+    st.tuples(st.just("record_decision"), st.sampled_from(["keep", " "])),
+    st.tuples(st.just("edit"), _plan),
+    st.tuples(st.just("verb"), st.sampled_from(["on", "off", "approve", "approve_bad", "revise"])),
+    st.tuples(st.just("queue"), st.sampled_from(["person", "automatic"])),
+    st.tuples(st.just("deliver")),
+    st.tuples(st.just("retry")),
+)
+
+
+def _args(plan, snapshot, proposal):
+    revision = snapshot.plan.revision if snapshot.plan else 0
+    steps = [dict(s) for s in plan["steps"]]
+    if proposal:
+        for step in steps:
+            step["status"] = "pending"
+    body = {"phases": [{"title": "P", "steps": steps}]} if plan["titled"] else {"steps": steps}
+    return {"expected_revision": revision + (1 if plan["stale"] else 0), **body}
+
+
+def _apply(session, operation, counter):
+    kind = operation[0]
+    snapshot = session.snapshot()
+    if kind in ("update_plan", "plan_submit"):
+        args = _args(operation[1], snapshot, kind == "plan_submit")
+        session.call_tool(kind, args, turn_id=operation[2], call_id=f"c{counter}")
+    elif kind == "record_decision":
+        session.call_tool("record_decision", {"title": operation[1], "rationale": "because"})
+    elif kind == "retry":
+        session.call_tool("record_decision", {"title": "again", "rationale": "r"}, call_id="c1")
+    elif kind == "edit":
+        try:
+            session.edit_plan(_args(operation[1], snapshot, False))
+        except DecisionRefused:
+            pass
+    elif kind == "verb":
+        verb = operation[1]
+        try:
+            if verb == "approve_bad":
+                session.approve("0" * 64)
+            elif verb == "revise":
+                session.revise("please split step b")
+            else:
+                getattr(session, verb)()
+        except DecisionRefused:
+            pass
+    elif kind == "queue":
+        session.queue_message(f"message {counter}", source=operation[1])
+    else:
+        session.deliver()
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@pytest.mark.parametrize("engine", ENGINES)
+@given(st.lists(_operation, min_size=1, max_size=25))
+def test_folding_events_reproduces_the_snapshot_after_every_operation(engine, operations):
+    with tempfile.TemporaryDirectory() as folder, database(engine, Path(folder)) as location:
+        with PlanStore(location) as store:
+            session = store.session("s")
+            for counter, operation in enumerate(operations):
+                _apply(session, operation, counter)
+                events = session.events()
+                assert [e.seq for e in events] == list(range(1, len(events) + 1))
+                assert fold("s", events) == session.snapshot()

@@ -1,0 +1,314 @@
+"""The plan routes through a real `jupyter server`: auth, shapes, refusals, and the live stream."""
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from jupyter_plans import PlanStore
+from tests.conftest import SERVER_TOKEN as TOKEN
+
+PROPOSAL = {
+    "explanation": "why",
+    "findings": [],
+    "objectives": ["a chart"],
+    "steps": [{"id": "load", "description": "Load the data"}],
+}
+
+
+def request(server, method, route, body=None, token=TOKEN, headers=None):
+    """(status, JSON body) of a request to the server."""
+    data = (
+        None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    )
+    req = urllib.request.Request(f"{server['base']}{route}", data=data, method=method)
+    if token:
+        req.add_header("Authorization", f"token {token}")
+    for key, value in (headers or {}).items():
+        req.add_header(key, value)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        text = error.read()
+        try:
+            return error.code, json.loads(text)
+        except ValueError:
+            return error.code, text.decode(errors="replace")
+
+
+@pytest.fixture
+def notebook(server, request):
+    """A notebook in the server root with a plan that has a waiting proposal."""
+    name = f"nb_{request.node.name[:40]}.ipynb".replace("[", "_").replace("]", "_")
+    (server["root"] / name).write_text("{}")
+    session = PlanStore(server["root"] / name.replace(".ipynb", ".plans.sqlite")).session("default")
+    session.on()
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    return name, session
+
+
+def test_every_route_refuses_a_request_without_a_token(server, notebook):
+    name, _ = notebook
+    for route in ("sessions", "snapshot", "events", "card"):
+        status, body = request(server, "GET", f"/api/plans/{route}?path={name}", token=None)
+        assert status == 403 and "waiting" not in json.dumps(body)
+    status, _ = request(server, "POST", f"/api/plans/decision?path={name}", {"action": "off"}, None)
+    assert status == 403
+
+
+def test_sessions_snapshot_and_events(server, notebook):
+    name, session = notebook
+    status, body = request(server, "GET", f"/api/plans/sessions?path={name}")
+    assert status == 200 and body["current"] == "default"
+    assert [s["session_id"] for s in body["sessions"]] == ["default"]
+    assert {"session_id", "cursor", "mode"} <= set(body["sessions"][0])
+    status, body = request(server, "GET", f"/api/plans/snapshot?path={name}")
+    assert status == 200 and body == session.snapshot().model_dump(mode="json")
+    status, body = request(server, "GET", f"/api/plans/events?path={name}&after=1")
+    assert status == 200
+    assert [e["seq"] for e in body["events"]] == [2, 3]
+    assert set(body["events"][0]) == {"seq", "kind", "data", "at"}
+    status, body = request(server, "GET", f"/api/plans/snapshot?path={name}&session=other")
+    assert status == 200 and body["session_id"] == "other" and body["cursor"] == 0
+
+
+def test_events_come_in_pages_with_limit_and_more(server, notebook):
+    name, session = notebook
+    for n in range(2, 7):
+        session.call_tool("record_decision", {"title": f"d{n}", "rationale": "r"})
+    route = f"/api/plans/events?path={name}"
+    status, body = request(server, "GET", f"{route}&after=1&limit=3")
+    assert status == 200 and [e["seq"] for e in body["events"]] == [2, 3, 4] and body["more"]
+    assert session.cursor() == 8
+    status, body = request(server, "GET", f"{route}&after=5&limit=3")
+    assert [e["seq"] for e in body["events"]] == [6, 7, 8] and body["more"] is False
+    status, body = request(server, "GET", route)
+    assert len(body["events"]) == session.cursor() and body["more"] is False
+    for n in range(1000):
+        session.call_tool("record_decision", {"title": f"more {n}", "rationale": "r"})
+    for limit in ("", "&limit=5000"):  # a page is at most 1000 events, however many are asked
+        status, body = request(server, "GET", f"{route}{limit}")
+        assert status == 200 and len(body["events"]) == 1000 and body["more"] is True
+
+
+@pytest.mark.parametrize(
+    "query, header",
+    [
+        ("after=" + str(10**26), None),
+        ("after=-1", None),
+        ("after=" + "9" * 5000, None),
+        ("after=1.5", None),
+        ("limit=0", None),
+        ("limit=" + str(10**26), None),
+        ("", str(10**26)),
+        ("", "x"),
+    ],
+)
+def test_numbers_out_of_bounds_are_400_never_500(server, notebook, query, header):
+    name, _ = notebook
+    headers = {"Last-Event-ID": header} if header else None
+    for accept in ("application/json", "text/event-stream"):
+        status, body = request(
+            server,
+            "GET",
+            f"/api/plans/events?path={name}&{query}",
+            headers={**(headers or {}), "Accept": accept},
+        )
+        assert status == 400 and "\n" not in body["message"], body
+
+
+def test_missing_notebook_and_plan_is_404_with_a_message(server):
+    status, body = request(server, "GET", "/api/plans/snapshot?path=nowhere.ipynb")
+    assert status == 404 and "nowhere.ipynb" in body["message"]
+
+
+def test_a_notebook_without_a_plan_file_has_an_empty_plan(server):
+    (server["root"] / "fresh.ipynb").write_text("{}")
+    status, body = request(server, "GET", "/api/plans/snapshot?path=fresh.ipynb")
+    assert status == 200 and body["plan"] is None and body["cursor"] == 0
+    assert not (server["root"] / "fresh.plans.sqlite").exists()  # reading creates nothing
+
+
+def test_decisions_200_409_and_400(server, notebook):
+    name, session = notebook
+    route = f"/api/plans/decision?path={name}"
+    digest = session.snapshot().pending_proposal_hash
+    status, body = request(server, "POST", route, {"action": "approve", "hash": digest.upper()})
+    assert status == 409 and "\n" not in body["message"]
+    assert session.snapshot().pending_proposal_hash == digest  # nothing changed
+    for malformed in (b"{not json", {"action": "launch"}, {"action": "on", "extra": 1}, [1]):
+        status, body = request(server, "POST", route, malformed)
+        assert status == 400 and body["message"].startswith("malformed decision")
+    # An approval names the proposal the person was shown; without a hash it binds nothing.
+    for unnamed in ({"action": "approve"}, {"action": "approve", "hash": None}):
+        status, body = request(server, "POST", route, unnamed)
+        assert status == 400 and "hash" in body["message"] and "\n" not in body["message"]
+    assert session.snapshot().pending_proposal_hash == digest
+    status, body = request(server, "POST", route, {"action": "approve", "hash": digest})
+    assert status == 200 and body["mode"] == "default"
+    assert body["approved_proposal_hash"] == digest == session.snapshot().approved_proposal_hash
+    status, body = request(server, "POST", route, {"action": "revise", "notes": "more"})
+    assert status == 409 and "no proposal" in body["message"]
+
+
+def test_paths_that_leave_the_root_or_are_symlinks_are_refused(server, notebook, tmp_path):
+    name, _ = notebook
+    outside = tmp_path / "secret.ipynb"
+    outside.write_text("{}")
+    PlanStore(tmp_path / "secret.plans.sqlite").session("default").on()
+    for path in (f"../{tmp_path.name}/secret.ipynb", "../../etc/passwd", "/etc/passwd"):
+        status, _ = request(server, "GET", f"/api/plans/snapshot?path={path}")
+        assert status in (403, 404)
+    link = server["root"] / "linked.ipynb"
+    link.symlink_to(outside)
+    status, body = request(server, "GET", "/api/plans/snapshot?path=linked.ipynb")
+    assert status == 403 and "symbolic link" in body["message"]
+    (server["root"] / "plan_link.ipynb").write_text("{}")
+    (server["root"] / "plan_link.plans.sqlite").symlink_to(tmp_path / "secret.plans.sqlite")
+    status, body = request(server, "GET", "/api/plans/snapshot?path=plan_link.ipynb")
+    assert status == 403
+
+
+def _open_stream(server, name, last_event_id=None, after=None):
+    connection = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=10)
+    route = f"/api/plans/events?path={name}" + (f"&after={after}" if after is not None else "")
+    headers = {"Accept": "text/event-stream", "Authorization": f"token {TOKEN}"}
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = str(last_event_id)
+    connection.request("GET", route, headers=headers)
+    response = connection.getresponse()
+    assert response.status == 200
+    assert response.getheader("Content-Type").startswith("text/event-stream")
+    return connection, response
+
+
+def _next_event(response):
+    fields = {}
+    while True:
+        line = response.fp.readline().decode().rstrip("\n")
+        if not line:
+            if "data" in fields:
+                return int(fields["id"]), json.loads(fields["data"])
+            fields = {}
+            continue
+        if line.startswith(":"):
+            continue
+        key, _, value = line.partition(": ")
+        fields[key] = value
+
+
+def test_the_stream_resumes_after_last_event_id_and_sees_other_processes(server, notebook):
+    name, session = notebook
+    connection, response = _open_stream(server, name, last_event_id=2, after=0)
+    seq, event = _next_event(response)
+    assert seq == 3 and event["kind"] == "proposal_submitted"  # Last-Event-ID won over after=0
+    # Another process writes: the CLI.
+    cli = Path(sys.executable).with_name("jupyter-plans")
+    plan_file = server["root"] / name.replace(".ipynb", ".plans.sqlite")
+    started = time.monotonic()
+    digest = session.waiting_proposal()
+    subprocess.run(
+        [str(cli), "plan", "--db", str(plan_file), "--session", "default", "approve", digest],
+        check=True,
+    )
+    seqs = [_next_event(response)[0] for _ in range(3)]
+    print(
+        f"stream delivered another process's change {time.monotonic() - started:.2f} s"
+        " after the CLI started"
+    )
+    assert seqs == [4, 5, 6]
+    connection.close()
+
+
+def test_a_closed_stream_ends_on_the_server(server, notebook):
+    name, _ = notebook
+    sockets = f"/proc/{server['pid']}/fd"
+
+    def open_sockets():
+        count = 0
+        for fd in os.listdir(sockets):
+            try:
+                count += os.readlink(f"{sockets}/{fd}").startswith("socket:")
+            except OSError:
+                pass  # closed while we looked
+        return count
+
+    before = open_sockets()
+    for _ in range(5):
+        connection, response = _open_stream(server, name)
+        _next_event(response)
+        connection.close()
+    deadline = time.monotonic() + 5
+    while open_sockets() > before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert open_sockets() <= before, "the server kept streams whose clients had gone"
+
+
+def test_generated_queries_and_bodies_never_get_a_500(server, notebook, capsys):
+    """Hypothesis: hostile query strings (long, NUL, traversal, huge numbers) and decision
+    bodies get 200, 400, 403, 404 or 409 with a one-line message, never 500."""
+    from urllib.parse import quote as urlquote
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    name, _ = notebook
+    hostile = st.sampled_from(
+        [
+            "a" * 5000,
+            "x\x00y",
+            "../../etc/passwd",
+            "/etc/passwd",
+            "%",
+            "",
+            " ",
+            "\u202e",
+            str(10**26),
+            "-1",
+            "1e3",
+            name,
+            f"{name}/../{name}",
+            "." * 300,
+            "a/" * 2000,
+        ]
+    )
+    values = hostile | st.text(max_size=30)
+    bodies = st.one_of(
+        st.binary(max_size=40),
+        st.fixed_dictionaries(
+            {"action": st.sampled_from(["on", "off", "approve", "revise", "x"])},
+            optional={"hash": values | st.none(), "notes": values | st.integers()},
+        ).map(lambda d: json.dumps(d).encode()),
+    )
+    statuses: dict[int, int] = {}
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        st.sampled_from(["sessions", "snapshot", "events", "card", "decision"]),
+        st.dictionaries(st.sampled_from(["path", "session", "after", "limit"]), values),
+        bodies,
+    )
+    def check(route, query, body):
+        query.setdefault("path", name)
+        text = "&".join(f"{key}={urlquote(value, safe='')}" for key, value in query.items())
+        method = "POST" if route == "decision" else "GET"
+        status, answer = request(
+            server, method, f"/api/plans/{route}?{text}", body if method == "POST" else None
+        )
+        statuses[status] = statuses.get(status, 0) + 1
+        assert status in (200, 400, 403, 404, 409), (route, query, status, answer)
+        if status != 200 and isinstance(answer, dict):
+            assert "\n" not in answer.get("message", ""), answer
+
+    check()
+    with capsys.disabled():
+        print(f"\nhostile requests: {sum(statuses.values())} tried, by status {statuses}")
+    assert 500 not in statuses and statuses.get(400, 0) > 0, statuses

@@ -1,0 +1,208 @@
+"""The shape of the package holds: no import circle, no module over 400 lines, and each folder
+imports only from the folders below it (docs/architecture.md draws the floors).
+
+Imports inside functions count; imports under `if TYPE_CHECKING:` do not (they never run).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "jupyter_plans"
+
+MAX_LINES = 400
+
+# The floors, lowest first. A module may import from its own floor's folder and from any
+# floor below; never from a floor above, nor from another folder on its own floor.
+FLOORS: list[set[str]] = [
+    {"errors", "lazy"},
+    {"plan"},
+    {"store"},
+    {"session"},
+    {"journal"},
+    {"agents"},  # the agent's side; the person's surfaces above call into it
+    {"hooks", "notebook", "server"},
+    {"cli"},
+    {"__init__", "tools"},  # the public names
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {
+        module_name(path): path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "labextension" not in path.parts and "static" not in path.parts
+    }
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _resolve(module: str, is_package: bool, level: int, target: str | None) -> str:
+    if level == 0:
+        return target or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: -(level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that `module` imports, wherever in the file the import is."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, is_package, node.level, node.module)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                found.add(submodule if submodule in known else base)
+        elif isinstance(node, ast.Call) and _literal_module(node):
+            found.add(_literal_module(node))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return {name for name in found if name in known and name != module}
+
+
+def _literal_module(node: ast.Call) -> str:
+    """`import_module("jupyter_plans.x")` and `LazyModule("jupyter_plans.x")` count as imports."""
+    name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+    if name in {"import_module", "LazyModule"} and node.args:
+        first = node.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value
+    return ""
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    edges = {name: imports_of(name, path, known) for name, path in found.items()}
+    # Importing a.b.c runs a/__init__ and a/b/__init__ too, but those are the packages' own
+    # affair: an edge to a package's __init__ is kept only when the package itself is named.
+    return edges
+
+
+def find_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of two or more modules (Tarjan), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1 or node in edges.get(node, ()):
+                groups.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            connect(node)
+    return sorted(groups)
+
+
+def floor_of(module: str) -> tuple[int, str]:
+    parts = module.split(".")
+    folder = parts[1] if len(parts) > 1 else "__init__"
+    for number, names in enumerate(FLOORS):
+        if folder in names:
+            return number, folder
+    raise AssertionError(f"{module} is in no floor: add its folder to FLOORS and the docs")
+
+
+def test_the_graph_sees_the_imports_it_should():
+    """The reader of imports is itself checked: it finds relative, absolute and in-function
+    imports, and skips TYPE_CHECKING ones."""
+    edges = graph()
+    assert (
+        "jupyter_plans.plan.models"
+        in edges["jupyter_plans.session.plan_session"] | edges["jupyter_plans.session.transaction"]
+    )
+    assert "jupyter_plans.notebook.magics" in edges["jupyter_plans"]  # imported in a function
+    assert len(edges) > 50
+
+
+def test_no_import_circle():
+    cycles = find_cycles(graph())
+    assert cycles == [], "import circles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("module", sorted(modules()))
+def test_no_module_over_400_lines(module):
+    lines = len(modules()[module].read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{module} has {lines} lines; the limit is {MAX_LINES}"
+
+
+def test_imports_run_only_downward():
+    wrong = []
+    for module, targets in graph().items():
+        floor, folder = floor_of(module)
+        for target in targets:
+            target_floor, target_folder = floor_of(target)
+            if target_floor > floor or (target_floor == floor and target_folder != folder):
+                wrong.append(f"{module} -> {target}")
+    assert wrong == [], "imports that run up or across: " + ", ".join(sorted(wrong))
+
+
+def test_every_folder_says_its_job_in_its_init():
+    for init in sorted(PACKAGE.rglob("__init__.py")):
+        if "labextension" in init.parts:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc, f"{init.relative_to(PACKAGE.parent)} has no docstring saying its job"
+
+
+def test_no_private_module_at_the_root():
+    private = sorted(p.name for p in PACKAGE.glob("_*.py") if p.name != "__init__.py")
+    assert private == [], f"private modules at the package root: {private}"
+
+
+if __name__ == "__main__":
+    edges = graph()
+    for name in sorted(edges):
+        print(name, "->", ", ".join(sorted(t.removeprefix("jupyter_plans.") for t in edges[name])))
+    print("cycles:", find_cycles(edges))
