@@ -32,7 +32,10 @@ class PlanMagics(Magics):
         "of `database` may be used, e.g. {notebook_stem} for a session per notebook.",
     ).tag(config=True)
     poll_interval = Float(
-        0.2, help="Seconds between checks for changes made by other processes."
+        0.2,
+        help="Seconds between checks for changes made by other processes where no notice "
+        "comes (PostgreSQL, a network file system); on a local plan file the system's file "
+        "notifications show another process's change as it happens.",
     ).tag(config=True)
     auto_display = Bool(
         True,

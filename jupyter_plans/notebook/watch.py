@@ -1,7 +1,9 @@
-"""Keeps every card current: commits in this process at once, other processes' within a poll.
+"""Keeps every card current: commits in this process at once, other processes' as the file
+system tells of them (store/changes.py), and within a poll where it does not (PostgreSQL, a
+network file system).
 
-Polling costs one `PRAGMA data_version` (or the backend's equivalent) per interval on the
-kernel's event loop; a card reads the store only when its session's cursor moved.
+Looking costs one `PRAGMA data_version` (or the backend's equivalent) on the kernel's event
+loop; a card reads the store only when its session's cursor moved.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..errors import PlanStoreError
+from ..store.changes import on_change
 
 if TYPE_CHECKING:
     from ..store import Store as PlanStore
@@ -32,6 +35,7 @@ class CardWatcher:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.get_ident()
         self._unsubscribe = store.subscribe(self._on_commit)
+        self._unwatch = None
 
     def add(self, card: PlanCard) -> None:
         self._cards.add(card)
@@ -46,16 +50,24 @@ class CardWatcher:
             return  # a terminal IPython: no event loop, and no widget to keep current
         self._token = self.store.change_token()
         self._task = self._loop.create_task(self._poll())
+        if self.store.path is not None:
+            loop = self._loop
+            self._unwatch = on_change(
+                self.store.path, lambda: loop.is_closed() or loop.call_soon_threadsafe(self._look)
+            )
 
     async def _poll(self) -> None:
         while True:
             await asyncio.sleep(self.interval)
-            try:
-                self.check()
-            except PlanStoreError as exc:
-                # The plan file was replaced by one that is refused: the cards keep what they
-                # show, and the watching goes on (the next change at the path is looked at).
-                _log.warning("%s", exc)
+            self._look()
+
+    def _look(self) -> None:
+        try:
+            self.check()
+        except PlanStoreError as exc:
+            # The plan file was replaced by one that is refused: the cards keep what they
+            # show, and the watching goes on (the next change at the path is looked at).
+            _log.warning("%s", exc)
 
     def check(self) -> None:
         """Refresh the cards if any process committed since the last check."""
@@ -108,6 +120,9 @@ class CardWatcher:
 
     def stop(self) -> None:
         self._unsubscribe()
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
         if self._task is not None:
             self._task.cancel()
             self._task = None

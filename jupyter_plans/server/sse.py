@@ -11,13 +11,16 @@ import pydantic_core
 from tornado.iostream import StreamClosedError
 
 from ..errors import PlanStoreError
+from ..store.changes import on_change
 from .threads import off_loop, off_loop_page
 
 if TYPE_CHECKING:
     from ..session import PlanSession
     from .handlers import PlansHandler
 
-POLL_SECONDS = 0.1  # how often the stream looks for changes made by any process
+# How often the stream looks for changes made by any process when the file system sends no
+# notice of them (PostgreSQL, a network file system); a local plan file's notices wake it at once.
+POLL_SECONDS = 0.1
 KEEP_ALIVE_SECONDS = 15.0
 MAX_PAGE = 1000  # events in one answer of the events route, and in one page of a replay
 
@@ -45,11 +48,15 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
     handler.set_header("X-Accel-Buffering", "no")
     cursor, token, quiet_since = after, None, time.monotonic()
     generation = None
+    told, unwatch = asyncio.Event(), None
+    loop = asyncio.get_running_loop()
     try:
         await _send(handler, "retry: 1000\n\n")
         while not handler.request.connection.stream.closed():
             if session is None:  # no plan file yet: it may appear
                 session, _ = await off_loop(handler.session)
+            if unwatch is None and session is not None and session.store.path is not None:
+                unwatch = on_change(session.store.path, lambda: loop.call_soon_threadsafe(told.set))
             more = False
             if session is not None:
                 current = await off_loop(session.store.change_token)
@@ -68,11 +75,18 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
             if not more:
-                await asyncio.sleep(POLL_SECONDS)
+                try:
+                    await asyncio.wait_for(told.wait(), POLL_SECONDS)
+                except asyncio.TimeoutError:
+                    pass
+                told.clear()
     except StreamClosedError:
         return  # the client went away
     except PlanStoreError:
         return  # a file that is no plan file took the plan's place; a new request is refused
+    finally:
+        if unwatch is not None:
+            unwatch()
 
 
 async def _send(handler: PlansHandler, text: str) -> None:

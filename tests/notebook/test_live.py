@@ -67,3 +67,23 @@ def test_another_process_writes_and_the_card_follows(kernel, tmp_path):
         f"p95 {p95 * 1000:.0f} ms over {len(latencies)} changes"
     )
     assert p95 < 5  # generous: this proves it follows by itself, not a speed limit
+
+
+def test_the_file_systems_notice_not_the_poll_brings_another_process_change(kernel, tmp_path):
+    """With the poll set to a minute, each change still arrives in seconds: the kernel is told
+    by the file system (inotify through watchfiles), it does not wait for its next look."""
+    notebook = tmp_path / "told.ipynb"
+    config = "get_ipython().config.PlanMagics.poll_interval = 60\n"
+    opened = run(kernel, config + SETUP.format(notebook=str(notebook)))
+    cards = {
+        m["content"]["comm_id"]
+        for m in opened
+        if m["msg_type"] == "comm_open" and "snapshot" in m["content"]["data"]["state"]
+    }
+    writer = PlanStore(tmp_path / "told.plans.sqlite").session("default")
+    for revision in range(5):
+        steps = [{"id": "a", "description": f"revision {revision + 1}"}]
+        started = time.monotonic()
+        writer.call_tool("update_plan", {"expected_revision": revision, "steps": steps})
+        cards_reach(kernel, cards, writer.cursor(), started + 10)
+        assert time.monotonic() - started < 10  # the poll would take up to 60 s

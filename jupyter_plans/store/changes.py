@@ -1,0 +1,101 @@
+"""Another process's commit to a plan file, noticed as it happens: the operating system's file
+notifications (inotify on Linux), through watchfiles, on the file's folder.
+
+A card or an event stream that is told still reads the store's change token before anything
+else, so a notification is only a hint to look now; their poll stays, slower, for where the
+system sends none (a network file system) and for PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+_log = logging.getLogger("jupyter_plans")
+
+# Changes closer together than this are one notice: a commit writes the -wal and -shm files.
+STEP_MS = 10
+SIDE_SUFFIXES = ("", "-wal", "-journal")  # a commit changes one of these (WAL, or rollback)
+
+
+class _Folder:
+    """One watching thread for a folder, telling each plan file's listeners of its changes."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.listeners: dict[str, list[Callable[[], None]]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"jupyter-plans watch {folder}", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            from watchfiles import watch
+        except ImportError:  # the poll alone keeps the cards current
+            return
+        try:
+            for changes in watch(
+                self.folder,
+                watch_filter=lambda _change, path: Path(path).name in self._names(),
+                step=STEP_MS,
+                debounce=50,
+                recursive=False,
+                stop_event=self._stop,
+                raise_interrupt=False,
+            ):
+                told = {Path(path).name for _change, path in changes}
+                for name, callbacks in list(self.listeners.items()):
+                    if told & {name + suffix for suffix in SIDE_SUFFIXES}:
+                        for callback in list(callbacks):
+                            _tell(callback)
+        except Exception as exc:  # a folder that went away, no inotify: the poll goes on
+            _log.debug("jupyter_plans: not watching %s: %s", self.folder, exc, exc_info=True)
+
+    def _names(self) -> set[str]:
+        return {name + suffix for name in list(self.listeners) for suffix in SIDE_SUFFIXES}
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _tell(callback: Callable[[], None]) -> None:
+    try:
+        callback()
+    except Exception:  # one listener gone (a closed event loop) must not stop the others
+        _log.debug("jupyter_plans: a change listener failed", exc_info=True)
+
+
+_folders: dict[Path, _Folder] = {}
+_lock = threading.Lock()
+
+
+def on_change(plan_file: Path, callback: Callable[[], None]) -> Callable[[], None]:
+    """Call `callback()` (on a watching thread) soon after `plan_file` may have changed.
+
+    Returns the function that stops it. Nothing is watched when the folder cannot be (the
+    caller's poll then does the work).
+    """
+    plan_file = Path(plan_file).absolute()
+    folder, name = plan_file.parent, plan_file.name
+    with _lock:
+        watched = _folders.get(folder)
+        if watched is None:
+            watched = _folders[folder] = _Folder(folder)
+        watched.listeners.setdefault(name, []).append(callback)
+
+    def stop() -> None:
+        with _lock:
+            callbacks = watched.listeners.get(name, [])
+            if callback in callbacks:
+                callbacks.remove(callback)
+            if not callbacks:
+                watched.listeners.pop(name, None)
+            if not watched.listeners and _folders.get(folder) is watched:
+                del _folders[folder]
+                watched.stop()
+
+    return stop

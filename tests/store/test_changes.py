@@ -1,0 +1,53 @@
+"""A plan file's changes, told by the file system: another process's commit, and nothing else."""
+
+import subprocess
+import sys
+import threading
+import time
+
+from jupyter_plans import PlanStore
+from jupyter_plans.store.changes import on_change
+
+WRITE = """
+import sys
+from jupyter_plans import PlanStore
+PlanStore(sys.argv[1]).session().call_tool(
+    "update_plan", {"expected_revision": 0, "steps": [{"id": "a", "description": "x"}]}
+)
+"""
+
+
+def test_another_process_commit_is_told_and_a_neighbour_file_is_not(tmp_path):
+    plan, neighbour = tmp_path / "a.plans.sqlite", tmp_path / "b.plans.sqlite"
+    PlanStore(plan).close()
+    PlanStore(neighbour).close()
+    told, other = threading.Event(), threading.Event()
+    stop, stop_other = on_change(plan, told.set), on_change(neighbour, other.set)
+    try:
+        time.sleep(0.3)  # the watch is set up on its own thread
+        subprocess.run([sys.executable, "-c", WRITE, str(neighbour)], check=True)
+        assert other.wait(5), "the neighbour's commit was not told"
+        assert not told.wait(0.5), "a commit to another file was told as this one's"
+        subprocess.run([sys.executable, "-c", WRITE, str(plan)], check=True)
+        assert told.wait(5), "another process's commit was not told"
+    finally:
+        stop()
+        stop_other()
+
+
+def test_a_failing_listener_does_not_stop_the_others(tmp_path):
+    plan = tmp_path / "a.plans.sqlite"
+    PlanStore(plan).close()
+    told = threading.Event()
+
+    def broken():
+        raise RuntimeError("the loop is closed")
+
+    stops = [on_change(plan, broken), on_change(plan, told.set)]
+    try:
+        time.sleep(0.3)
+        subprocess.run([sys.executable, "-c", WRITE, str(plan)], check=True)
+        assert told.wait(5)
+    finally:
+        for stop in stops:
+            stop()
