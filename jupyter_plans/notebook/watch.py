@@ -39,7 +39,23 @@ class CardWatcher:
 
     def add(self, card: PlanCard) -> None:
         self._cards.add(card)
+        card.on_shown.append(self._shown)
         self._start()
+
+    def _shown(self, newest: PlanCard) -> None:
+        """One live card per session: the one shown last. The earlier ones keep what they
+        showed, so the notebook reads as the story of the plan. A superseded card shown again
+        is the live one again."""
+        if newest.superseded_by is not None:
+            newest.superseded_by = None
+            newest.refresh()
+        for card in list(self._cards):
+            if (
+                card is not newest
+                and card.superseded_by is None
+                and card.session.session_id == newest.session.session_id
+            ):
+                card.superseded_by = newest.model_id
 
     def _start(self) -> None:
         if self._task is not None:
@@ -85,6 +101,8 @@ class CardWatcher:
             if card.comm is None:  # closed
                 self._cards.discard(card)
                 continue
+            if card.superseded_by is not None:  # it keeps what it showed
+                continue
             sid = card.session.session_id
             if session_id is not None and sid != session_id:
                 continue
@@ -95,7 +113,7 @@ class CardWatcher:
             # The plan file was deleted or replaced: the history at the path is another one,
             # so a cursor equal to a card's does not mean the same plan.
             self._generation = self.store.generation
-            shown = [card for card in list(self._cards) if card.comm is not None]
+            shown = [c for c in list(self._cards) if c.comm is not None and c.superseded_by is None]
             cursors.clear()  # so that every card below is refreshed
         for card in shown:
             if cursors.get(card.session.session_id) != card.snapshot.get("cursor"):
@@ -106,7 +124,9 @@ class CardWatcher:
         cursors = [
             card.snapshot.get("cursor", 0)
             for card in list(self._cards)
-            if card.comm is not None and card.session.session_id == session_id
+            if card.comm is not None
+            and card.superseded_by is None
+            and card.session.session_id == session_id
         ]
         return max(cursors, default=None)
 

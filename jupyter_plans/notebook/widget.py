@@ -51,6 +51,17 @@ class PlanCard(anywidget.AnyWidget):
         allow_none=True,
         help="The question the agent asked with ask_user, while it waits for the person's answer.",
     ).tag(sync=True)
+    notes = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="The notes of the person's request for changes, until the agent's next proposal.",
+    ).tag(sync=True)
+    superseded_by = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="The model id of the newer card of this session shown after this one: this card "
+        "then keeps what it showed, and its buttons no longer act.",
+    ).tag(sync=True)
     review = traitlets.Dict(
         None,
         allow_none=True,
@@ -63,19 +74,28 @@ class PlanCard(anywidget.AnyWidget):
     def __init__(self, session: PlanSession, notebook: str | None = None, **kwargs: Any) -> None:
         super().__init__(**card_data(session, notebook), **kwargs)
         self.session = session
+        self.on_shown: list = []  # called with this card each time it is displayed
         self.on_msg(self._on_action)
 
     def refresh(self) -> None:
-        """Bring the card up to date with the store (nothing is sent when nothing changed)."""
+        """Bring the card up to date with the store (nothing is sent when nothing changed).
+        A superseded card keeps what it showed: the notebook reads as the plan's story."""
+        if self.superseded_by is not None:
+            return
         data = card_data(self.session, self.notebook)
         with self.hold_sync():
             self.snapshot = data["snapshot"]
             self.changes = data["changes"]
             self.question = data["question"]
+            self.notes = data["notes"]
             self.review = data["review"]
 
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None
+        if self.superseded_by is not None:
+            if action != "seen":
+                self.error = "this card was superseded by a newer card of the plan; use that one"
+            return
         if action == "seen":  # the front end rendered this waiting proposal
             self.session.mark_shown(content.get("hash"))
             return
@@ -102,8 +122,11 @@ class PlanCard(anywidget.AnyWidget):
         return render_text(self.snapshot, self.question, self.review)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        # Displayed: the person is shown this card's waiting proposal, text and hash.
+        # Displayed: the person is shown this card's waiting proposal, text and hash, and this
+        # card takes over from the earlier cards of its session.
         self.session.mark_shown(self.snapshot.get("pending_proposal_hash"))
+        for listener in list(self.on_shown):
+            listener(self)
         bundle = super()._repr_mimebundle_(**kwargs) or {}
         bundle, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
         bundle = dict(bundle)
@@ -113,6 +136,7 @@ class PlanCard(anywidget.AnyWidget):
             "notebook": self.notebook,
             "changes": self.changes,
             "question": self.question,
+            "notes": self.notes,
             "review": self.review,
         }
         bundle[MIME_TYPE] = data

@@ -13,8 +13,9 @@ _MARKS = {"pending": "○", "in_progress": "◐", "completed": "●"}
 
 def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
     """The card's content: the snapshot, the notebook's name, the waiting proposal's changes,
-    the question the agent asked with ask_user while it waits for the person's answer, and
-    the final review while the plan is finished."""
+    the question the agent asked with ask_user while it waits for the person's answer, the
+    notes of the person's request for changes until the agent's next proposal, and the final
+    review while the plan is finished."""
     changes = session.proposal_changes()
     if changes is not None:
         changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
@@ -23,6 +24,7 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
         "notebook": notebook,
         "changes": changes,
         "question": session.open_question_text(),
+        "notes": session.revise_notes(),
         "review": session.review_data(),
     }
 
@@ -37,6 +39,8 @@ def card_html(data: dict[str, Any]) -> str:
     asked = ""
     if data.get("question"):
         asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
+    if data.get("notes"):
+        asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
     if plan is None:
         return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
     done = sum(step["status"] == "completed" for step in plan["steps"])

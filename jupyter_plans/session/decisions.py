@@ -19,7 +19,7 @@ from ..store.transaction import reconnecting as _reconnecting
 if TYPE_CHECKING:
     from ..plan.models import Message, Snapshot
     from ..store import Store as PlanStore
-from .transaction import _Change, models
+from .transaction import _Change, _loads, models
 
 # What this process has shown the person of each store's sessions: the hash of the waiting
 # proposal that a card last displayed. A bare `%plan approve` binds that, never whatever is
@@ -118,6 +118,19 @@ class Decisions:
             self._decide(change, "changes_requested")
             self._queue(change, "person", notes)
         return self.snapshot()
+
+    def revise_notes(self) -> str | None:
+        """The notes of the person's last request for changes, until the agent's next proposal
+        (the card keeps them in view while the agent works on them)."""
+        with self.store.read() as tx:
+            last = tx.first("SELECT_LAST_VERDICT", {"sid": self.session_id})
+            if last is None or last.kind != "decision":
+                return None
+            if _loads(last.data).get("action") != "changes_requested":
+                return None
+            return tx.scalar(
+                "SELECT_PERSON_MESSAGE_AFTER", {"sid": self.session_id, "after": last.seq}
+            )
 
     @_reconnecting
     def edit_plan(self, changes: dict) -> Snapshot:

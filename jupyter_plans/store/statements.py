@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from sqlalchemy import and_, bindparam, func, insert, null, select, update
+from sqlalchemy import and_, bindparam, func, insert, null, or_, select, update
 
 from .schema import (
     decisions,
@@ -128,6 +128,26 @@ SELECT_LAST_TWO_PROPOSALS = (
     .where(proposals.c.session_id == _SID)
     .order_by(proposals.c.seq.desc())
     .limit(2)
+)
+# The person's last verdict, or the proposal after it: what the card's notes depend on.
+SELECT_LAST_VERDICT = (
+    select(events.c.seq, events.c.kind, events.c.data)
+    .where(
+        events.c.session_id == _SID,
+        or_(events.c.kind == "decision", events.c.kind == "proposal_submitted"),
+    )
+    .order_by(events.c.seq.desc())
+    .limit(1)
+)
+SELECT_PERSON_MESSAGE_AFTER = (
+    select(messages.c.text)
+    .where(
+        messages.c.session_id == _SID,
+        messages.c.source == "person",
+        messages.c.queued_seq > bindparam("after"),
+    )
+    .order_by(messages.c.queued_seq)
+    .limit(1)
 )
 INSERT_QUESTION = insert(questions)
 SELECT_OPEN_QUESTION = (

@@ -112,6 +112,47 @@ def test_two_cards_of_one_session_stay_in_step(proposed, store):
     watcher.stop()
 
 
+def test_the_card_shown_last_is_live_and_the_earlier_keeps_what_it_showed(proposed, store):
+    from jupyter_plans.notebook.watch import CardWatcher
+
+    watcher = CardWatcher(store, 0.2)
+    first, second, elsewhere = PlanCard(proposed), PlanCard(proposed), PlanCard(store.session("o"))
+    for card in (first, second, elsewhere):
+        watcher.add(card)
+    first._repr_mimebundle_()
+    second._repr_mimebundle_()
+    elsewhere._repr_mimebundle_()  # another session's card takes over nothing of this one
+    assert first.superseded_by == second.model_id
+    assert second.superseded_by is None and elsewhere.superseded_by is None
+    digest = first.snapshot["pending_proposal_hash"]
+    # The superseded card's buttons no longer act: the proposal still waits.
+    press(first, action="approve", hash=digest)
+    assert "superseded" in first.error
+    assert proposed.snapshot().pending_proposal_hash == digest
+    press(second, action="approve", hash=digest)
+    assert second.error is None and second.snapshot["mode"] == "default"
+    # The earlier card is the story: it still shows the proposal waiting, as when it was shown.
+    assert first.snapshot["pending_proposal_hash"] == digest and first.snapshot["mode"] == "plan"
+    watcher.stop()
+
+
+def test_the_notes_of_a_request_for_changes_stay_until_the_next_proposal(proposed):
+    card = PlanCard(proposed)
+    assert card.notes is None
+    press(card, action="revise", notes="split <b>the</b> load step")
+    assert card.error is None and card.notes == "split <b>the</b> load step"
+    bundle = card._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert bundle[MIME_TYPE]["notes"] == "split <b>the</b> load step"
+    assert "split &lt;b&gt;the&lt;/b&gt; load step" in bundle["text/html"]
+    proposed.call_tool("update_plan", {"expected_revision": 1, "steps": PROPOSAL["steps"]})
+    card.refresh()
+    assert card.notes == "split <b>the</b> load step"  # the agent works on them: still in view
+    proposed.call_tool("plan_submit", PROPOSAL, turn_id="t2")
+    card.refresh()
+    assert card.notes is None  # the next proposal answers them
+
+
 # The agent's question (ask_user): shown on the card, answered from it.
 
 QUESTION = "Hold out <img src=x onerror=alert(1)> the last month, or the last 30 days?"
