@@ -100,7 +100,7 @@ export class PlansApi {
     try {
       response = await ServerConnection.makeRequest(url, init, this.settings);
     } catch (error) {
-      throw new PlansApiError(0, `the Jupyter server did not answer: ${describe(error)}`);
+      throw new PlansApiError(0, `the Jupyter server did not answer: ${errorMessage(error)}`);
     }
     const text = await response.text();
     let parsed: unknown = null;
@@ -120,7 +120,8 @@ export class PlansApi {
   }
 }
 
-function describe(error: unknown): string {
+/** The one line to show for a failure: a refusal's reason, or whatever else was thrown. */
+export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -109,13 +109,3 @@ export interface CardActions {
    */
   answer?(text: string): void;
 }
-
-/** The synced traits of the Python `PlanCard` widget. */
-export type CardModel = {
-  snapshot: Snapshot;
-  notebook: string | null;
-  changes: Changes | null;
-  question: string | null;
-  review: FinalReview | null;
-  error: string | null;
-};

@@ -6,7 +6,17 @@
 
 import type { RenderProps } from "@anywidget/types";
 import { renderCard } from "./card";
-import type { CardActions, CardModel } from "./types";
+import type { CardActions, Changes, FinalReview, Snapshot } from "./types";
+
+/** The synced traits of the Python `PlanCard` widget; EVENTS below names each of them. */
+export type CardModel = {
+  snapshot: Snapshot;
+  notebook: string | null;
+  changes: Changes | null;
+  question: string | null;
+  review: FinalReview | null;
+  error: string | null;
+};
 
 const EVENTS = "change:snapshot change:changes change:question change:review change:error change:notebook";
 

@@ -1,8 +1,10 @@
 /**
- * A text field and the button that sends it: the person's answer to the agent's question
- * and their request for changes are written the same way.
+ * The controls that send the person's actions: a text field with its send button (an answer
+ * to the agent's question and a request for changes are written the same way), and Leave
+ * plan mode, offered by every banner that waits on the agent or the person.
  */
 
+import type { CardActions } from "../types";
 import type { CardContext } from "./context";
 import { button } from "./dom";
 import { startInflight } from "./state";
@@ -57,4 +59,22 @@ export function sendButton(
     if (!submit.disabled) submit.click();
   });
   return submit;
+}
+
+/** "Leave plan mode": disabled while any action waits, "Leaving…" while this one does. */
+export function leaveButton(ctx: CardContext, actions: CardActions, className = "jp-plans-button-ghost"): HTMLButtonElement {
+  const { state } = ctx;
+  return button(
+    {
+      class: className,
+      key: "off",
+      disabled: state.inflight !== null,
+      onClick: () => {
+        startInflight(state, "off", ctx.rerender);
+        actions.off();
+        ctx.rerender();
+      },
+    },
+    state.inflight?.kind === "off" ? "Leaving…" : "Leave plan mode",
+  );
 }

@@ -1,7 +1,7 @@
 /** The top of the card: error bar, header, explanation, and the decision banner. */
 
-import type { Changes } from "../types";
-import { sendButton } from "./compose";
+import type { CardActions, Changes } from "../types";
+import { leaveButton, sendButton } from "./compose";
 import type { CardContext } from "./context";
 import { button, h, inlineText, shortHash } from "./dom";
 import { icon } from "./icons";
@@ -177,20 +177,20 @@ function reviseForm(ctx: CardContext): HTMLElement {
   );
 }
 
-function decisionButtons(ctx: CardContext, hash: string): HTMLElement {
-  const { state, actions } = ctx;
+function decisionButtons(ctx: CardContext, actions: CardActions, hash: string): HTMLElement {
+  const { state } = ctx;
   const busy = state.inflight !== null;
   const kind = state.inflight?.kind;
-  const act = (which: "approve" | "off", run: () => void) => () => {
-    startInflight(state, which, ctx.rerender);
-    run();
+  const approve = () => {
+    startInflight(state, "approve", ctx.rerender);
+    actions.approve(hash);
     ctx.rerender();
   };
   return h(
     "div",
     "jp-plans-row jp-plans-decision-buttons",
     button(
-      { class: "jp-plans-button-primary", key: "approve", disabled: busy, onClick: act("approve", () => actions?.approve(hash)) },
+      { class: "jp-plans-button-primary", key: "approve", disabled: busy, onClick: approve },
       icon("check"),
       kind === "approve" ? "Approving…" : "Approve",
     ),
@@ -208,10 +208,7 @@ function decisionButtons(ctx: CardContext, hash: string): HTMLElement {
       },
       "Request changes…",
     ),
-    button(
-      { class: "jp-plans-button-ghost", key: "off", disabled: busy, onClick: act("off", () => actions?.off()) },
-      kind === "off" ? "Leaving…" : "Leave plan mode",
-    ),
+    leaveButton(ctx, actions),
   );
 }
 
@@ -231,7 +228,7 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
   );
   if (changes) banner.append(changeSummary(changes));
   if (actions) {
-    banner.append(decisionButtons(ctx, hash));
+    banner.append(decisionButtons(ctx, actions, hash));
     if (state.reviseOpen) banner.append(reviseForm(ctx));
     banner.append(copyHint(ctx, hash, "or run"));
   } else {
@@ -241,7 +238,7 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
 }
 
 export function researchingBanner(ctx: CardContext): HTMLElement {
-  const { actions, state } = ctx;
+  const { actions } = ctx;
   return h(
     "div",
     { class: "jp-plans-banner jp-plans-banner-researching", attrs: { role: "status" } },
@@ -251,21 +248,7 @@ export function researchingBanner(ctx: CardContext): HTMLElement {
       "jp-plans-banner-text",
       "The agent is researching and preparing a proposal for you to review here.",
     ),
-    actions
-      ? button(
-          {
-            class: "jp-plans-button-ghost",
-            key: "off",
-            disabled: state.inflight !== null,
-            onClick: () => {
-              startInflight(state, "off", ctx.rerender);
-              actions.off();
-              ctx.rerender();
-            },
-          },
-          state.inflight?.kind === "off" ? "Leaving…" : "Leave plan mode",
-        )
-      : null,
+    actions ? leaveButton(ctx, actions) : null,
   );
 }
 

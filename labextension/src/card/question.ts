@@ -3,11 +3,10 @@
  * goes to the agent as the person's own message.
  */
 
-import { sendButton } from "./compose";
+import { leaveButton, sendButton } from "./compose";
 import type { CardContext } from "./context";
-import { button, h, inlineText } from "./dom";
+import { h, inlineText } from "./dom";
 import { icon } from "./icons";
-import { startInflight } from "./state";
 
 function answerForm(ctx: CardContext, send: (text: string) => void): HTMLElement {
   const { state } = ctx;
@@ -49,22 +48,10 @@ function answerForm(ctx: CardContext, send: (text: string) => void): HTMLElement
 }
 
 /** Leaving plan mode also drops the question; offered here when no decision banner offers it. */
-function leaveButton(ctx: CardContext): HTMLElement | null {
-  const { actions, snapshot, state } = ctx;
+function questionLeaveButton(ctx: CardContext): HTMLElement | null {
+  const { actions, snapshot } = ctx;
   if (!actions || snapshot.mode !== "plan" || snapshot.pending_proposal_hash) return null;
-  return button(
-    {
-      class: "jp-plans-button-ghost jp-plans-question-leave",
-      key: "off",
-      disabled: state.inflight !== null,
-      onClick: () => {
-        startInflight(state, "off", ctx.rerender);
-        actions.off();
-        ctx.rerender();
-      },
-    },
-    state.inflight?.kind === "off" ? "Leaving…" : "Leave plan mode",
-  );
+  return leaveButton(ctx, actions, "jp-plans-button-ghost jp-plans-question-leave");
 }
 
 /**
@@ -84,7 +71,7 @@ export function questionBanner(ctx: CardContext, question: string): HTMLElement 
       h("strong", null, "The agent asks"),
       h("span", "jp-plans-muted", "· waiting for your answer"),
       h("span", "jp-plans-spacer"),
-      leaveButton(ctx),
+      questionLeaveButton(ctx),
     ),
     h("p", "jp-plans-question-text", inlineText(question)),
   );

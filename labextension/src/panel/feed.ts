@@ -3,9 +3,9 @@
  * session, one live event stream on it, and a slow poll for what the stream cannot tell.
  */
 
-import { PlanEventStream, PlansApiError } from "./api";
-import type { Decision, PlansApi, SessionList } from "./api";
-import type { CardData } from "./types";
+import { PlanEventStream, PlansApiError, errorMessage } from "../api";
+import type { Decision, PlansApi, SessionList } from "../api";
+import type { CardData } from "../types";
 
 export interface FeedSettings {
   /** How often the plan is re-read while its event stream is down, in seconds. */
@@ -27,10 +27,6 @@ export interface Refusal {
 
 /** Events often come in bursts (one tool call writes two or three): fetch once per burst. */
 const DEBOUNCE_MS = 150;
-
-export function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export class PlanFeed {
   private path: string | null = null;
@@ -114,7 +110,7 @@ export class PlanFeed {
     try {
       await this.api.decide(address, decision);
     } catch (error) {
-      refusal = { message: reason(error), cursor: this.shown.data.snapshot.cursor };
+      refusal = { message: errorMessage(error), cursor: this.shown.data.snapshot.cursor };
       try {
         refusal.cursor = (await this.api.snapshot(address)).cursor;
       } catch {
@@ -209,9 +205,9 @@ export class PlanFeed {
       this.closeStream();
       this.shown = { kind: "no-plan" };
     } else if (this.shown.kind === "card") {
-      this.failedRead = reason(error);
+      this.failedRead = errorMessage(error);
     } else {
-      this.shown = { kind: "failed", message: reason(error) };
+      this.shown = { kind: "failed", message: errorMessage(error) };
     }
     this.changed();
   }

@@ -5,8 +5,8 @@
 
 import { Dialog, showDialog } from "@jupyterlab/apputils";
 import { Widget } from "@lumino/widgets";
-import { h, plural } from "./card/dom";
-import type { Snapshot } from "./types";
+import { h, plural } from "../card/dom";
+import type { Snapshot } from "../types";
 
 /** As the Python side names a proposal in its one-line messages. */
 export const SHORT_HASH_LENGTH = 12;

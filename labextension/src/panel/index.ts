@@ -5,24 +5,17 @@
  */
 
 import { Widget } from "@lumino/widgets";
-import type { Decision, PlansApi } from "./api";
-import { renderCard } from "./card";
+import type { Decision, PlansApi } from "../api";
+import { renderCard } from "../card";
+import { h } from "../card/dom";
+import type { CardActions } from "../types";
 import { PlanFeed } from "./feed";
 import type { FeedSettings, FeedView } from "./feed";
-import type { CardActions } from "./types";
 
 export type PanelSettings = FeedSettings;
 
 const EDIT_NOTICE =
   "Edits are saved from the card in the notebook; the Plan panel cannot save them yet (your edit is still open below).";
-
-/** An element whose only content is text. */
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  element.className = className;
-  if (text !== undefined) element.textContent = text;
-  return element;
-}
 
 export class PlanPanel extends Widget {
   private readonly feed: PlanFeed;
@@ -30,11 +23,11 @@ export class PlanPanel extends Widget {
   /** The session's cursor when actionError was set: a later change makes it stale. */
   private actionErrorCursor: number | null = null;
 
-  private readonly sessionPicker = el("select", "jp-plans-panel-sessions");
-  private readonly pickerLabel = el("label", "jp-plans-panel-label", "Session");
-  private readonly status = el("span", "jp-plans-panel-status");
-  private readonly cardHost = el("div", "jp-plans-panel-card");
-  private readonly message = el("div", "jp-plans-panel-message");
+  private readonly sessionPicker = h("select", "jp-plans-panel-sessions");
+  private readonly pickerLabel = h("label", "jp-plans-panel-label", "Session");
+  private readonly status = h("span", "jp-plans-panel-status");
+  private readonly cardHost = h("div", "jp-plans-panel-card");
+  private readonly message = h("div", "jp-plans-panel-message");
   private readonly actions: CardActions;
 
   constructor(
@@ -51,13 +44,13 @@ export class PlanPanel extends Widget {
       this.clearActionError();
       this.feed.pickSession(this.sessionPicker.value);
     });
-    const refresh = el("button", "jp-plans-panel-refresh", "Refresh");
+    const refresh = h("button", "jp-plans-panel-refresh", "Refresh");
     refresh.type = "button";
     refresh.title = "Read the plan again";
     refresh.addEventListener("click", () => void this.feed.refresh());
-    const bar = el("div", "jp-plans-panel-bar");
-    bar.append(this.pickerLabel, el("span", "jp-plans-panel-spacer"), this.status, refresh);
-    const body = el("div", "jp-plans-panel-body");
+    const bar = h("div", "jp-plans-panel-bar");
+    bar.append(this.pickerLabel, h("span", "jp-plans-panel-spacer"), this.status, refresh);
+    const body = h("div", "jp-plans-panel-body");
     body.append(this.message, this.cardHost);
     this.node.append(bar, body);
 
@@ -148,26 +141,33 @@ export class PlanPanel extends Widget {
   private messageFor(view: Exclude<FeedView, { kind: "card" }>): Node[] {
     switch (view.kind) {
       case "no-notebook":
-        return [el("p", "jp-plans-panel-lead", "Open a notebook to see its plan here.")];
+        return [h("p", "jp-plans-panel-lead", "Open a notebook to see its plan here.")];
       case "loading":
-        return [el("p", "jp-plans-panel-muted", "Reading the plan…")];
+        return [h("p", "jp-plans-panel-muted", "Reading the plan…")];
       case "no-plan": {
-        const load = el("p", "jp-plans-panel-muted", "Load the extension in the notebook with ");
-        load.append(el("code", "", "%load_ext jupyter_plans"), document.createTextNode("."));
-        const start = el("p", "jp-plans-panel-muted", "Then start plan mode with ");
-        start.append(
-          el("code", "", "%plan on"),
-          document.createTextNode(" or give a task with "),
-          el("code", "", "%plan <task>"),
-          document.createTextNode(": the plan appears here as it is written."),
+        const load = h(
+          "p",
+          "jp-plans-panel-muted",
+          "Load the extension in the notebook with ",
+          h("code", null, "%load_ext jupyter_plans"),
+          ".",
         );
-        return [el("p", "jp-plans-panel-lead", "No plan yet for this notebook."), load, start];
+        const start = h(
+          "p",
+          "jp-plans-panel-muted",
+          "Then start plan mode with ",
+          h("code", null, "%plan on"),
+          " or give a task with ",
+          h("code", null, "%plan <task>"),
+          ": the plan appears here as it is written.",
+        );
+        return [h("p", "jp-plans-panel-lead", "No plan yet for this notebook."), load, start];
       }
       case "failed":
         return [
-          el("p", "jp-plans-panel-lead", "The plan could not be read."),
-          el("p", "jp-plans-panel-error", view.message),
-          el("p", "jp-plans-panel-muted", `Trying again every ${this.settings().pollFallbackSeconds} s.`),
+          h("p", "jp-plans-panel-lead", "The plan could not be read."),
+          h("p", "jp-plans-panel-error", view.message),
+          h("p", "jp-plans-panel-muted", `Trying again every ${this.settings().pollFallbackSeconds} s.`),
         ];
     }
   }
@@ -182,7 +182,7 @@ export class PlanPanel extends Widget {
         summary.session_id === list?.current ? "current" : null,
         summary.pending_proposal_hash ? "waiting" : summary.mode === "plan" ? "plan mode" : null,
       ].filter(Boolean);
-      const option = el("option", "", notes.length ? `${summary.session_id} (${notes.join(", ")})` : summary.session_id);
+      const option = h("option", null, notes.length ? `${summary.session_id} (${notes.join(", ")})` : summary.session_id);
       option.value = summary.session_id;
       return option;
     });

@@ -8,7 +8,7 @@ import type { ISessionContext } from "@jupyterlab/apputils";
 import type { IRenderMimeRegistry } from "@jupyterlab/rendermime";
 import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { Panel, Widget } from "@lumino/widgets";
-import { CARD_MIME_TYPE, renderSavedCard } from "./mime";
+import { CARD_MIME_TYPE, renderSavedCard } from "./saved";
 
 export const WIDGET_VIEW_MIME_TYPE = "application/vnd.jupyter.widget-view+json";
 

@@ -4,18 +4,18 @@
  * state (open sections, a half-typed note, an unsaved edit, focus) across calls.
  */
 
-import type { CardActions, CardData } from "./types";
-import type { CardContext } from "./card/context";
-import { KEY_ATTR, h } from "./card/dom";
-import { editor } from "./card/editor";
-import { decisionBanner, emptyState, errorBar, explanation, header, researchingBanner } from "./card/header";
-import { questionBanner } from "./card/question";
-import { currentReview, finishedBanner } from "./card/review";
-import { collapsible, decisionList, footer, progress, textList } from "./card/sections";
-import { stepList } from "./card/steps";
-import { dropStaleForms, settleInflight, stateFor } from "./card/state";
+import type { CardActions, CardData } from "../types";
+import type { CardContext } from "./context";
+import { KEY_ATTR, h } from "./dom";
+import { editor } from "./editor";
+import { decisionBanner, emptyState, errorBar, explanation, header, researchingBanner } from "./header";
+import { questionBanner } from "./question";
+import { currentReview, finishedBanner } from "./review";
+import { collapsible, decisionList, footer, progress, textList } from "./sections";
+import { stepList } from "./steps";
+import { dropStaleForms, settleInflight, stateFor } from "./state";
 
-export type { CardActions, CardData } from "./types";
+export type { CardActions, CardData } from "../types";
 
 interface FocusMemory {
   key: string;
