@@ -20,7 +20,7 @@ from ..plan.models import Snapshot
 from ..session import PlanSession
 from ..session.card import card_data
 from .files import Forbidden, PlanFiles
-from .sse import MAX_PAGE, event_json, stream_events
+from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
 from .threads import off_loop, off_loop_page
 
 
@@ -76,10 +76,16 @@ class PlansHandler(APIHandler):
 
 
 class SessionsHandler(PlansHandler):
+    """The file's sessions; with `Accept: text/event-stream`, again after each change."""
+
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        self.finish(await off_loop(self._sessions))
+        data = await off_loop(self._sessions)  # a bad path is refused before any stream
+        if "text/event-stream" in self.request.headers.get("Accept", ""):
+            await stream_sessions(self, self._sessions)
+            return
+        self.finish(data)
 
     def _sessions(self) -> dict:
         session, _ = self.session()

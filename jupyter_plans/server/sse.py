@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
+from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..errors import PlanStoreError
@@ -84,6 +85,43 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
         return  # the client went away
     except PlanStoreError:
         return  # a file that is no plan file took the plan's place; a new request is refused
+    finally:
+        if unwatch is not None:
+            unwatch()
+
+
+async def stream_sessions(handler: PlansHandler, read: Any) -> None:
+    """The file's sessions and its current one, `read()` again (off the loop) after each change
+    any process commits, sent as `event: sessions` whenever they differ from the last sent:
+    the Plan panel follows `%plan new` and another process's new session with it."""
+    handler.set_header("Content-Type", "text/event-stream")
+    handler.set_header("Cache-Control", "no-cache")
+    handler.set_header("X-Accel-Buffering", "no")
+    told, unwatch, loop = asyncio.Event(), None, asyncio.get_running_loop()
+    sent, token, quiet_since = None, None, time.monotonic()
+    try:
+        await _send(handler, "retry: 1000\n\n")
+        while not handler.request.connection.stream.closed():
+            session, _ = await off_loop(handler.session)
+            current = None if session is None else await off_loop(session.store.change_token)
+            if current is None or current != token:
+                data, token = await off_loop(read), current
+                text = pydantic_core.to_json(data).decode()
+                if text != sent:
+                    await _send(handler, f"event: sessions\ndata: {text}\n\n")
+                    sent, quiet_since = text, time.monotonic()
+            if unwatch is None and session is not None and session.store.path is not None:
+                unwatch = on_change(session.store.path, lambda: loop.call_soon_threadsafe(told.set))
+            if time.monotonic() - quiet_since > KEEP_ALIVE_SECONDS:
+                await _send(handler, ": keep-alive\n\n")
+                quiet_since = time.monotonic()
+            try:
+                await asyncio.wait_for(told.wait(), POLL_SECONDS)
+            except asyncio.TimeoutError:
+                pass
+            told.clear()
+    except (StreamClosedError, PlanStoreError, web.HTTPError):
+        return  # the client went away, or the notebook and its plan file did
     finally:
         if unwatch is not None:
             unwatch()

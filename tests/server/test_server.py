@@ -312,3 +312,53 @@ def test_generated_queries_and_bodies_never_get_a_500(server, notebook, capsys):
     with capsys.disabled():
         print(f"\nhostile requests: {sum(statuses.values())} tried, by status {statuses}")
     assert 500 not in statuses and statuses.get(400, 0) > 0, statuses
+
+
+def _next_message(response):
+    """The next Server-Sent Event as (event name, data), skipping comments."""
+    fields = {}
+    while True:
+        line = response.fp.readline().decode().rstrip("\n")
+        if not line:
+            if "data" in fields:
+                return fields.get("event"), json.loads(fields["data"])
+            fields = {}
+            continue
+        if not line.startswith(":"):
+            key, _, value = line.partition(": ")
+            fields[key] = value
+
+
+def test_the_sessions_stream_follows_a_new_session_made_by_another_process(server, notebook):
+    name, session = notebook
+    connection = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=10)
+    headers = {"Accept": "text/event-stream", "Authorization": f"token {TOKEN}"}
+    connection.request("GET", f"/api/plans/sessions?path={name}", headers=headers)
+    response = connection.getresponse()
+    assert response.status == 200
+    kind, first = _next_message(response)
+    assert kind == "sessions" and first["current"] == "default"
+    assert [s["session_id"] for s in first["sessions"]] == ["default"]
+    # Another process starts a new session, as `%plan new` does in a kernel.
+    other = PlanStore(session.store.path)
+    started = time.monotonic()
+    other.session("second").on()
+    other.set_current_session("second")
+    while True:
+        kind, data = _next_message(response)
+        if data["current"] == "second":
+            break
+    waited = time.monotonic() - started
+    assert [s["session_id"] for s in data["sessions"]] == ["default", "second"]
+    assert waited < 1, f"the new session reached the stream after {waited:.2f} s"
+    connection.close()
+    other.close()
+
+
+def test_the_sessions_stream_of_a_missing_notebook_is_404_not_a_stream(server):
+    connection = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=10)
+    headers = {"Accept": "text/event-stream", "Authorization": f"token {TOKEN}"}
+    connection.request("GET", "/api/plans/sessions?path=nowhere.ipynb", headers=headers)
+    response = connection.getresponse()
+    assert response.status == 404
+    assert "nowhere.ipynb" in json.loads(response.read())["message"]
