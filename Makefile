@@ -34,6 +34,7 @@ chromium:
 # A throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half of the suite.
 test: $(STAMP) chromium
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
+	cp scripts/nbval_conftest.py build/nbval/conftest.py
 	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env
 
 # After a change to what the card or the agents print: run the notebooks again, keep outputs.

@@ -3,11 +3,12 @@
     python scripts/run-notebooks.py
 
 nbval runs the notebooks one after another in one folder, in name order, each in a fresh
-kernel; a kernel outside JupyterLab does not know its notebook's name, so they share the
-folder's `default.plans.sqlite` (each starts its own session with `%plan new`). This runs
-them the same way, in a temporary copy of the folder, and writes each back in place.
+kernel told its notebook's path as JupyterLab tells it (`JPY_SESSION_NAME`, set by
+nbval_conftest.py), so each card names its notebook and each notebook has its own plan file.
+This runs them the same way, in a temporary copy of the folder, and writes each back in place.
 """
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -22,7 +23,7 @@ def run(path: Path, folder: str) -> None:
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(
         notebook, timeout=120, record_timing=False, resources={"metadata": {"path": folder}}
-    ).execute()
+    ).execute(env={**os.environ, "JPY_SESSION_NAME": str(path)})
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # times would change on every run
     nbformat.write(notebook, path)

@@ -1,0 +1,15 @@
+"""Copied beside the notebooks nbval runs (build/nbval/conftest.py): each notebook's kernel is
+told its notebook's path, as JupyterLab tells a kernel it starts, so the cards name their
+notebook as in the committed outputs (scripts/run-notebooks.py runs them the same way)."""
+
+import os
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    # Before the notebook's first cell sets up its file, which starts the kernel.
+    path = str(item.path)
+    if path.endswith(".ipynb") and os.environ.get("JPY_SESSION_NAME") != path:
+        os.environ["JPY_SESSION_NAME"] = path
