@@ -11,7 +11,7 @@ FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labexte
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,postgres]'
+	$(PY) -m pip install --quiet -e '.[test,postgres,acp]'
 	touch $(STAMP)
 
 # The quickstart notebook, run headlessly; prints the card as text.

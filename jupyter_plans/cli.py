@@ -107,6 +107,14 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
     ).add_argument("hook_args", nargs=argparse.REMAINDER)
 
+    # Parsed by jupyter_plans.agents.acp.command: listed here for --help only (see main).
+    commands.add_parser(
+        "acp",
+        help="stand between an ACP client and an ACP agent, keeping the agent's plan here "
+        "(jupyter-plans acp (--notebook NB | --db DB) [--session SID] -- AGENT [ARGS...])",
+        add_help=False,
+    ).add_argument("acp_args", nargs=argparse.REMAINDER)
+
     demo = commands.add_parser(
         "demo",
         help="run the scripted demo session and print the plan as it goes",
@@ -130,6 +138,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .hooks.command import main as hook_main
 
         return hook_main(argv[1:])
+    if argv[:1] == ["acp"]:
+        # Everything after `--` is the agent's own command line, not ours to parse.
+        from .agents.acp.command import main as acp_main
+
+        return acp_main(argv[1:])
     args = _parser().parse_args(argv)
     try:
         return _run(args)

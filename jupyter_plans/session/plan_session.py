@@ -17,12 +17,13 @@ from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
     from ..plan.models import Event, Message, Snapshot
+from .bridged import BridgedWrites
 from .decisions import Decisions
 from .tools import AgentTools
 from .transaction import EventData, _decode_event, _iso, _loads, _Writing, models
 
 
-class PlanSession(AgentTools, Decisions):
+class PlanSession(AgentTools, Decisions, BridgedWrites):
     """One durable plan. Every method that changes it is one transaction with its events."""
 
     def __init__(self, store: Store, session_id: str) -> None:

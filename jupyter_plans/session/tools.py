@@ -331,10 +331,15 @@ class AgentTools:
             data = _loads(tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": seq}))
         return {"revision": data["revision"], "review": data["review"]}
 
-    def _propose(self, change: _Change, digest: str, body: dict) -> None:
+    def _propose(self, change: _Change, digest: str, body: dict, text: str | None = None) -> int:
+        """Make `body` the waiting proposal; `text`, a bridged agent's whole proposal, is kept
+        in the event. Returns the event's seq."""
         s = change.state
         s.pending_proposal_hash = digest
-        seq = change.emit("proposal_submitted", {"hash": digest, "revision": s.revision})
+        data = {"hash": digest, "revision": s.revision}
+        if text is not None:
+            data["text"] = text
+        seq = change.emit("proposal_submitted", data)
         change.add(
             "INSERT_PROPOSAL",
             {
@@ -345,6 +350,7 @@ class AgentTools:
                 "body": _dumps(body),
             },
         )
+        return seq
 
 
 def _refused(change: _Change, name: Any, call_id: str | None, content: str) -> ToolResult:

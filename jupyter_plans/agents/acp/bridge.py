@@ -1,0 +1,299 @@
+"""The bridge: an ACP agent to its client and an ACP client to its agent, passing every message
+on as it came except those DESIGN section 10 names, which it reads, answers or extends.
+
+Store work runs on one thread of its own, so the event loop never waits on SQLite and the
+session's operations keep their order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import RequestPermissionRequest, SessionNotification
+from pydantic import ValidationError
+
+from .guard import GUARDED_METHODS, Guard
+from .mirror import PlanMirror
+from .modes import Modes
+from .prompts import opening_blocks
+from .proposals import Proposals
+from .record import MIRROR_NAME
+from .wire import Peer, encode, id_key, warn
+
+if TYPE_CHECKING:
+    from ...session import PlanSession
+
+POLL_SECONDS = 0.05  # how often the session is read for the person's decisions
+OWN_CALL_TIMEOUT = 30.0
+
+
+@dataclass
+class AgentSession:
+    """An ACP session the bridge has seen, as the bridge knows it."""
+
+    modes: tuple[str, ...] = ()  # the mode ids the agent offers
+    mode: str | None = None  # the agent's current mode
+    prompts: set[str] = field(default_factory=set)  # running session/prompt requests
+    prompted: bool = False  # its first prompt has gone (with the context block)
+
+
+class StoreThread:
+    """Runs the session's calls, one at a time and in order, off the event loop."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jupyter-plans-acp")
+
+    async def __call__(self, function, *args):
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(function, *args))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+class Bridge:
+    def __init__(self, session: PlanSession, agent: Peer, client: Peer) -> None:
+        self.session = session
+        self.agent = agent
+        self.client = client
+        self.db = StoreThread()
+        self.sessions: dict[str, AgentSession] = {}
+        self.mirror = PlanMirror()
+        self.guard = Guard(self)
+        self.proposals = Proposals(self)
+        self.modes = Modes(self)
+        self._client_calls: dict[str, tuple[str, Any, Any]] = {}  # method, params, extra
+        self._own_calls: dict[str, asyncio.Future] = {}
+        self._prefix = f"jupyter-plans-{uuid.uuid4().hex[:8]}"
+        self._numbers = itertools.count(1)
+        self._tasks: set[asyncio.Task] = set()
+        self.seen = 0  # the session's events read so far
+        self.approval_notices: dict[str, int] = {}  # approved hash -> its notice's message id
+
+    def new_call_id(self) -> str:
+        return f"{self._prefix}-{next(self._numbers)}"
+
+    def spawn(self, coroutine) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def run(self) -> str:
+        """Relay until one side closes; returns which: "client" or "agent"."""
+        snapshot = await self.db(self.session.snapshot_data)
+        self.mirror = PlanMirror(snapshot["plan"]["steps"] if snapshot["plan"] else None)
+        self.seen = snapshot["cursor"]
+        loops = {
+            asyncio.ensure_future(self._relay(self.client, self._from_client)): "client",
+            asyncio.ensure_future(self._relay(self.agent, self._from_agent)): "agent",
+        }
+        watcher = asyncio.ensure_future(self._watch())
+        try:
+            done, _ = await asyncio.wait(loops, return_when=asyncio.FIRST_COMPLETED)
+            return loops[next(iter(done))]
+        finally:
+            for task in [*loops, watcher, *self._tasks]:
+                task.cancel()
+            for future in self._own_calls.values():
+                future.cancel()
+            self.db.close()
+
+    async def _relay(self, peer: Peer, handle) -> None:
+        async for message, line in peer.messages():
+            try:
+                await handle(message, line)
+            except Exception as exc:  # noqa: BLE001 - one message must not stop the bridge
+                warn(f"a message from the {peer.name} failed here ({type(exc).__name__}: {exc})")
+
+    # The agent's messages.
+
+    async def _from_agent(self, message: dict | None, line: bytes) -> None:
+        method = None if message is None else message.get("method")
+        if message is None or (method is None and "id" not in message):
+            await self.client.send_line(line)
+        elif method is None:
+            await self._agent_answered(message, line)
+        elif method == "session/update" and "id" not in message:
+            await self._update(message)
+            await self.client.send_line(line)
+        elif method == "session/request_permission" and "id" in message:
+            await self._permission(message, line)
+        elif method in GUARDED_METHODS and "id" in message:
+            if not await self.guard.call(message):
+                await self.client.send_line(line)
+        else:
+            await self.client.send_line(line)
+
+    async def _agent_answered(self, message: dict, line: bytes) -> None:
+        key = id_key(message.get("id"))
+        own = self._own_calls.pop(key, None)
+        if own is not None:
+            if not own.done():
+                own.set_result(message)
+            return
+        call = self._client_calls.pop(key, None)
+        await self.client.send_line(line)
+        if call is not None:
+            await self.modes.agent_answered(key, call, message)
+
+    async def _update(self, message: dict) -> None:
+        """Record what an update tells: the agent's plan, and its mode."""
+        try:
+            notification = SessionNotification.model_validate(message.get("params"))
+        except ValidationError:
+            return
+        kind = notification.update.session_update
+        if kind == "current_mode_update":
+            self.known(notification.session_id).mode = notification.update.current_mode_id
+        elif kind == "plan":
+            entries = message["params"]["update"].get("entries") or []
+            steps, adaptations = self.mirror.adapt(entries)
+            try:
+                await self.db(
+                    self.session.record_agent_plan,
+                    MIRROR_NAME,
+                    steps,
+                    adaptations,
+                    self.new_call_id(),
+                )
+            except Exception as exc:  # noqa: BLE001 - the client still gets the plan
+                warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
+
+    async def _permission(self, message: dict, line: bytes) -> None:
+        try:
+            request = RequestPermissionRequest.model_validate(message.get("params"))
+        except ValidationError:
+            await self.client.send_line(line)
+            return
+        if await self.guard.permission(message, request):
+            return
+        if request.tool_call.kind == "switch_mode" and await self.in_plan_mode():
+            await self.proposals.open(message, request)
+        await self.client.send_line(line)
+
+    async def in_plan_mode(self) -> bool:
+        try:
+            return (await self.db(self.session.snapshot_data))["mode"] == "plan"
+        except Exception as exc:  # noqa: BLE001 - the request goes on as it is
+            warn(f"could not read the session ({type(exc).__name__}: {exc})")
+            return False
+
+    # The client's messages.
+
+    async def _from_client(self, message: dict | None, line: bytes) -> None:
+        method = None if message is None else message.get("method")
+        if message is None or (method is None and "id" not in message):
+            await self.agent.send_line(line)
+            return
+        if method is None:
+            if not await self.proposals.client_answered(message, line):
+                await self.agent.send_line(line)
+            return
+        if "id" in message:
+            key = id_key(message["id"])
+            params = message.get("params")
+            if method == "session/prompt" and isinstance(params, dict):
+                line = await self._prompt(message, key, params, line)
+            elif method == "session/set_mode":
+                await self.modes.client_sets(key, params)
+            elif method in ("session/new", "session/load", "session/resume", "session/fork"):
+                self.track(key, method, params)
+        await self.agent.send_line(line)
+
+    async def _prompt(self, message: dict, key: str, params: dict, line: bytes) -> bytes:
+        """Open the prompt with the person's queued words and, on a session's first prompt,
+        the plan's context block."""
+        session_id = params.get("sessionId")
+        agent_session = self.known(session_id)
+        agent_session.prompts.add(key)
+        self.track(key, "session/prompt", params)
+        first = not agent_session.prompted
+        agent_session.prompted = True
+        prompt = params.get("prompt")
+        if not isinstance(prompt, list):
+            return line
+        try:
+            blocks = await self.db(opening_blocks, self.session, first, self._told_already())
+        except Exception as exc:  # noqa: BLE001 - the prompt still goes, without them
+            warn(f"could not read the session for the prompt ({type(exc).__name__}: {exc})")
+            return line
+        if not blocks:
+            return line
+        return encode({**message, "params": {**params, "prompt": [*blocks, *prompt]}})
+
+    def _told_already(self) -> set[int]:
+        """The approval notices the agent had as the allow option of its own request: the
+        queue is done with them, and repeating them would ask for the work twice."""
+        conveyed = self.proposals.conveyed
+        return {m for digest, m in self.approval_notices.items() if digest in conveyed}
+
+    def track(self, key: str, method: str, params: Any, extra: Any = None) -> None:
+        """Keep a client's request whose answer from the agent the bridge reads."""
+        self._client_calls[key] = (method, params, extra)
+
+    def known(self, session_id: Any) -> AgentSession:
+        key = session_id if isinstance(session_id, str) else id_key(session_id)
+        return self.sessions.setdefault(key, AgentSession())
+
+    # The bridge's own requests to the agent.
+
+    async def call_agent(self, method: str, params: dict) -> dict:
+        """Send a request of the bridge's own; its answer never reaches the client."""
+        request_id = self.new_call_id()
+        future = asyncio.get_running_loop().create_future()
+        self._own_calls[id_key(request_id)] = future
+        await self.agent.send(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        )
+        try:
+            return await asyncio.wait_for(future, OWN_CALL_TIMEOUT)
+        finally:
+            self._own_calls.pop(id_key(request_id), None)
+
+    # The person's decisions, from any surface.
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_SECONDS)
+            try:
+                cursor = await self.db(self.session.cursor)
+                if cursor <= self.seen:
+                    continue
+                events = await self.db(self.session.event_data, self.seen)
+            except Exception as exc:  # noqa: BLE001 - a busy or moved file is read again next time
+                warn(f"could not read the session ({type(exc).__name__}: {exc})")
+                await asyncio.sleep(1)
+                continue
+            if events:
+                self.seen = events[-1].seq
+                await self._on_events(events)
+
+    async def _on_events(self, events: list) -> None:
+        last_mode, approved, before, decided = None, False, None, None
+        for event in events:
+            if event.kind == "decision":
+                decided = event
+                await self.proposals.person_decided(event.seq, event.data.get("action"))
+            elif event.kind == "proposal_submitted":
+                self.proposals.proposal_moved(event.data.get("hash"), event.seq)
+            elif event.kind == "mode_changed":
+                last_mode = event.data.get("mode")
+                approved = _is_approval(before)
+            elif event.kind == "message_queued" and event.data.get("source") == "notice":
+                # An approval queues its notice in its own change, right after its decision
+                # (and the mode's change).
+                if _is_approval(decided) and decided.seq >= event.seq - 2:
+                    self.approval_notices[decided.data.get("hash")] = event.data["message_id"]
+            before = event
+        if last_mode is not None:
+            await self.modes.session_mode_changed(last_mode, approved)
+
+
+def _is_approval(event: Any) -> bool:
+    return event is not None and event.kind == "decision" and event.data.get("action") == "approved"

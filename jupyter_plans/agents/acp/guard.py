@@ -1,0 +1,95 @@
+"""The guard at the bridge: while the session is in plan mode or a proposal waits, the agent's
+writes, terminals and edit permissions are answered here, never reach the client, and are
+recorded as refused calls."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import CreateTerminalRequest, RequestPermissionRequest, WriteTextFileRequest
+from pydantic import ValidationError
+
+from .options import reject_outcome
+from .wire import REFUSED_BY_GUARD, warn
+
+if TYPE_CHECKING:
+    from .bridge import Bridge
+
+GUARDED_KINDS = ("edit", "delete", "move", "execute")
+GUARDED_METHODS = ("fs/write_text_file", "terminal/create")
+
+
+class Guard:
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
+
+    async def why(self) -> str | None:
+        """Why the agent may not change the world now, or None when it may."""
+        try:
+            snapshot = await self.bridge.db(self.bridge.session.snapshot_data)
+        except Exception as exc:  # noqa: BLE001 - unable to tell, the guard holds
+            warn(f"could not read the session; the guard holds ({type(exc).__name__}: {exc})")
+            return "the plan session could not be read"
+        if snapshot["pending_proposal_hash"] is not None:
+            return "a proposal waits for the person's decision"
+        if snapshot["mode"] == "plan":
+            return "the session is in plan mode"
+        return None
+
+    async def permission(self, message: dict, request: RequestPermissionRequest) -> bool:
+        """Answer a permission request for an edit, delete, move or execute with its reject
+        option while the guard holds; True when answered here."""
+        call = request.tool_call
+        if call.kind not in GUARDED_KINDS:
+            return False
+        reason = await self.why()
+        if reason is None:
+            return False
+        title = call.title or f"{call.kind} tool call {call.tool_call_id}"
+        await self.bridge.agent.respond(message["id"], {"outcome": reject_outcome(request.options)})
+        await self._record(
+            title,
+            f"Refused by the plan guard: {reason}, so the agent's {call.kind} {title!r} was "
+            "answered with its reject option and not shown to the client. Propose the plan "
+            "and wait for the person's approval before changing anything.",
+        )
+        return True
+
+    async def call(self, message: dict) -> bool:
+        """Answer fs/write_text_file and terminal/create with an error while the guard holds;
+        True when answered here."""
+        reason = await self.why()
+        if reason is None:
+            return False
+        method = message["method"]
+        what = _what(method, message.get("params"))
+        text = (
+            f"refused by jupyter-plans: {reason}; {what} is not allowed until the person "
+            "approves a plan"
+        )
+        await self.bridge.agent.respond_error(message["id"], REFUSED_BY_GUARD, text)
+        await self._record(
+            method,
+            f"Refused by the plan guard: {reason}, so the agent's {method} ({what}) was "
+            "answered with an error and did not reach the client.",
+        )
+        return True
+
+    async def _record(self, title: str, content: str) -> None:
+        session = self.bridge.session
+        try:
+            await self.bridge.db(
+                lambda: session.record_refusal(title, content, call_id=self.bridge.new_call_id())
+            )
+        except Exception as exc:  # noqa: BLE001 - the refusal stands even when it cannot be stored
+            warn(f"could not record a refused call ({type(exc).__name__}: {exc})")
+
+
+def _what(method: str, params: Any) -> str:
+    try:
+        if method == "fs/write_text_file":
+            return f"writing {WriteTextFileRequest.model_validate(params).path}"
+        request = CreateTerminalRequest.model_validate(params)
+        return f"running {' '.join([request.command, *(request.args or [])])[:200]}"
+    except ValidationError:
+        return "the call"

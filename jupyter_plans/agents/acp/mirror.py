@@ -1,0 +1,121 @@
+"""The agent's ACP plan as the session's steps: one step an entry, in order, with ids that stay
+while an entry's content does, adapted to the plan's bounds rather than refused.
+
+Each adaptation is described in a sentence that the recorded event carries, so the card's
+reader can tell what the agent sent from what the plan could hold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from .text import ELLIPSIS, clean, cut, has_forbidden, is_blank
+
+MAX_STEPS = 32
+MAX_DESCRIPTION_BYTES = 240
+STATUSES = ("pending", "in_progress", "completed")
+NO_TEXT = "(no text)"
+_MIRROR_ID = re.compile(r"e([1-9][0-9]{0,8})")
+
+
+def step(step_id: str, description: str, status: str) -> dict:
+    """A stored step, with the optional fields as a snapshot shows them."""
+    return {
+        "id": step_id,
+        "description": description,
+        "status": status,
+        "acceptance": None,
+        "depends_on": [],
+        "evidence": None,
+    }
+
+
+class PlanMirror:
+    """Turns each complete list of plan entries into steps (see `adapt`).
+
+    Ids are `e1`, `e2`, ... by first appearance of a content; the k-th entry with a given
+    content keeps the k-th id that content was given. Seeded from the stored plan, so that a
+    bridge started again keeps the ids it gave before.
+    """
+
+    def __init__(self, stored_steps: list[dict] | None = None) -> None:
+        self._ids: dict[str, list[str]] = defaultdict(list)
+        self._count = 0
+        self.latest: list[dict] | None = None  # the steps of the agent's latest plan
+        for stored in stored_steps or []:
+            found = _MIRROR_ID.fullmatch(str(stored.get("id", "")))
+            if found and stored["id"] not in self._ids[stored["description"]]:
+                self._ids[stored["description"]].append(stored["id"])
+                self._count = max(self._count, int(found.group(1)))
+
+    def adapt(self, entries: list[Any]) -> tuple[list[dict], list[str]]:
+        """The steps for `entries` (the `entries` of a plan update, as sent) and the
+        sentences that name each adaptation made to fit the plan's bounds."""
+        notes: list[str] = []
+        kept = entries[:MAX_STEPS]
+        if len(entries) > MAX_STEPS:
+            first, last = MAX_STEPS + 1, len(entries)
+            which = f"entry {first}" if first == last else f"entries {first} to {last}"
+            notes.append(f"{which} left out: a plan holds at most {MAX_STEPS} steps")
+        seen: dict[str, int] = defaultdict(int)
+        steps: list[dict] = []
+        in_progress = False
+        for number, entry in enumerate(kept, start=1):
+            description = self._description(number, entry, notes)
+            status = entry.get("status") if isinstance(entry, dict) else None
+            if status not in STATUSES:
+                notes.append(
+                    f"entry {number} has status {_shown(status)}, which is not pending, "
+                    "in_progress or completed: stored pending"
+                )
+                status = "pending"
+            step_id = self._id_for(description, seen[description])
+            seen[description] += 1
+            if status == "in_progress":
+                if in_progress:
+                    notes.append(
+                        f"entry {number} ({step_id}) is a second in_progress entry: stored "
+                        "pending, as a plan has at most one step in progress"
+                    )
+                    status = "pending"
+                in_progress = True
+            steps.append(step(step_id, description, status))
+        self.latest = steps
+        return steps, notes
+
+    def _description(self, number: int, entry: Any, notes: list[str]) -> str:
+        content = entry.get("content") if isinstance(entry, dict) else None
+        if not isinstance(content, str):
+            notes.append(f"entry {number} has no text content: stored as {NO_TEXT!r}")
+            return NO_TEXT
+        text = content
+        if has_forbidden(text):
+            text = clean(text)
+            notes.append(
+                f"entry {number}: control, bidirectional or separator characters, which a "
+                "step cannot hold, replaced by spaces"
+            )
+        if is_blank(text):
+            notes.append(f"entry {number} has blank content: stored as {NO_TEXT!r}")
+            return NO_TEXT
+        shortened = cut(text, MAX_DESCRIPTION_BYTES)
+        if shortened != text:
+            notes.append(
+                f"entry {number}: content of {len(text.encode())} bytes cut at a character "
+                f"boundary to {MAX_DESCRIPTION_BYTES} bytes, ending with {ELLIPSIS}"
+            )
+        return shortened
+
+    def _id_for(self, description: str, occurrence: int) -> str:
+        ids = self._ids[description]
+        while len(ids) <= occurrence:
+            self._count += 1
+            ids.append(f"e{self._count}")
+        return ids[occurrence]
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + ELLIPSIS

@@ -1,0 +1,91 @@
+"""JSON-RPC lines between the bridge and its two peers, the client and the agent.
+
+A message is read as its line of bytes and the JSON it holds; a message the bridge passes on is
+written back as the very line it came as, so ids and every field travel unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+# As the SDK's run_agent: a prompt with images or a long file needs more than asyncio's 64 KiB.
+LINE_LIMIT = 50 * 1024 * 1024
+
+# A JSON-RPC error code of the implementation's own range, not one ACP gives a meaning.
+REFUSED_BY_GUARD = -32001
+
+
+def id_key(request_id: Any) -> str:
+    """A key that tells the id 1 from the id "1", as JSON-RPC does."""
+    return json.dumps(request_id, sort_keys=True)
+
+
+def encode(message: dict) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def warn(text: str) -> None:
+    """One line on stderr, where an ACP client keeps its agent's log."""
+    print(f"jupyter-plans acp: {text}", file=sys.stderr, flush=True)
+
+
+class Peer:
+    """One side of the bridge: its lines in, and a writer for lines out."""
+
+    def __init__(self, name: str, reader: asyncio.StreamReader, writer: Any) -> None:
+        """`writer` has `write(bytes)` and `async drain()`, as an asyncio.StreamWriter."""
+        self.name = name
+        self._reader = reader
+        self._writer = writer
+        self.closed = False
+
+    async def messages(self) -> AsyncIterator[tuple[dict | None, bytes]]:
+        """Each line with the JSON object it holds (None when it holds none), until EOF."""
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                line = end.partial
+                if not line.strip():
+                    return
+            except asyncio.LimitOverrunError as overrun:
+                warn(f"a line from the {self.name} is over {LINE_LIMIT} bytes; dropped")
+                await self._reader.readexactly(overrun.consumed)
+                continue
+            if not line.strip():
+                continue
+            if not line.endswith(b"\n"):
+                line += b"\n"
+            try:
+                message = json.loads(line)
+            except ValueError:
+                message = None
+            yield (message if isinstance(message, dict) else None), line
+
+    async def send_line(self, line: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            self._writer.write(line)
+            await self._writer.drain()
+        except (ConnectionError, RuntimeError, OSError):
+            self.closed = True
+
+    async def send(self, message: dict) -> None:
+        await self.send_line(encode(message))
+
+    async def respond(self, request_id: Any, result: Any) -> None:
+        await self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    async def respond_error(self, request_id: Any, code: int, message: str, data: Any = None):
+        error: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        await self.send({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+    async def notify(self, method: str, params: dict) -> None:
+        await self.send({"jsonrpc": "2.0", "method": method, "params": params})

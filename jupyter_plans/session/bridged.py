@@ -1,0 +1,114 @@
+"""What an agent bridged from another protocol writes (the ACP bridge): its own plan mirrored as
+a revision, its request to leave plan mode as a proposal with its whole text, and a client's
+reject of that proposal, which carries no notes. Each is one transaction, as a tool call is."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import DecisionRefused
+from ..plan.revision import body_hash, proposal_body
+from ..store.transaction import reconnecting as _reconnecting
+
+if TYPE_CHECKING:
+    from .transaction import _Change
+
+MAX_PROPOSAL_TEXT_BYTES = 65536
+
+
+class BridgedWrites:
+    """PlanSession's writes for a bridged agent, whose plan is already bounded by the bridge."""
+
+    @_reconnecting
+    def record_agent_plan(
+        self, name: str, steps: list[dict], adaptations: list[str] = (), call_id: str | None = None
+    ) -> int | None:
+        """Store `steps` (stored form, one untitled phase) as the plan's next revision under
+        tool name `name`; None, and nothing stored, when the plan already has these steps.
+        The explanation, findings and objectives are kept: the agent's plan has none."""
+        with self._writing(call_id) as change:
+            state = change.state
+            phases = [{"title": None, "steps": steps}] if steps else []
+            current = state.plan
+            if (current is None and not steps) or (
+                current is not None and current["phases"] == phases
+            ):
+                return None
+            kept = current or {}
+            plan = _plan(
+                state.revision + 1,
+                call_id,
+                kept.get("explanation"),
+                kept.get("findings", []),
+                kept.get("objectives", []),
+                steps,
+            )
+            count = "1 step" if len(steps) == 1 else f"{len(steps)} steps"
+            content = f"The agent's plan, mirrored as revision {plan['revision']} ({count})."
+            if adaptations:
+                content += " Adapted to the plan's bounds: " + "; ".join(adaptations) + "."
+            self._store_plan(change, name, plan, content, None, call_id)
+            return plan["revision"]
+
+    @_reconnecting
+    def submit_agent_proposal(
+        self,
+        name: str,
+        explanation: str,
+        steps: list[dict] | None,
+        text: str,
+        call_id: str | None = None,
+    ) -> tuple[str, int]:
+        """Store the agent's proposal as the plan (every step pending) and make it the waiting
+        proposal, as plan_submit does; `text`, the agent's whole proposal, is kept in the
+        proposal_submitted event (cut to 64 KiB). `steps` None: the stored plan's steps.
+        Returns the proposal's hash and that event's seq."""
+        with self._writing(call_id) as change:
+            state = change.state
+            if steps is None:
+                steps = state.plan["steps"] if state.plan is not None else []
+            pending = [{**s, "status": "pending", "evidence": None} for s in steps]
+            plan = _plan(state.revision + 1, call_id, explanation, [], [], pending)
+            body = proposal_body(plan)
+            digest = body_hash(body)
+            content = (
+                f"Proposal submitted as revision {plan['revision']} (hash {digest}) from the "
+                "agent's request to leave plan mode; it waits for the person's decision."
+            )
+            self._store_plan(change, name, plan, content, None, call_id)
+            kept = text.encode()[:MAX_PROPOSAL_TEXT_BYTES].decode(errors="ignore")
+            return digest, self._propose(change, digest, body, text=kept)
+
+    @_reconnecting
+    def request_changes(self, digest: str) -> None:
+        """A reject of proposal `digest` without notes (a client's answer): the wait ends and
+        plan mode stays, as with revise, and nothing is queued for the agent."""
+        with self._writing() as change:
+            waiting = change.state.pending_proposal_hash
+            if waiting != digest:
+                raise DecisionRefused(
+                    "nothing to revise: no proposal is waiting for a decision"
+                    if waiting is None
+                    else f"proposal {digest[:12]} is not the waiting one {waiting[:12]}"
+                )
+            self._decide(change, "changes_requested")
+
+    if TYPE_CHECKING:
+
+        def _writing(self, call_id: str | None = None): ...
+        def _store_plan(self, change: _Change, *args) -> str: ...
+        def _propose(self, change: _Change, digest: str, body: dict, text=None) -> int: ...
+        def _decide(self, change: _Change, action: str) -> None: ...
+
+
+def _plan(revision, call_id, explanation, findings, objectives, steps) -> dict:
+    return {
+        "revision": revision,
+        "turn_id": None,
+        "call_id": call_id,
+        "explanation": explanation,
+        "findings": list(findings),
+        "objectives": list(objectives),
+        "phases": [{"title": None, "steps": steps}] if steps else [],
+        "steps": steps,
+    }

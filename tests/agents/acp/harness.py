@@ -1,0 +1,212 @@
+"""The client end of the bridge tests: an ACP SDK client that runs `python -m
+jupyter_plans.agents.acp ... -- python scripted_agent.py` as a real process, records what
+reaches it, and lets a test answer the permission requests that reach it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    CreateTerminalResponse,
+    RequestPermissionResponse,
+    WriteTextFileResponse,
+    spawn_agent_process,
+    text_block,
+)
+from acp.schema import AllowedOutcome, DeniedOutcome
+
+HERE = Path(__file__).resolve().parent
+AGENT = HERE / "scripted_agent.py"
+ROOT = HERE.parents[2]  # the repository
+TIMEOUT = 20.0
+
+
+def script(*actions: dict) -> str:
+    return "SCRIPT " + json.dumps(list(actions), ensure_ascii=False)
+
+
+class Asked:
+    """A permission request that reached the client, waiting for the test's answer."""
+
+    def __init__(self, session_id: str, tool_call: Any, options: list) -> None:
+        self.session_id, self.tool_call, self.options = session_id, tool_call, options
+        self.answer: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    def choose(self, option_id: str) -> None:
+        outcome = AllowedOutcome(outcome="selected", option_id=option_id)
+        self.answer.set_result(RequestPermissionResponse(outcome=outcome))
+
+    def cancel(self) -> None:
+        self.answer.set_result(
+            RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        )
+
+
+class RecordingClient:
+    """The SDK client: keeps every update, permission request, write and terminal it gets."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.asked: asyncio.Queue[Asked] = asyncio.Queue()
+        self.asked_all: list[Asked] = []
+        self.writes: list[tuple[str, str]] = []
+        self.terminals: list[str] = []
+        self.raw_in: list[dict] = []  # every JSON-RPC message the client received
+        self.raw_out: list[dict] = []
+        self._changed = asyncio.Event()
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    async def request_permission(self, session_id, tool_call, options, **kwargs):
+        asked = Asked(session_id, tool_call, options)
+        self.asked_all.append(asked)
+        await self.asked.put(asked)
+        return await asked.answer
+
+    async def session_update(self, session_id, update, **kwargs) -> None:
+        self.updates.append((session_id, update))
+        self._changed.set()
+
+    async def write_text_file(self, session_id, path, content, **kwargs):
+        self.writes.append((path, content))
+        return WriteTextFileResponse()
+
+    async def create_terminal(self, session_id, command, **kwargs):
+        self.terminals.append(command)
+        return CreateTerminalResponse(terminal_id="terminal-1")
+
+    def observe(self, event: Any) -> None:
+        (self.raw_in if event.direction.value == "incoming" else self.raw_out).append(event.message)
+
+    # What the agent reported, and what reached the client.
+
+    def reports(self, event: str | None = None) -> list[dict]:
+        found = []
+        for _, update in self.updates:
+            if getattr(update, "session_update", None) != "agent_message_chunk":
+                continue
+            text = getattr(update.content, "text", "")
+            if text.startswith("REPORT "):
+                report = json.loads(text[len("REPORT ") :])
+                if event is None or report["event"] == event:
+                    found.append(report)
+        return found
+
+    async def report(self, event: str, count: int = 1) -> dict:
+        """The `count`-th report of `event`, waiting for it."""
+
+        async def arrived() -> dict:
+            while True:
+                found = self.reports(event)
+                if len(found) >= count:
+                    return found[count - 1]
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(arrived(), TIMEOUT)
+
+    async def next_asked(self) -> Asked:
+        return await asyncio.wait_for(self.asked.get(), TIMEOUT)
+
+    def kinds(self, kind: str) -> list[Any]:
+        return [u for _, u in self.updates if getattr(u, "session_update", None) == kind]
+
+
+@contextlib.asynccontextmanager
+async def bridged(tmp_path: Path, *where: str, session: str | None = "s"):
+    """The client, its connection to the bridge, and the bridge's process; `where` defaults
+    to `--db tmp_path/a.plans.sqlite`."""
+    client = RecordingClient()
+    env = dict(os.environ)
+    env["SCRIPTED_AGENT_LOG"] = str(tmp_path / "agent.jsonl")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    args = list(where or ("--db", str(tmp_path / "a.plans.sqlite")))
+    if session is not None:
+        args += ["--session", session]
+    command = ["-m", "jupyter_plans.agents.acp", *args, "--", sys.executable, str(AGENT)]
+    with open(tmp_path / "bridge.stderr", "ab") as stderr:
+        async with spawn_agent_process(
+            client,
+            sys.executable,
+            *command,
+            env=env,
+            cwd=tmp_path,
+            transport_kwargs={"stderr": stderr},
+            observers=[client.observe],
+        ) as (conn, process):
+            await asyncio.wait_for(conn.initialize(protocol_version=1), TIMEOUT)
+            yield client, conn, process
+
+
+async def new_session(conn: Any, cwd: Path) -> str:
+    response = await asyncio.wait_for(conn.new_session(cwd=str(cwd), mcp_servers=[]), TIMEOUT)
+    return response.session_id
+
+
+def prompt(conn: Any, session_id: str, text: str) -> asyncio.Task:
+    """Send a prompt; its task gives the PromptResponse."""
+    return asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block(text)]))
+
+
+def agent_log(tmp_path: Path) -> list[dict]:
+    path = tmp_path / "agent.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def until(condition, timeout: float = TIMEOUT, every: float = 0.02) -> None:
+    """Wait until `condition()` (run in a thread: it may read the store) is true."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await asyncio.to_thread(condition):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {condition}")
+        await asyncio.sleep(every)
+
+
+class Person:
+    """The person, on another surface: a second PlanStore on the same plan file, as another
+    process (a kernel, the CLI, the server) would open it. Its verbs run in a thread."""
+
+    def __init__(self, path: Path, session_id: str = "s") -> None:
+        from jupyter_plans import PlanStore
+
+        self.store = PlanStore(path)
+        self.session = self.store.session(session_id)
+
+    async def __call__(self, verb: str, *args: Any) -> Any:
+        return await asyncio.to_thread(getattr(self.session, verb), *args)
+
+    def snapshot(self) -> dict:
+        return self.session.snapshot().model_dump(mode="json")
+
+    def events(self, kind: str | None = None, after: int = 0) -> list[Any]:
+        return [e for e in self.session.events(after=after) if kind is None or e.kind == kind]
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def run(coroutine) -> Any:
+    return asyncio.run(coroutine)
+
+
+def answers_to(tmp_path: Path, method: str) -> list[list[dict]]:
+    """For each request of `method` the agent sent, every answer it received (the raw log)."""
+    log = agent_log(tmp_path)
+    asked = [
+        e["message"]
+        for e in log
+        if e["direction"] == "outgoing" and e["message"].get("method") == method
+    ]
+    got = [
+        e["message"] for e in log if e["direction"] == "incoming" and "method" not in e["message"]
+    ]
+    return [[m for m in got if m.get("id") == request["id"]] for request in asked]

@@ -1,0 +1,219 @@
+"""A scripted ACP agent that behaves like claude-agent-acp where the bridge cares, run as a real
+child process: `python scripted_agent.py`, built on the ACP SDK's agent side.
+
+- Modes `default`, `acceptEdits`, `plan` and `bypassPermissions`, `default` at the start.
+- A prompt whose last text block is `SCRIPT [...]` runs those actions in order; any other
+  prompt is answered with one message. Actions: `{"plan": [[content, status], ...]}` (a
+  TodoWrite-style plan update, the whole list), `{"exit_plan_mode": MARKDOWN}` (ExitPlanMode:
+  "Ready to code?", kind switch_mode, options acceptEdits / default / plan; after an allow the
+  agent takes that mode and says so with current_mode_update), `{"edit": TITLE}` and
+  `{"execute": TITLE}` (a permission request with options allow_always / allow / reject),
+  `{"write": [PATH, TEXT]}` (fs/write_text_file), `{"terminal": COMMAND}` (terminal/create),
+  `{"wait_cancel": SECONDS}` (until session/cancel) and `{"say": TEXT}`.
+- It tells what happened as agent message chunks `REPORT {json}`: the prompt it received, each
+  action's outcome, each mode set and each cancel.
+- With SCRIPTED_AGENT_LOG set, every raw JSON-RPC message it sends or receives is appended to
+  that file as `{"direction", "message"}` lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+from acp import (
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    RequestError,
+    SetSessionModeResponse,
+    plan_entry,
+    run_agent,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_plan,
+)
+from acp.schema import (
+    AgentCapabilities,
+    CurrentModeUpdate,
+    PermissionOption,
+    SessionMode,
+    SessionModeState,
+    ToolCallUpdate,
+)
+
+MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+EXIT_OPTIONS = [
+    PermissionOption(
+        option_id="acceptEdits", name="Yes, and auto-accept edits", kind="allow_always"
+    ),
+    PermissionOption(
+        option_id="default", name="Yes, and manually approve edits", kind="allow_once"
+    ),
+    PermissionOption(option_id="plan", name="No, keep planning", kind="reject_once"),
+]
+TOOL_OPTIONS = [
+    PermissionOption(option_id="allow_always", name="Always Allow", kind="allow_always"),
+    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+]
+
+
+def _modes(current: str) -> SessionModeState:
+    return SessionModeState(
+        current_mode_id=current,
+        available_modes=[SessionMode(id=mode, name=mode) for mode in MODES],
+    )
+
+
+class ScriptedAgent:
+    def __init__(self) -> None:
+        self.conn: Any = None
+        self.mode: dict[str, str] = {}
+        self.cancelled: dict[str, asyncio.Event] = {}
+        self.count = 0
+        self.calls = 0
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def report(self, session_id: str, **what: Any) -> None:
+        text = "REPORT " + json.dumps(what, ensure_ascii=False)
+        await self.conn.session_update(session_id, update_agent_message_text(text))
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=protocol_version,
+            agent_capabilities=AgentCapabilities(load_session=True),
+        )
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        self.count += 1
+        session_id = f"scripted-{self.count}"
+        self.mode[session_id] = "default"
+        self.cancelled[session_id] = asyncio.Event()
+        return NewSessionResponse(session_id=session_id, modes=_modes("default"))
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
+        self.mode.setdefault(session_id, "default")
+        self.cancelled.setdefault(session_id, asyncio.Event())
+        return LoadSessionResponse(modes=_modes(self.mode[session_id]))
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any):
+        if mode_id not in MODES:
+            raise RequestError.invalid_params({"modeId": mode_id})
+        self.mode[session_id] = mode_id
+        await self.report(session_id, event="set_mode", mode=mode_id)
+        return SetSessionModeResponse()
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self.cancelled.setdefault(session_id, asyncio.Event()).set()
+
+    async def prompt(self, session_id: str, prompt: list, **kwargs: Any) -> PromptResponse:
+        self.cancelled.setdefault(session_id, asyncio.Event()).clear()
+        texts = [block.text for block in prompt if getattr(block, "type", None) == "text"]
+        await self.report(session_id, event="prompt", texts=texts, mode=self.mode.get(session_id))
+        script = texts[-1] if texts else ""
+        if not script.startswith("SCRIPT "):
+            await self.conn.session_update(session_id, update_agent_message_text("ok"))
+            return PromptResponse(stop_reason="end_turn")
+        for action in json.loads(script[len("SCRIPT ") :]):
+            stop = await self.act(session_id, action)
+            if stop:
+                return PromptResponse(stop_reason=stop)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def act(self, session_id: str, action: dict) -> str | None:
+        ((name, value),) = action.items()
+        if name == "plan":
+            entries = [plan_entry(content, status=status) for content, status in value]
+            await self.conn.session_update(session_id, update_plan(entries))
+        elif name == "raw_plan":  # entries as given, for what the SDK's models would refuse
+            await self.conn._conn.send_notification(
+                "session/update",
+                {"sessionId": session_id, "update": {"sessionUpdate": "plan", "entries": value}},
+            )
+        elif name == "exit_plan_mode":
+            outcome = await self.permission(
+                session_id, "Ready to code?", "switch_mode", EXIT_OPTIONS, value, {"plan": value}
+            )
+            if outcome.get("optionId") in ("acceptEdits", "default"):
+                self.mode[session_id] = outcome["optionId"]
+                update = CurrentModeUpdate(
+                    session_update="current_mode_update", current_mode_id=outcome["optionId"]
+                )
+                await self.conn.session_update(session_id, update)
+            await self.report(session_id, event="exit_plan_mode", outcome=outcome)
+            if outcome.get("outcome") == "cancelled":
+                return "cancelled"
+        elif name in ("edit", "execute"):
+            outcome = await self.permission(session_id, value, name, TOOL_OPTIONS, None, None)
+            await self.report(session_id, event=name, title=value, outcome=outcome)
+        elif name == "write":
+            await self.client_call(session_id, "write", self.conn.write_text_file, *value)
+        elif name == "terminal":
+            await self.client_call(session_id, "terminal", self.conn.create_terminal, value)
+        elif name == "wait_cancel":
+            try:
+                await asyncio.wait_for(self.cancelled[session_id].wait(), value)
+            except asyncio.TimeoutError:
+                await self.report(session_id, event="wait_cancel", cancelled=False)
+                return None
+            await self.report(session_id, event="wait_cancel", cancelled=True)
+            return "cancelled"
+        elif name == "say":
+            await self.conn.session_update(session_id, update_agent_message_text(value))
+        return None
+
+    async def permission(self, session_id, title, kind, options, text, raw_input) -> dict:
+        self.calls += 1
+        tool_call = ToolCallUpdate(
+            tool_call_id=f"call-{self.calls}",
+            title=title,
+            kind=kind,
+            status="pending",
+            raw_input=raw_input,
+            content=[tool_content(text_block(text))] if text is not None else None,
+        )
+        response = await self.conn.request_permission(
+            session_id=session_id, tool_call=tool_call, options=options
+        )
+        return response.outcome.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def client_call(self, session_id, name, method, *args) -> None:
+        try:
+            if name == "write":
+                await method(session_id=session_id, path=args[0], content=args[1])
+            else:
+                await method(session_id=session_id, command=args[0])
+        except RequestError as error:
+            await self.report(
+                session_id, event=name, error={"code": error.code, "message": str(error)}
+            )
+            return
+        await self.report(session_id, event=name, error=None)
+
+
+def _logger(path: str):
+    def log(event: Any) -> None:
+        with open(path, "a", encoding="utf-8") as file:
+            record = {"direction": event.direction.value, "message": event.message}
+            file.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    return log
+
+
+async def main() -> None:
+    log = os.environ.get("SCRIPTED_AGENT_LOG")
+    observers = [_logger(log)] if log else []
+    await run_agent(ScriptedAgent(), observers=observers)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
+    sys.exit(0)

@@ -1,0 +1,169 @@
+"""The agent's plan, mirrored: each ACP plan update is passed on and recorded as a revision
+(author agent, name acp_plan), with stable ids, adapted to the plan's bounds, never refused."""
+
+from __future__ import annotations
+
+import asyncio
+
+from jupyter_plans.agents.acp.mirror import PlanMirror
+
+from .harness import bridged, new_session, prompt, run, script
+
+
+def entries(*pairs):
+    return [
+        {"content": content, "priority": "medium", "status": status} for content, status in pairs
+    ]
+
+
+def test_ids_follow_contents_by_first_appearance():
+    mirror = PlanMirror()
+    first, _ = mirror.adapt(
+        entries(("Load", "completed"), ("Clean", "in_progress"), ("Plot", "pending"))
+    )
+    assert [s["id"] for s in first] == ["e1", "e2", "e3"]
+    second, notes = mirror.adapt(
+        entries(("Profile", "pending"), ("Load", "completed"), ("Plot", "pending"))
+    )
+    assert [(s["id"], s["description"]) for s in second] == [
+        ("e4", "Profile"),
+        ("e1", "Load"),
+        ("e3", "Plot"),
+    ]
+    assert notes == []
+    # A content that comes back keeps its id; a repeated content gets one id per occurrence.
+    third, _ = mirror.adapt(
+        entries(("Clean", "pending"), ("Clean", "pending"), ("Clean", "pending"))
+    )
+    assert [s["id"] for s in third] == ["e2", "e5", "e6"]
+
+
+def test_ids_are_seeded_from_the_stored_plan():
+    stored = [{"id": "e7", "description": "Load"}, {"id": "custom", "description": "Plot"}]
+    steps, _ = PlanMirror(stored).adapt(entries(("Load", "pending"), ("Plot", "pending")))
+    assert [s["id"] for s in steps] == ["e7", "e8"]
+
+
+def test_long_content_is_cut_at_a_character_boundary_with_an_ellipsis():
+    content = "é" * 200  # 400 bytes, two per character
+    (step,), notes = PlanMirror().adapt(entries((content, "pending")))
+    assert step["description"].endswith("…")
+    assert len(step["description"].encode()) <= 240
+    assert content.startswith(step["description"][:-1])
+    assert step["description"][:-1] == "é" * 118  # 236 bytes: one more would pass 240 with "…"
+    assert len(notes) == 1 and "cut" in notes[0] and "240" in notes[0]
+
+
+def test_entries_past_32_are_left_out_and_a_second_in_progress_is_pending():
+    pairs = [(f"step {n}", "in_progress" if n in (3, 5) else "pending") for n in range(1, 41)]
+    steps, notes = PlanMirror().adapt(entries(*pairs))
+    assert len(steps) == 32
+    assert [s["status"] for s in steps[2:5]] == ["in_progress", "pending", "pending"]
+    assert any("33 to 40 left out" in n for n in notes)
+    assert any("entry 5" in n and "second in_progress" in n for n in notes)
+
+
+def test_what_a_step_cannot_hold_is_adapted_not_refused():
+    raw = [
+        {"content": "line one\nline two\u202e", "status": "pending"},
+        {"content": "   ", "status": "pending"},
+        {"content": "Finish", "status": "done"},
+        {"status": "pending"},
+    ]
+    steps, notes = PlanMirror().adapt(raw)
+    assert [s["description"] for s in steps] == [
+        "line one line two",
+        "(no text)",
+        "Finish",
+        "(no text)",
+    ]
+    assert [s["status"] for s in steps] == ["pending"] * 4
+    assert len(notes) == 4
+
+
+def _plan_events(person):
+    return [e for e in person.events("plan_updated")]
+
+
+def test_a_plan_update_reaches_the_client_and_is_a_revision_by_the_agent(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            plan = [
+                ["Load the CSV", "completed"],
+                ["Fit the model", "in_progress"],
+                ["Plot", "pending"],
+            ]
+            await prompt(conn, sid, script({"plan": plan}))
+            (update,) = client.kinds("plan")
+            assert [(e.content, e.status) for e in update.entries] == [tuple(p) for p in plan]
+
+            snapshot = person.snapshot()
+            assert snapshot["plan"]["revision"] == 1
+            assert [
+                (s["id"], s["description"], s["status"]) for s in snapshot["plan"]["steps"]
+            ] == [
+                ("e1", "Load the CSV", "completed"),
+                ("e2", "Fit the model", "in_progress"),
+                ("e3", "Plot", "pending"),
+            ]
+            (event,) = _plan_events(person)
+            assert event.data["name"] == "acp_plan"
+            assert event.data["result"]["is_error"] is False
+
+    run(main())
+
+
+def test_an_unchanged_plan_adds_no_revision_and_ids_stay(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            one = {"plan": [["A", "pending"], ["B", "pending"]]}
+            two = {"plan": [["C", "pending"], ["A", "in_progress"], ["B", "pending"]]}
+            await prompt(conn, sid, script(one, one, two, two))
+            assert len(client.kinds("plan")) == 4  # every update still reaches the client
+            events = _plan_events(person)
+            assert len(events) == 2
+            assert [s["id"] for s in events[1].data["plan"]["steps"]] == ["e3", "e1", "e2"]
+            assert person.snapshot()["plan"]["revision"] == 2
+
+    run(main())
+
+
+def test_each_adaptation_is_named_in_the_event(tmp_path, person):
+    long = "x" * 250 + "ü" * 10
+    pairs = [[long, "in_progress"], ["second", "in_progress"]] + [
+        [f"s{n}", "pending"] for n in range(40)
+    ]
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await prompt(conn, sid, script({"plan": pairs}))
+            (update,) = client.kinds("plan")
+            assert len(update.entries) == 42  # the client sees what the agent sent
+            (event,) = _plan_events(person)
+            steps = event.data["plan"]["steps"]
+            assert len(steps) == 32
+            assert steps[0]["description"] == "x" * 237 + "…"
+            assert steps[1]["status"] == "pending"
+            content = event.data["result"]["content"]
+            assert "entry 1" in content and "cut" in content
+            assert "entry 2 (e2) is a second in_progress entry" in content
+            assert "entries 33 to 42 left out" in content
+
+    run(main())
+
+
+def test_a_status_the_sdk_would_not_take_is_still_mirrored(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            raw = [{"content": "Ship it", "priority": "high", "status": "done"}]
+            await prompt(conn, sid, script({"raw_plan": raw}))
+            await asyncio.sleep(0)
+            (event,) = _plan_events(person)
+            assert event.data["plan"]["steps"][0]["status"] == "pending"
+            assert "'done'" in event.data["result"]["content"]
+
+    run(main())

@@ -1,0 +1,95 @@
+"""Plan mode follows the agent's modes: the person's `on` and `off` (any surface) set the
+agent's mode, and the client's own switch into or out of `plan` is the person's `on` or `off`."""
+
+from __future__ import annotations
+
+import asyncio
+
+from .harness import answers_to, bridged, new_session, prompt, run, script
+
+PLAN = [["Read the data", "pending"], ["Fit", "pending"]]
+
+
+def test_the_persons_on_sets_the_agent_to_plan(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await person("on")
+            assert (await client.report("set_mode"))["mode"] == "plan"
+            await asyncio.sleep(0.3)  # nothing more comes of it
+            assert [r["mode"] for r in client.reports("set_mode")] == ["plan"]
+            (update,) = client.kinds("current_mode_update")  # the client is told
+            assert update.current_mode_id == "plan"
+            assert client.updates[-1][0] == sid
+
+    run(main())
+
+
+def test_a_new_agent_session_follows_a_session_already_in_plan_mode(tmp_path, person):
+    async def main():
+        await person("on")
+        async with bridged(tmp_path) as (client, conn, _):
+            await new_session(conn, tmp_path)
+            assert (await client.report("set_mode"))["mode"] == "plan"
+
+    run(main())
+
+
+def test_the_persons_off_cancels_the_running_prompt_and_sets_default(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await person("on")
+            await client.report("set_mode")
+            running = prompt(conn, sid, script({"wait_cancel": 15}))
+            await client.report("prompt")
+            await person("off")
+            response = await asyncio.wait_for(running, 10)
+            assert response.stop_reason == "cancelled"
+            assert (await client.report("wait_cancel"))["cancelled"] is True
+            assert (await client.report("set_mode", 2))["mode"] == "default"
+            assert person.snapshot()["mode"] == "default"
+
+    run(main())
+
+
+def test_the_clients_switch_to_plan_is_the_persons_on(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+            assert person.snapshot()["mode"] == "plan"
+            await asyncio.sleep(0.3)
+            # The agent got the client's own request, and no second one from the bridge.
+            assert [r["mode"] for r in client.reports("set_mode")] == ["plan"]
+            assert len(person.events("mode_changed")) == 1
+
+    run(main())
+
+
+def test_the_clients_switch_out_of_plan_while_a_proposal_waits_is_the_persons_off(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+            running = prompt(conn, sid, script({"plan": PLAN}, {"exit_plan_mode": "# Plan"}))
+            asked = await client.next_asked()
+            digest = person.snapshot()["pending_proposal_hash"]
+            assert digest is not None
+            await conn.set_session_mode(session_id=sid, mode_id="acceptEdits")
+            # off answers the waiting request `cancelled` ...
+            report = await client.report("exit_plan_mode")
+            assert report["outcome"] == {"outcome": "cancelled"}
+            assert (await asyncio.wait_for(running, 10)).stop_reason == "cancelled"
+            snapshot = person.snapshot()
+            assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("default", None)
+            assert [e.data for e in person.events("decision")] == [
+                {"action": "left", "hash": digest}
+            ]
+            # ... the client's later answer is ignored, and the agent keeps the client's mode.
+            asked.choose("acceptEdits")
+            await asyncio.sleep(0.3)
+            assert [len(a) for a in answers_to(tmp_path, "session/request_permission")] == [1]
+            assert [r["mode"] for r in client.reports("set_mode")] == ["plan", "acceptEdits"]
+
+    run(main())

@@ -1,0 +1,322 @@
+"""The agent's ExitPlanMode request as the session's proposal, and the first answer wins: the
+person's on any surface, or the client's."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from jupyter_plans import DecisionRefused
+
+from .harness import answers_to, bridged, new_session, prompt, run, script
+
+PLAN = [
+    ["Read the CSV", "completed"],
+    ["Fit a model", "in_progress"],
+    ["Plot residuals", "pending"],
+]
+MARKDOWN = (
+    "Fit a linear model to the sales data,\nthen check its residuals.\n\n"
+    "## Steps\n1. Read the CSV\n2. Fit a model\n3. Plot residuals\n"
+)
+
+
+async def _proposal(client, conn, person, tmp_path, markdown=MARKDOWN):
+    """A session in plan mode whose agent asked to leave it; the request as the client has it."""
+    sid = await new_session(conn, tmp_path)
+    await person("on")
+    await client.report("set_mode")
+    running = prompt(conn, sid, script({"plan": PLAN}, {"exit_plan_mode": markdown}))
+    asked = await client.next_asked()
+    return sid, running, asked
+
+
+def test_the_request_to_leave_plan_mode_becomes_the_proposal(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            # The client gets the agent's request as it was.
+            assert (asked.tool_call.title, asked.tool_call.kind) == (
+                "Ready to code?",
+                "switch_mode",
+            )
+            assert [(o.option_id, o.kind) for o in asked.options] == [
+                ("acceptEdits", "allow_always"),
+                ("default", "allow_once"),
+                ("plan", "reject_once"),
+            ]
+            snapshot = person.snapshot()
+            plan = snapshot["plan"]
+            assert snapshot["pending_proposal_hash"] is not None
+            assert (
+                plan["explanation"]
+                == "Fit a linear model to the sales data, then check its residuals."
+            )
+            assert [(s["id"], s["description"], s["status"]) for s in plan["steps"]] == [
+                ("e1", "Read the CSV", "pending"),
+                ("e2", "Fit a model", "pending"),
+                ("e3", "Plot residuals", "pending"),
+            ]
+            updated, submitted = person.events()[-2:]
+            assert (updated.kind, updated.data["name"]) == ("plan_updated", "plan_submit")
+            assert submitted.kind == "proposal_submitted"
+            assert submitted.data["hash"] == snapshot["pending_proposal_hash"]
+            assert submitted.data["text"] == MARKDOWN  # the whole text is kept
+            asked.cancel()
+            await running
+
+    run(main())
+
+
+def test_the_explanation_is_cut_to_500_bytes(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            markdown = "ж" * 400 + "\n\nmore"
+            _, running, asked = await _proposal(client, conn, person, tmp_path, markdown)
+            explanation = person.snapshot()["plan"]["explanation"]
+            assert len(explanation.encode()) <= 500 and explanation.startswith("ж" * 240)
+            asked.cancel()
+            await running
+
+    run(main())
+
+
+def test_the_persons_approve_answers_allow_once_and_the_clients_later_answer_is_ignored(
+    tmp_path, person
+):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            digest = person.snapshot()["pending_proposal_hash"]
+            await person("approve", digest)
+            report = await client.report("exit_plan_mode")
+            # allow_once (edits still ask), never the allow_always option listed first.
+            assert report["outcome"] == {"outcome": "selected", "optionId": "default"}
+            asked.choose("acceptEdits")  # too late: ignored
+            await running
+            await asyncio.sleep(0.3)
+            assert len(client.reports("exit_plan_mode")) == 1
+            ((answer,),) = answers_to(tmp_path, "session/request_permission")
+            assert answer["result"]["outcome"]["optionId"] == "default"
+            assert client.kinds("current_mode_update")[-1].current_mode_id == "default"
+            snapshot = person.snapshot()
+            assert (snapshot["mode"], snapshot["approved_proposal_hash"]) == ("default", digest)
+
+    run(main())
+
+
+def test_revise_answers_reject_and_its_notes_open_the_next_prompt(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid, running, asked = await _proposal(client, conn, person, tmp_path)
+            await person("revise", "Use a log scale\nfor the residuals")
+            report = await client.report("exit_plan_mode")
+            assert report["outcome"] == {"outcome": "selected", "optionId": "plan"}
+            asked.choose("default")  # too late: ignored
+            await running
+            assert person.snapshot()["mode"] == "plan"
+            await prompt(conn, sid, "go on")
+            texts = (await client.report("prompt", 2))["texts"]
+            assert texts == ["Use a log scale\nfor the residuals", "go on"]
+            assert [len(a) for a in answers_to(tmp_path, "session/request_permission")] == [1]
+
+    run(main())
+
+
+def test_notes_come_before_the_context_block(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            await person("revise", "Add a holdout set")
+            await client.report("exit_plan_mode")
+            asked.cancel()
+            await running
+            other = await new_session(conn, tmp_path)
+            await prompt(conn, other, "hello")
+            texts = (await client.report("prompt", 2))["texts"]
+            assert texts[0] == "Add a holdout set"
+            assert texts[1].startswith("<plan_context")
+            assert texts[2:] == ["hello"]
+
+    run(main())
+
+
+def test_the_persons_off_answers_cancelled(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            await person("off")
+            report = await client.report("exit_plan_mode")
+            assert report["outcome"] == {"outcome": "cancelled"}
+            assert (await asyncio.wait_for(running, 10)).stop_reason == "cancelled"
+            assert (await client.report("set_mode", 2))["mode"] == "default"
+            asked.choose("acceptEdits")
+            await asyncio.sleep(0.3)
+            assert [len(a) for a in answers_to(tmp_path, "session/request_permission")] == [1]
+
+    run(main())
+
+
+def test_the_clients_allow_is_the_persons_approval_with_the_option_it_chose(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            digest = person.snapshot()["pending_proposal_hash"]
+            asked.choose("acceptEdits")
+            report = await client.report("exit_plan_mode")
+            assert report["outcome"] == {"outcome": "selected", "optionId": "acceptEdits"}
+            await running
+            snapshot = person.snapshot()
+            assert (snapshot["mode"], snapshot["approved_proposal_hash"]) == ("default", digest)
+            with pytest.raises(DecisionRefused):  # later, from the card: nothing waits
+                await person("approve", digest)
+
+    run(main())
+
+
+def test_the_clients_reject_is_revise_with_no_notes(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            digest = person.snapshot()["pending_proposal_hash"]
+            cursor = person.snapshot()["cursor"]
+            asked.choose("plan")
+            report = await client.report("exit_plan_mode")
+            assert report["outcome"] == {"outcome": "selected", "optionId": "plan"}
+            await running
+            after = person.events(after=cursor)
+            assert [(e.kind, e.data) for e in after] == [
+                ("decision", {"action": "changes_requested", "hash": digest})
+            ]
+            snapshot = person.snapshot()
+            assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
+
+    run(main())
+
+
+async def _approve(person, digest: str, delay: float) -> None:
+    await asyncio.sleep(max(0.0, delay))
+    try:
+        await person("approve", digest)
+    except DecisionRefused:
+        pass  # the client's answer came first
+
+
+async def _reject(asked, delay: float) -> None:
+    await asyncio.sleep(max(0.0, delay))
+    asked.choose("plan")
+
+
+@pytest.mark.parametrize("rounds", [8])
+def test_the_race_of_the_clients_answer_and_the_persons_approve(tmp_path, person, rounds):
+    """Both answer at about the same moment, the person ahead by `lead` seconds (behind when
+    negative): exactly one decision is taken, and the agent gets the winner's answer."""
+    leads = [-0.15, 0.15, 0.0, 0.002, -0.002, 0.01, -0.01, 0.0][:rounds]
+
+    async def main():
+        winners = []
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            modes_set = 0  # the set_mode requests the agent has reported
+            for number, lead in enumerate(leads, start=1):
+                await person("on")
+                modes_set += 1
+                assert (await client.report("set_mode", modes_set))["mode"] == "plan"
+                entries = [[f"round {number}", "pending"]]
+                running = prompt(
+                    conn, sid, script({"plan": entries}, {"exit_plan_mode": f"Round {number}"})
+                )
+                asked = await client.next_asked()
+                digest = person.snapshot()["pending_proposal_hash"]
+                cursor = person.snapshot()["cursor"]
+
+                await asyncio.gather(_approve(person, digest, -lead), _reject(asked, lead))
+                outcome = (await client.report("exit_plan_mode", number))["outcome"]
+                await running
+                decisions = [e.data for e in person.events("decision", after=cursor)]
+                assert len(decisions) == 1, decisions
+                assert decisions[0]["hash"] == digest
+                expected = {"approved": "default", "changes_requested": "plan"}[
+                    decisions[0]["action"]
+                ]
+                assert outcome == {"outcome": "selected", "optionId": expected}
+                winners.append(decisions[0]["action"])
+                if decisions[0]["action"] == "changes_requested":  # approval left plan mode
+                    await person("off")
+                    modes_set += 1
+                    assert (await client.report("set_mode", modes_set))["mode"] == "default"
+            await asyncio.sleep(0.3)
+            assert len(client.reports("exit_plan_mode")) == len(leads)
+        # The loser's answer never reached the agent.
+        answers = answers_to(tmp_path, "session/request_permission")
+        assert [len(a) for a in answers] == [1] * len(leads)
+        # What the bridge wrote folds back into the snapshot, as every session's events do.
+        from jupyter_plans.plan.fold import fold
+
+        assert fold("s", person.events()) == person.session.snapshot()
+        assert set(winners) == {"approved", "changes_requested"}, winners
+
+    run(main())
+
+
+def test_an_approval_the_agent_had_as_its_allow_option_is_not_repeated(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid, running, asked = await _proposal(client, conn, person, tmp_path)
+            await person("approve", person.snapshot()["pending_proposal_hash"])
+            await client.report("exit_plan_mode")
+            asked.cancel()
+            await running
+            await asyncio.sleep(0.3)  # the bridge has read the approval's events
+            await prompt(conn, sid, "next")
+            assert (await client.report("prompt", 2))["texts"] == ["next"]
+            assert person.session.waiting_messages() == []  # taken all the same
+
+    run(main())
+
+
+def test_a_notice_of_another_agents_approval_opens_the_prompt_framed(tmp_path, person):
+    """A proposal made without the agent's request (through the session's own tool, as an MCP
+    client would): its approval notice reaches the agent, never as the person's words."""
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await prompt(conn, sid, "hello")
+            await person("on")
+            args = {
+                "explanation": "E",
+                "findings": [],
+                "objectives": [],
+                "steps": [{"id": "a", "description": "Do A", "status": "pending"}],
+            }
+            assert not (await person("call_tool", "plan_submit", args)).is_error
+            await person("approve")
+            await prompt(conn, sid, "go")
+            texts = (await client.report("prompt", 2))["texts"]
+            assert texts[0].startswith("A notice from the plan session (not the person's words):")
+            assert "[a] Do A" in texts[0] and texts[1:] == ["go"]
+
+    run(main())
+
+
+def test_without_a_plan_from_the_agent_the_proposal_takes_the_stored_steps(tmp_path, person):
+    async def main():
+        steps = [{"id": "load", "description": "Load", "status": "completed"}]
+        assert not (
+            await person("call_tool", "update_plan", {"expected_revision": 0, "steps": steps})
+        ).is_error
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await person("on")
+            await client.report("set_mode")
+            running = prompt(conn, sid, script({"exit_plan_mode": "Plan"}))
+            asked = await client.next_asked()
+            plan = person.snapshot()["plan"]
+            assert [(s["id"], s["status"]) for s in plan["steps"]] == [("load", "pending")]
+            asked.choose("default")
+            await running
+            assert person.snapshot()["approved_proposal_hash"] is not None
+
+    run(main())
