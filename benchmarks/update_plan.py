@@ -28,18 +28,33 @@ ROUNDS = 10
 PER_ROUND = 100
 
 
-def plan_steps(i: int) -> list[dict]:
-    return [
-        {
-            "id": f"step-{n}",
-            "description": f"Carry out part {n} of the analysis, revision {i}",
-            "status": "completed" if n < i % 12 else "pending",
-            "acceptance": None,
-            "depends_on": [f"step-{n - 1}"] if n else [],
-            "evidence": None,
-        }
-        for n in range(12)
-    ]
+# The plan sizes measured: (steps, whether the plan is the large kind agents keep, with
+# ~80-byte descriptions, an acceptance on a third of the steps and depends_on on a third).
+SIZES = [(1, False), (12, False), (32, True)]
+LONG = " and compare the result with the notes kept so far"
+
+
+def plan_steps(i: int, size: int = 12, large: bool = False) -> list[dict]:
+    steps = []
+    for n in range(size):
+        done = n < i % (size + 1)
+        acceptance = "The checked column has no missing values" if large and n % 3 == 0 else None
+        if large:
+            depends_on = [f"step-{n - 1}"] if n % 3 == 1 else []
+        else:
+            depends_on = [f"step-{n - 1}"] if n else []
+        steps.append(
+            {
+                "id": f"step-{n}",
+                "description": f"Carry out part {n} of the analysis, revision {i}"
+                + (LONG if large else ""),
+                "status": "completed" if done else "pending",
+                "acceptance": acceptance,
+                "depends_on": depends_on,
+                "evidence": "Checked: 0 missing of 1,204 rows" if acceptance and done else None,
+            }
+        )
+    return steps
 
 
 class Floor:
@@ -199,10 +214,10 @@ class OurCheck:
 PAYLOADS = [plan_steps(i) for i in range(PER_ROUND)]
 
 
-def measure(sides: dict) -> dict[str, list[float]]:
+def measure(sides: dict, payloads: list | None = None) -> dict[str, list[float]]:
     """Time each side on the same payloads, one call each in turn, so noise falls on all."""
     samples: dict[str, list[float]] = {name: [] for name in sides}
-    payloads = PAYLOADS
+    payloads = payloads or PAYLOADS
     for side in sides.values():  # warm up caches and the WAL file
         for steps in payloads[:20]:
             side.update(steps)
@@ -218,28 +233,43 @@ def measure(sides: dict) -> dict[str, list[float]]:
     return samples
 
 
+def one_size(folder: Path, size: int, large: bool) -> dict[str, float]:
+    """The mix at one plan size; the figures are each side's p50 over the floor's."""
+    folder = folder / f"{size}-steps"
+    folder.mkdir()
+    sides = {
+        "raw sqlite3 floor": Floor(folder / "floor.sqlite"),
+        "jupyter-plans update_plan": Ours(folder / "ours.plans.sqlite"),
+        "  the same, with call ids": OursWithIds(folder / "ids.plans.sqlite"),
+    }
+    for name, peer in (
+        ("langgraph SqliteSaver.put", LangGraph),
+        ("eventsourcing insert_events", EventSourcing),
+    ):
+        try:
+            sides[name] = peer(folder / f"{peer.__name__.lower()}.sqlite")
+        except ImportError:
+            print(f"({name} is not installed: pip install -e '.[bench]')")
+    payloads = [plan_steps(i, size, large) for i in range(PER_ROUND)]
+    samples = measure(sides, payloads)
+    count = len(samples["raw sqlite3 floor"])
+    kind = ", ~80-byte descriptions, acceptance and depends_on on a third" if large else ""
+    print(f"\nupdate_plan, {size}-step plan{kind}, WAL + synchronous=FULL, {count} commits each")
+    return ratio_table(samples, "raw sqlite3 floor")
+
+
 def main() -> dict[str, float]:
+    """Every size; the 12-step figures also under their plain names (the targets' table)."""
+    figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        sides = {
-            "raw sqlite3 floor": Floor(folder / "floor.sqlite"),
-            "jupyter-plans update_plan": Ours(folder / "ours.plans.sqlite"),
-            "  the same, with call ids": OursWithIds(folder / "ids.plans.sqlite"),
-        }
-        for name, peer in (
-            ("langgraph SqliteSaver.put", LangGraph),
-            ("eventsourcing insert_events", EventSourcing),
-        ):
-            try:
-                sides[name] = peer(folder / f"{peer.__name__.lower()}.sqlite")
-            except ImportError:
-                print(f"({name} is not installed: pip install -e '.[bench]')")
-        samples = measure(sides)
-        count = len(samples["raw sqlite3 floor"])
-        print(f"update_plan, 12-step plan, WAL + synchronous=FULL, {count} commits each")
-        figures = ratio_table(samples, "raw sqlite3 floor")
-        if "langgraph SqliteSaver.put" in sides:
-            parts(folder, sides["langgraph SqliteSaver.put"])
+        for size, large in SIZES:
+            found = one_size(folder, size, large)
+            figures.update({f"{name.strip()} @{size}": value for name, value in found.items()})
+            if size == 12:
+                figures.update(found)
+        if "langgraph SqliteSaver.put" in figures:
+            parts(folder, LangGraph(folder / "langgraph-parts.sqlite"))
     return figures
 
 

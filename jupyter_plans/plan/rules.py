@@ -292,15 +292,16 @@ def _plain_plan_validator(proposal: bool) -> Any:
     """One strict pass in pydantic-core over a plan input, giving its stored form.
 
     It accepts only input that every rule above accepts, in the same stored form: the same
-    fields, types and statuses, text short enough that no encoding can reach a byte limit,
-    ids of 1 to 64 printable ASCII characters, descriptions with a visible ASCII character.
-    It does not say why it refuses; what it refuses goes through the rules, which do.
+    fields, types and statuses, text of at most as many characters as its limit has bytes
+    (`within_byte_limits` then measures the few texts where that is not enough), ids of 1 to
+    64 printable ASCII characters, descriptions with a visible ASCII character. It does not
+    say why it refuses; what it refuses goes through the rules, which do.
     """
     from pydantic_core import SchemaValidator
     from pydantic_core import core_schema as cs
 
     def text(limit: int, **constraints: Any) -> Any:
-        return cs.str_schema(max_length=limit // 4, strict=True, **constraints)
+        return cs.str_schema(max_length=limit, strict=True, **constraints)
 
     def field(schema: Any, default: Any = None, **factory: Any) -> Any:
         if factory:
@@ -321,7 +322,10 @@ def _plain_plan_validator(proposal: bool) -> Any:
             "description": cs.typed_dict_field(text(MAX_DESCRIPTION_BYTES, pattern="[!-~]")),
             "status": field(cs.literal_schema(["pending", "in_progress", "completed"]), "pending"),
             "acceptance": field(nullable(text(MAX_ACCEPTANCE_BYTES))),
-            "depends_on": field(cs.list_schema(text(4 * MAX_ID_BYTES)), default_factory=list),
+            "depends_on": field(
+                cs.list_schema(cs.str_schema(max_length=MAX_ID_BYTES, strict=True)),
+                default_factory=list,
+            ),
             "evidence": field(nullable(text(MAX_EVIDENCE_BYTES))),
         }
     )
@@ -349,6 +353,35 @@ def _plain_plan_validator(proposal: bool) -> Any:
 
 
 _PLAIN_PLAN: dict[bool, Any] = {}
+
+
+def _fits(text: str | None, limit: int) -> bool:
+    """Whether a text of at most `limit` characters is at most `limit` UTF-8 bytes: at once
+    when it is short or ASCII (one byte a character), else by measuring it."""
+    return (
+        text is None
+        or len(text) <= limit // 4
+        or text.isascii()
+        or len(text.encode("utf-8", "surrogatepass")) <= limit
+    )
+
+
+def within_byte_limits(plan: dict, phases: list[dict], steps: list[dict]) -> bool:
+    """The byte limits of section 2, for a plain input with some non-ASCII text, whose texts
+    have at most as many characters as their limits have bytes: one `isascii` a text, and an
+    encoding only for a long text that is not ASCII."""
+    for step in steps:
+        if not (
+            _fits(step["description"], MAX_DESCRIPTION_BYTES)
+            and _fits(step["acceptance"], MAX_ACCEPTANCE_BYTES)
+            and _fits(step["evidence"], MAX_EVIDENCE_BYTES)
+        ):
+            return False
+    texts = [(plan["explanation"], MAX_EXPLANATION_BYTES)]
+    texts += [(text, MAX_FINDING_BYTES) for text in plan["findings"] + plan["objectives"]]
+    texts += [(phase["title"], MAX_TITLE_BYTES) for phase in phases]
+    return all(_fits(text, limit) for text, limit in texts)
+
 
 # What the JSON text of an input plain_plan takes can hold beyond its body's stored text: the
 # fields that text leaves out for holding their defaults, and expected_revision. Every text
@@ -387,6 +420,10 @@ def plain_plan(args: dict, proposal: bool) -> CheckedPlan | None:
     # The stored text is made here, once: it serves for the input's size and control
     # characters (the rules of check_raw, in its order) and then as the event's plan.
     text = encode_plan_body(body)
+    # All ASCII (pydantic-core writes other characters as they are): a character is a byte,
+    # and the validator's lengths were the byte limits.
+    if not text.isascii() and not within_byte_limits(body, phases, steps):
+        return None
     if 4 * (len(text) + _BEYOND_BODY) > MAX_INPUT_BYTES:  # a character is 1 to 4 bytes
         check_input_size(args)
     check_no_control_characters(args, text)

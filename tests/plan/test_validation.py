@@ -746,3 +746,35 @@ def test_a_plain_plan_takes_the_one_pass_and_keeps_none_of_the_callers_lists():
     args["findings"].append("g")
     assert checked.body["phases"][0]["steps"][1]["depends_on"] == ["a"]
     assert checked.body["findings"] == ["f"]
+
+
+def test_an_agents_large_plan_takes_the_one_pass_and_the_byte_limits_hold_in_it():
+    """Long texts within their limits take the one pass, so the largest plans agents keep
+    (32 steps of 80-byte descriptions) cost one pass; at the byte limit it still agrees with
+    the rules, in ASCII and in characters of two and four bytes."""
+    from jupyter_plans.plan import rules as v
+
+    steps = [
+        {
+            "id": f"s{n}",
+            "description": f"Carry out part {n} of the analysis and compare it with the notes",
+            "status": "completed" if n < 5 else "pending",
+            "acceptance": "No missing values" if n % 3 == 0 else None,
+            "depends_on": [f"s{n - 1}"] if n % 3 == 1 else [],
+            "evidence": "0 missing" if n % 3 == 0 and n < 5 else None,
+        }
+        for n in range(32)
+    ]
+    assert v.plain_plan({"expected_revision": 0, "steps": steps}, proposal=False) is not None
+    for text, fits in (
+        ("d" * 240, True),
+        ("d" * 241, False),
+        ("d" + "é" * 119 + "x", True),  # 240 bytes
+        ("d" + "é" * 120, False),  # 241 bytes in 121 characters
+        ("d" + "\U0001f600" * 59 + "xyz", True),  # 240 bytes
+        ("d" + "\U0001f600" * 60, False),  # 241 bytes in 61 characters
+    ):
+        args = {"expected_revision": 0, "steps": [{"id": "a", "description": text}]}
+        taken = v.plain_plan(args, proposal=False)
+        assert (taken is not None) == fits, (len(text.encode()), taken)
+        assert _agree(args, False) == ("plain" if fits else "refused")
