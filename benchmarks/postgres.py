@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _table import ratio_table  # noqa: E402
-from update_plan import Ours, measure  # noqa: E402
+from update_plan import SIZES, Ours, measure, plan_steps  # noqa: E402
 
 from tests.engines import postgres_schema  # noqa: E402
 
@@ -26,6 +26,7 @@ class Floor:
 
         plain = url.replace("postgresql+psycopg://", "postgresql://")
         self.conn = psycopg.connect(plain, autocommit=True)
+        self.conn.execute("DROP TABLE IF EXISTS floor_s, floor_e")
         self.conn.execute("CREATE TABLE floor_s (id TEXT PRIMARY KEY, revision INT, plan TEXT)")
         self.conn.execute(
             "CREATE TABLE floor_e (sid TEXT, seq INT, kind TEXT, data TEXT, PRIMARY KEY (sid, seq))"
@@ -54,12 +55,24 @@ def main() -> dict[str, float]:
     except BaseException as exc:  # pytest's skip: no server here
         print(f"postgres: skipped ({str(exc).splitlines()[0]})")
         return {}
+    figures = {}
     try:
-        samples = measure({"raw psycopg floor": Floor(url), "jupyter-plans update_plan": Ours(url)})
+        for size, large in SIZES:
+            payloads = [plan_steps(i, size, large) for i in range(100)]
+            ours = Ours(url)
+            ours.session = ours.session.store.session(f"bench-{size}")
+            samples = measure(
+                {"raw psycopg floor": Floor(url), "jupyter-plans update_plan": ours}, payloads
+            )
+            count = len(samples["raw psycopg floor"])
+            print(f"\nupdate_plan on PostgreSQL, {size}-step plan, {count} each")
+            found = ratio_table(samples, "raw psycopg floor")
+            figures[f"jupyter-plans update_plan @{size}"] = found["jupyter-plans update_plan"]
+            if size == 12:
+                figures.update(found)
     finally:
         schema.__exit__(None, None, None)
-    print(f"update_plan on PostgreSQL, 12-step plan, {len(samples['raw psycopg floor'])} each")
-    return ratio_table(samples, "raw psycopg floor")
+    return figures
 
 
 if __name__ == "__main__":

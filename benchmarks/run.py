@@ -12,15 +12,31 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 # (module, figure, target, how the figure is compared)
-BENCHMARKS = ["update_plan", "resume", "load_ext", "card_latency", "postgres", "hook"]
+BENCHMARKS = [
+    "update_plan",
+    "resume",
+    "server_history",
+    "load_ext",
+    "card_latency",
+    "postgres",
+    "hook",
+]
 TARGETS = [
-    ("update_plan", "jupyter-plans update_plan", 1.3, "update_plan p50 / raw sqlite3 floor"),
+    ("update_plan", "jupyter-plans update_plan @1", 1.3, "update_plan / sqlite3 floor, 1 step"),
+    ("update_plan", "the same, with call ids @1", 1.3, "  with call ids, 1 step"),
+    ("update_plan", "jupyter-plans update_plan", 1.3, "update_plan / sqlite3 floor, 12 steps"),
+    ("update_plan", "the same, with call ids @12", 1.3, "  with call ids, 12 steps"),
+    ("update_plan", "jupyter-plans update_plan @32", 1.3, "update_plan / sqlite3 floor, 32 steps"),
+    ("update_plan", "the same, with call ids @32", 1.3, "  with call ids, 32 steps"),
     ("resume", "100,000 events", 1.2, "resume with 100,000 events / with 10"),
+    ("server_history", "snapshot", 1.2, "server snapshot, 100,000 events / 10"),
+    ("server_history", "first page of events", 1.2, "server events page, 100,000 events / 10"),
     ("load_ext", "%load_ext jupyter_plans", 1.5, "%load_ext / import ipywidgets"),
     ("card_latency", "p95 ms", 100, "live card p95, ms (another process's commit)"),
     ("card_latency", "panel p95 ms", 100, "Plan panel p95, ms (another process's commit)"),
     ("card_latency", "idle cpu %", 1.0, "idle kernel CPU, % of a core"),
-    ("postgres", "jupyter-plans update_plan", 1.2, "PostgreSQL update_plan p50 / psycopg floor"),
+    ("postgres", "jupyter-plans update_plan", 1.2, "PostgreSQL / psycopg floor, 12 steps"),
+    ("postgres", "jupyter-plans update_plan @32", 1.2, "PostgreSQL / psycopg floor, 32 steps"),
     ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
 ]
 
@@ -38,11 +54,14 @@ def main() -> None:
         verdict = "not measured" if value is None else "met" if value <= limit else "NOT met"
         shown = "-" if value is None else f"{value:.2f}"
         print(f"  {label:45} {shown:>8} (target {limit}): {verdict}")
-    ours = peers.get("jupyter-plans update_plan")
-    for peer in ("langgraph SqliteSaver.put", "eventsourcing insert_events"):
-        if peer in peers and ours is not None:
-            faster = "faster" if ours < peers[peer] else "NOT faster"
-            print(f"  update_plan against {peer:32} {ours / peers[peer]:8.2f}x: {faster}")
+    for size in (1, 12, 32):
+        ours = peers.get(f"jupyter-plans update_plan @{size}")
+        for peer in ("langgraph SqliteSaver.put", "eventsourcing insert_events"):
+            theirs = peers.get(f"{peer} @{size}")
+            if theirs is not None and ours is not None:
+                faster = "faster" if ours < theirs else "NOT faster"
+                versus = f"update_plan against {peer}, {size} steps"
+                print(f"  {versus:58} {ours / theirs:6.2f}x: {faster}")
 
 
 if __name__ == "__main__":
