@@ -160,18 +160,18 @@ class OurStatements:
     compiled forms), with the texts update_plan stored for the same payloads: what is left
     of our call when none of our Python runs."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, payloads: list) -> None:
         from jupyter_plans.store.compiled import shipped_forms
 
         forms = shipped_forms()
         self.statements = forms["UPDATE_STATE"]["sql"], forms["INSERT_EVENT"]["sql"]
         store = PlanStore(path)  # update_plan makes and stores the texts, one session each
-        for n, steps in enumerate(PAYLOADS):
+        for n, steps in enumerate(payloads):
             store.session(f"texts-{n}").call_tool(
                 "update_plan", {"expected_revision": 0, "steps": steps}
             )
         store.session("bench").call_tool(
-            "update_plan", {"expected_revision": 0, "steps": PAYLOADS[0]}
+            "update_plan", {"expected_revision": 0, "steps": payloads[0]}
         )
         store.close()
         self.conn = sqlite3.connect(path, isolation_level=None)
@@ -179,7 +179,7 @@ class OurStatements:
         read = "SELECT data, result FROM plans_events WHERE session_id = ? AND seq = 1"
         self.texts = {
             id(steps): self.conn.execute(read, (f"texts-{n}",)).fetchone()
-            for n, steps in enumerate(PAYLOADS)
+            for n, steps in enumerate(payloads)
         }
         self.cursor = 1
 
@@ -269,23 +269,29 @@ def main() -> dict[str, float]:
             if size == 12:
                 figures.update(found)
         if "langgraph SqliteSaver.put" in figures:
-            parts(folder, LangGraph(folder / "langgraph-parts.sqlite"))
+            for size, large in SIZES[1:]:
+                found = parts(folder, size, large)
+                figures.update({f"{name} @{size}": value for name, value in found.items()})
     return figures
 
 
-def parts(folder: Path, langgraph: LangGraph) -> None:
+def parts(folder: Path, size: int, large: bool) -> dict[str, float]:
     """Where our call's time goes, against langgraph's put: a second mix, without our call
     (its check would warm the caches for it), of its statements alone and its check alone."""
+    payloads = [plan_steps(i, size, large) for i in range(PER_ROUND)]
+    folder = folder / f"parts-{size}"
+    folder.mkdir()
     sides = {
-        "raw sqlite3 floor": Floor(folder / "floor-2.sqlite"),
-        "our statements alone": OurStatements(folder / "statements.plans.sqlite"),
+        "raw sqlite3 floor": Floor(folder / "floor.sqlite"),
+        "our statements alone": OurStatements(folder / "statements.plans.sqlite", payloads),
         "our input check alone": OurCheck(folder),
-        "langgraph SqliteSaver.put": langgraph,
+        "langgraph SqliteSaver.put": LangGraph(folder / "langgraph.sqlite"),
     }
-    print("\nthe parts of update_plan, in a mix of their own")
-    figures = ratio_table(measure(sides), "raw sqlite3 floor")
+    print(f"\nthe parts of update_plan, {size} steps, in a mix of their own")
+    figures = ratio_table(measure(sides, payloads), "raw sqlite3 floor")
     both = figures["our statements alone"] + figures["our input check alone"]
     print(f"  statements + input check: {both:.2f} of the floor, before any session logic")
+    return figures
 
 
 if __name__ == "__main__":

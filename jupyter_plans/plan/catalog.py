@@ -13,7 +13,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .guard import RESERVED_NAMES  # names no integration may rebind
-from .rules import check_plan, plain_plan
+from .one_pass import plain_plan
+from .rules import check_plan
 from .validation import check_decision, check_object, check_question, check_raw, check_review, parse
 
 if TYPE_CHECKING:

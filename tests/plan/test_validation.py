@@ -459,7 +459,7 @@ def test_record_decision_refuses_blank_and_control_text(session, args, where):
     refused(session, "record_decision", args, where)
 
 
-# The one-pass check of plain input (plan_rules.plain_plan) against the rules one by one.
+# The one-pass check of plain input (one_pass.plain_plan) against the rules one by one.
 
 
 def _mostly(common, *edges):
@@ -551,13 +551,14 @@ def _one_pass(args, proposal):
     rules); a checked plan's stored text is checked here and then left out."""
     from pydantic_core import SchemaSerializer
 
-    from jupyter_plans.plan import rules as v
+    from jupyter_plans.plan import one_pass as v
     from jupyter_plans.plan.revision import build_plan
     from jupyter_plans.plan.stored import _schemas, encode_plan_body, encode_plan_event
+    from jupyter_plans.plan.validation import Refused
 
     try:
         checked = v.plain_plan(args, proposal)
-    except v.Refused as refusal:
+    except Refused as refusal:
         return str(refusal)
     if checked is None:
         return None
@@ -708,7 +709,7 @@ def test_the_input_over_its_stored_body_is_within_the_margin_the_size_check_allo
     """Every default spelled out, in as many steps and phases as allowed, and the longest
     expected_revision the one pass takes: its text exceeds the body's stored text by at most
     _BEYOND_BODY, and by nearly that (the margin is not loose)."""
-    from jupyter_plans.plan import rules as v
+    from jupyter_plans.plan import one_pass as v
 
     steps = [
         {
@@ -736,7 +737,7 @@ def test_the_input_over_its_stored_body_is_within_the_margin_the_size_check_allo
 
 
 def test_a_plain_plan_takes_the_one_pass_and_keeps_none_of_the_callers_lists():
-    from jupyter_plans.plan.rules import plain_plan
+    from jupyter_plans.plan.one_pass import plain_plan
 
     depends = ["a"]
     args = flat(s("a"), s("b", depends_on=depends, status="in_progress"), findings=["f"])
@@ -752,7 +753,7 @@ def test_an_agents_large_plan_takes_the_one_pass_and_the_byte_limits_hold_in_it(
     """Long texts within their limits take the one pass, so the largest plans agents keep
     (32 steps of 80-byte descriptions) cost one pass; at the byte limit it still agrees with
     the rules, in ASCII and in characters of two and four bytes."""
-    from jupyter_plans.plan import rules as v
+    from jupyter_plans.plan import one_pass as v
 
     steps = [
         {
