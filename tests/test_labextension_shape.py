@@ -13,6 +13,8 @@ import os
 import re
 from pathlib import Path
 
+from tests.test_architecture import find_cycles as strongly_connected
+
 SRC = Path(__file__).resolve().parent.parent / "labextension" / "src"
 
 MAX_LINES = 400
@@ -167,39 +169,9 @@ def graph() -> tuple[dict[str, set[str]], list[str]]:
 
 
 def find_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """One circle for each strongly connected group of files (Tarjan), as a path that starts
-    and ends at the group's first file."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[set[str]] = []
-
-    def connect(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(edges.get(node, ())):
-            if target not in index:
-                connect(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            group = set()
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                group.add(top)
-                if top == node:
-                    break
-            if len(group) > 1 or node in edges.get(node, ()):
-                groups.append(group)
-
-    for node in sorted(edges):
-        if node not in index:
-            connect(node)
-    return sorted(_path_around(group, edges) for group in groups)
+    """One circle for each strongly connected group of files (the package's own finder), as a
+    path that starts and ends at the group's first file."""
+    return sorted(_path_around(set(group), edges) for group in strongly_connected(edges))
 
 
 def _path_around(group: set[str], edges: dict[str, set[str]]) -> list[str]:
