@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import itertools
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -70,14 +71,19 @@ class Bridge:
         self.modes = Modes(self)
         self._client_calls: dict[str, tuple[str, Any, Any]] = {}  # method, params, extra
         self._own_calls: dict[str, asyncio.Future] = {}
-        self._prefix = f"jupyter-plans-{uuid.uuid4().hex[:8]}"
+        self._prefix = f"jupyter-plans-{uuid.uuid4().hex[:8]}"  # of the bridge's own requests
+        self._own_numbers = itertools.count(1)
         self._numbers = itertools.count(1)
+        self._started_at = 0  # the session's cursor when the bridge started
         self._tasks: set[asyncio.Task] = set()
         self.seen = 0  # the session's events read so far
         self.approval_notices: dict[str, int] = {}  # approved hash -> its notice's message id
 
-    def new_call_id(self) -> str:
-        return f"{self._prefix}-{next(self._numbers)}"
+    def new_call_id(self, agent_session: Any = None) -> str:
+        """A write's call id: the same on every run of a scripted agent (notebook 05's card
+        shows it), and never an earlier bridge's (it started at an earlier cursor)."""
+        digest = hashlib.sha256(str(agent_session).encode()).hexdigest()[:12]
+        return f"acp-{self._started_at}-{digest}-{next(self._numbers)}"
 
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -88,7 +94,7 @@ class Bridge:
         """Relay until one side closes; returns which: "client" or "agent"."""
         snapshot = await self.db(self.session.snapshot_data)
         self.mirror = PlanMirror(snapshot["plan"]["steps"] if snapshot["plan"] else None)
-        self.seen = snapshot["cursor"]
+        self.seen = self._started_at = snapshot["cursor"]
         loops = {
             asyncio.ensure_future(self._relay(self.client, self._from_client)): "client",
             asyncio.ensure_future(self._relay(self.agent, self._from_agent)): "agent",
@@ -160,7 +166,7 @@ class Bridge:
                     MIRROR_NAME,
                     steps,
                     adaptations,
-                    self.new_call_id(),
+                    self.new_call_id(notification.session_id),
                 )
             except Exception as exc:  # noqa: BLE001 - the client still gets the plan
                 warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
@@ -245,7 +251,7 @@ class Bridge:
 
     async def call_agent(self, method: str, params: dict) -> dict:
         """Send a request of the bridge's own; its answer never reaches the client."""
-        request_id = self.new_call_id()
+        request_id = f"{self._prefix}-{next(self._own_numbers)}"
         future = asyncio.get_running_loop().create_future()
         self._own_calls[id_key(request_id)] = future
         await self.agent.send(

@@ -48,6 +48,7 @@ class Guard:
         title = call.title or f"{call.kind} tool call {call.tool_call_id}"
         await self.bridge.agent.respond(message["id"], {"outcome": reject_outcome(request.options)})
         await self._record(
+            request.session_id,
             title,
             f"Refused by the plan guard: {reason}, so the agent's {call.kind} {title!r} was "
             "answered with its reject option and not shown to the client. Propose the plan "
@@ -68,19 +69,20 @@ class Guard:
             "approves a plan"
         )
         await self.bridge.agent.respond_error(message["id"], REFUSED_BY_GUARD, text)
+        params = message.get("params")
         await self._record(
+            params.get("sessionId") if isinstance(params, dict) else None,
             method,
             f"Refused by the plan guard: {reason}, so the agent's {method} ({what}) was "
             "answered with an error and did not reach the client.",
         )
         return True
 
-    async def _record(self, title: str, content: str) -> None:
+    async def _record(self, agent_session: Any, title: str, content: str) -> None:
         session = self.bridge.session
+        call_id = self.bridge.new_call_id(agent_session)
         try:
-            await self.bridge.db(
-                lambda: session.record_refusal(title, content, call_id=self.bridge.new_call_id())
-            )
+            await self.bridge.db(lambda: session.record_refusal(title, content, call_id=call_id))
         except Exception as exc:  # noqa: BLE001 - the refusal stands even when it cannot be stored
             warn(f"could not record a refused call ({type(exc).__name__}: {exc})")
 

@@ -59,7 +59,7 @@ class Proposals:
                 explanation,
                 steps,
                 text,
-                bridge.new_call_id(),
+                bridge.new_call_id(request.session_id),
             )
         except Exception as exc:  # noqa: BLE001 - the agent's request still reaches the client
             warn(f"could not store the agent's proposal ({type(exc).__name__}: {exc})")

@@ -1,6 +1,7 @@
 """The client end of the bridge tests: an ACP SDK client that runs `python -m
-jupyter_plans.agents.acp ... -- python scripted_agent.py` as a real process, records what
-reaches it, and lets a test answer the permission requests that reach it."""
+jupyter_plans.agents.acp ... -- python -m jupyter_plans.agents.acp.demo_agent` (the scripted
+agent notebook 05 uses too) as a real process, records what reaches it, and lets a test answer
+the permission requests that reach it."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ from acp import (
 from acp.schema import AllowedOutcome, DeniedOutcome
 
 HERE = Path(__file__).resolve().parent
-AGENT = HERE / "scripted_agent.py"
 ROOT = HERE.parents[2]  # the repository
+# The shipped scripted agent, telling what happened (--report) and answering a prompt that is no
+# script with one message (--no-scenario).
+AGENT = [sys.executable, "-m", "jupyter_plans.agents.acp.demo_agent", "--report", "--no-scenario"]
 TIMEOUT = 20.0
 
 
@@ -125,12 +128,11 @@ async def bridged(tmp_path: Path, *where: str, session: str | None = "s"):
     to `--db tmp_path/a.plans.sqlite`."""
     client = RecordingClient()
     env = dict(os.environ)
-    env["SCRIPTED_AGENT_LOG"] = str(tmp_path / "agent.jsonl")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     args = list(where or ("--db", str(tmp_path / "a.plans.sqlite")))
     if session is not None:
         args += ["--session", session]
-    command = ["-m", "jupyter_plans.agents.acp", *args, "--", sys.executable, str(AGENT)]
+    command = ["-m", "jupyter_plans.agents.acp", *args, "--", *AGENT, *agent_log_option(tmp_path)]
     with open(tmp_path / "bridge.stderr", "ab") as stderr:
         async with spawn_agent_process(
             client,
@@ -153,6 +155,11 @@ async def new_session(conn: Any, cwd: Path) -> str:
 def prompt(conn: Any, session_id: str, text: str) -> asyncio.Task:
     """Send a prompt; its task gives the PromptResponse."""
     return asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block(text)]))
+
+
+def agent_log_option(tmp_path: Path) -> list[str]:
+    """The agent's option that logs every raw message it sends and receives (see agent_log)."""
+    return ["--log", str(tmp_path / "agent.jsonl")]
 
 
 def agent_log(tmp_path: Path) -> list[dict]:
@@ -210,3 +217,19 @@ def answers_to(tmp_path: Path, method: str) -> list[list[dict]]:
         e["message"] for e in log if e["direction"] == "incoming" and "method" not in e["message"]
     ]
     return [[m for m in got if m.get("id") == request["id"]] for request in asked]
+
+
+async def plan_mode_proposal(command: list[str], cwd: Path, person: Person) -> list[str]:
+    """Run COMMAND as an ACP client runs an agent: initialize, open a session, turn plan mode on
+    and prompt; returns what the proposal's request looked like when it reached the client."""
+    client = RecordingClient()
+    async with spawn_agent_process(client, *command, cwd=cwd) as (conn, _):
+        await asyncio.wait_for(conn.initialize(protocol_version=1), TIMEOUT)
+        sid = await new_session(conn, cwd)
+        await person("on")
+        await until(lambda: client.kinds("current_mode_update"))  # the agent's mode set
+        running = prompt(conn, sid, "Clean the sales data")
+        asked = await client.next_asked()
+        asked.cancel()
+        await asyncio.wait_for(running, TIMEOUT)
+        return [asked.tool_call.title, asked.tool_call.kind]

@@ -5,10 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 
-from .harness import AGENT, ROOT, TIMEOUT, agent_log, bridged, new_session, prompt, run, script
+from .harness import (
+    AGENT,
+    ROOT,
+    TIMEOUT,
+    agent_log,
+    agent_log_option,
+    bridged,
+    new_session,
+    prompt,
+    run,
+    script,
+)
 
 
 def _sent(log: list[dict], direction: str) -> list[dict]:
@@ -52,7 +62,6 @@ def test_ids_of_any_type_and_unknown_methods_pass_through(tmp_path):
     """A raw JSON-RPC client (no SDK) sends string ids and a method nobody knows."""
 
     async def main():
-        env = {**os.environ, "SCRIPTED_AGENT_LOG": str(tmp_path / "agent.jsonl")}
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -60,12 +69,11 @@ def test_ids_of_any_type_and_unknown_methods_pass_through(tmp_path):
             "--db",
             str(tmp_path / "a.plans.sqlite"),
             "--",
-            sys.executable,
-            str(AGENT),
+            *AGENT,
+            *agent_log_option(tmp_path),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             cwd=ROOT,
-            env=env,
         )
         lines = [
             {

@@ -1,27 +1,33 @@
-"""A scripted ACP agent that behaves like claude-agent-acp where the bridge cares, run as a real
-child process: `python scripted_agent.py`, built on the ACP SDK's agent side.
+"""A scripted ACP agent that behaves like claude-agent-acp where the bridge cares, the same on
+every run: `python -m jupyter_plans.agents.acp.demo_agent [--scenario FILE | --no-scenario]
+[--report] [--log FILE]`. Notebook 05 runs it behind the bridge, and so do the bridge's tests.
 
 - Modes `default`, `acceptEdits`, `plan` and `bypassPermissions`, `default` at the start.
-- A prompt whose last text block is `SCRIPT [...]` runs those actions in order; any other
-  prompt is answered with one message. Actions: `{"plan": [[content, status], ...]}` (a
-  TodoWrite-style plan update, the whole list), `{"exit_plan_mode": MARKDOWN}` (ExitPlanMode:
-  "Ready to code?", kind switch_mode, options acceptEdits / default / plan; after an allow the
-  agent takes that mode and says so with current_mode_update), `{"edit": TITLE}` and
-  `{"execute": TITLE}` (a permission request with options allow_always / allow / reject),
-  `{"write": [PATH, TEXT]}` (fs/write_text_file), `{"terminal": COMMAND}` (terminal/create),
+- A prompt whose last text block is `SCRIPT [...]` runs those actions in order. Any other prompt
+  plays the scenario (`demo_agent.json` unless `--scenario` names another): its `planning`
+  actions in plan mode, ending with the request to leave plan mode, then its `working` actions
+  once allowed to; its `working` actions straight away in any other mode. With
+  `--no-scenario` such a prompt is answered with one message, `ok`.
+- Actions: `{"plan": [[content, status], ...]}` (a TodoWrite plan update, the whole list;
+  `raw_plan` sends entries as given), `{"exit_plan_mode": MARKDOWN}` (ExitPlanMode: "Ready to
+  code?", kind switch_mode, options acceptEdits / default / plan; an allowed option becomes the
+  agent's mode, told with current_mode_update), `{"edit": TITLE}` and `{"execute": TITLE}`
+  (options allow_always / allow / reject), `{"write": [PATH, TEXT]}` (fs/write_text_file),
+  `{"terminal": COMMAND}`, `{"read": [TITLE, PATH, RESULT]}` (a read tool call),
   `{"wait_cancel": SECONDS}` (until session/cancel) and `{"say": TEXT}`.
-- It tells what happened as agent message chunks `REPORT {json}`: the prompt it received, each
-  action's outcome, each mode set and each cancel.
-- With SCRIPTED_AGENT_LOG set, every raw JSON-RPC message it sends or receives is appended to
-  that file as `{"direction", "message"}` lines.
+- With `--report` it tells what happened as agent message chunks `REPORT {json}`: the prompt it
+  received, each action's outcome, each mode set and each cancel (the tests read them).
+- With `--log FILE`, every raw JSON-RPC message it sends or receives is appended to FILE as
+  `{"direction", "message"}` lines.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
-import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from acp import (
@@ -33,6 +39,7 @@ from acp import (
     SetSessionModeResponse,
     plan_entry,
     run_agent,
+    start_tool_call,
     text_block,
     tool_content,
     update_agent_message_text,
@@ -47,6 +54,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+SCENARIO = Path(__file__).with_name("demo_agent.json")
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 EXIT_OPTIONS = [
     PermissionOption(
@@ -62,6 +70,7 @@ TOOL_OPTIONS = [
     PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
     PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
 ]
+CONTEXT_OPENING = "<plan_context"  # how the bridge's context block begins
 
 
 def _modes(current: str) -> SessionModeState:
@@ -71,8 +80,19 @@ def _modes(current: str) -> SessionModeState:
     )
 
 
-class ScriptedAgent:
-    def __init__(self) -> None:
+def _allowed(outcome: dict) -> bool:
+    return outcome.get("outcome") == "selected" and outcome.get("optionId") in (
+        "acceptEdits",
+        "default",
+        "allow",
+        "allow_always",
+    )
+
+
+class DemoAgent:
+    def __init__(self, scenario: dict | None, report: bool = False) -> None:
+        self.scenario = scenario
+        self.reporting = report
         self.conn: Any = None
         self.mode: dict[str, str] = {}
         self.cancelled: dict[str, asyncio.Event] = {}
@@ -83,7 +103,11 @@ class ScriptedAgent:
         self.conn = conn
 
     async def report(self, session_id: str, **what: Any) -> None:
-        text = "REPORT " + json.dumps(what, ensure_ascii=False)
+        if self.reporting:
+            text = "REPORT " + json.dumps(what, ensure_ascii=False)
+            await self.say(session_id, text)
+
+    async def say(self, session_id: str, text: str) -> None:
         await self.conn.session_update(session_id, update_agent_message_text(text))
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
@@ -118,15 +142,33 @@ class ScriptedAgent:
         self.cancelled.setdefault(session_id, asyncio.Event()).clear()
         texts = [block.text for block in prompt if getattr(block, "type", None) == "text"]
         await self.report(session_id, event="prompt", texts=texts, mode=self.mode.get(session_id))
-        script = texts[-1] if texts else ""
-        if not script.startswith("SCRIPT "):
-            await self.conn.session_update(session_id, update_agent_message_text("ok"))
-            return PromptResponse(stop_reason="end_turn")
-        for action in json.loads(script[len("SCRIPT ") :]):
+        last = texts[-1] if texts else ""
+        if last.startswith("SCRIPT "):
+            actions = json.loads(last[len("SCRIPT ") :])
+        elif self.scenario is None:
+            actions = [{"say": "ok"}]
+        else:
+            await self.acknowledge(session_id, texts[:-1])
+            actions = self.scenario_for(session_id)
+        for action in actions:
             stop = await self.act(session_id, action)
             if stop:
                 return PromptResponse(stop_reason=stop)
         return PromptResponse(stop_reason="end_turn")
+
+    async def acknowledge(self, session_id: str, leading: list[str]) -> None:
+        """Say what opened the prompt before the person's own words (the bridge's blocks)."""
+        for text in leading:
+            if text.startswith(CONTEXT_OPENING):
+                await self.say(session_id, "I read the plan's context block first.")
+            else:
+                first = text.strip().splitlines()[0] if text.strip() else ""
+                await self.say(session_id, f"Noted before your message: {first}")
+
+    def scenario_for(self, session_id: str) -> list[dict]:
+        if self.mode.get(session_id) == "plan":
+            return [*self.scenario["planning"], {"then_work": True}]
+        return list(self.scenario["working"])
 
     async def act(self, session_id: str, action: dict) -> str | None:
         ((name, value),) = action.items()
@@ -139,25 +181,36 @@ class ScriptedAgent:
                 {"sessionId": session_id, "update": {"sessionUpdate": "plan", "entries": value}},
             )
         elif name == "exit_plan_mode":
-            outcome = await self.permission(
-                session_id, "Ready to code?", "switch_mode", EXIT_OPTIONS, value, {"plan": value}
-            )
-            if outcome.get("optionId") in ("acceptEdits", "default"):
-                self.mode[session_id] = outcome["optionId"]
-                update = CurrentModeUpdate(
-                    session_update="current_mode_update", current_mode_id=outcome["optionId"]
-                )
-                await self.conn.session_update(session_id, update)
-            await self.report(session_id, event="exit_plan_mode", outcome=outcome)
-            if outcome.get("outcome") == "cancelled":
-                return "cancelled"
+            return await self.exit_plan_mode(session_id, value)
+        elif name == "then_work":  # after an allowed exit_plan_mode, as Claude Code goes on
+            for step in self.scenario["working"]:
+                stop = await self.act(session_id, step)
+                if stop:
+                    return stop
         elif name in ("edit", "execute"):
             outcome = await self.permission(session_id, value, name, TOOL_OPTIONS, None, None)
             await self.report(session_id, event=name, title=value, outcome=outcome)
+            if not self.reporting and not _allowed(outcome):
+                await self.say(session_id, f"{value!r} was not allowed, so I stop here.")
+                return "end_turn"
         elif name == "write":
             await self.client_call(session_id, "write", self.conn.write_text_file, *value)
         elif name == "terminal":
             await self.client_call(session_id, "terminal", self.conn.create_terminal, value)
+        elif name == "read":
+            title, path, result = value
+            self.calls += 1
+            await self.conn.session_update(
+                session_id,
+                start_tool_call(
+                    f"call-{self.calls}",
+                    title,
+                    kind="read",
+                    status="completed",
+                    content=[tool_content(text_block(result))],
+                    raw_input={"path": path},
+                ),
+            )
         elif name == "wait_cancel":
             try:
                 await asyncio.wait_for(self.cancelled[session_id].wait(), value)
@@ -167,7 +220,25 @@ class ScriptedAgent:
             await self.report(session_id, event="wait_cancel", cancelled=True)
             return "cancelled"
         elif name == "say":
-            await self.conn.session_update(session_id, update_agent_message_text(value))
+            await self.say(session_id, value)
+        return None
+
+    async def exit_plan_mode(self, session_id: str, markdown: str) -> str | None:
+        outcome = await self.permission(
+            session_id, "Ready to code?", "switch_mode", EXIT_OPTIONS, markdown, {"plan": markdown}
+        )
+        if outcome.get("optionId") in ("acceptEdits", "default"):
+            self.mode[session_id] = outcome["optionId"]
+            update = CurrentModeUpdate(
+                session_update="current_mode_update", current_mode_id=outcome["optionId"]
+            )
+            await self.conn.session_update(session_id, update)
+        await self.report(session_id, event="exit_plan_mode", outcome=outcome)
+        if outcome.get("outcome") == "cancelled":
+            return "cancelled"
+        if not self.reporting and not _allowed(outcome):
+            await self.say(session_id, "I keep planning; tell me what to change.")
+            return "end_turn"
         return None
 
     async def permission(self, session_id, title, kind, options, text, raw_input) -> dict:
@@ -195,6 +266,8 @@ class ScriptedAgent:
             await self.report(
                 session_id, event=name, error={"code": error.code, "message": str(error)}
             )
+            if not self.reporting:
+                await self.say(session_id, f"The {name} was refused: {error}")
             return
         await self.report(session_id, event=name, error=None)
 
@@ -208,10 +281,20 @@ def _logger(path: str):
     return log
 
 
-async def main() -> None:
-    log = os.environ.get("SCRIPTED_AGENT_LOG")
-    observers = [_logger(log)] if log else []
-    await run_agent(ScriptedAgent(), observers=observers)
+async def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m jupyter_plans.agents.acp.demo_agent")
+    parser.add_argument("--scenario", default=str(SCENARIO), help="the scenario's JSON file")
+    parser.add_argument(
+        "--no-scenario", action="store_true", help="answer a prompt that is no script with ok"
+    )
+    parser.add_argument("--report", action="store_true", help="say what happened, for tests")
+    parser.add_argument("--log", metavar="FILE", help="append every raw message to FILE")
+    args = parser.parse_args(argv)
+    scenario = None
+    if not args.no_scenario:
+        scenario = json.loads(Path(args.scenario).read_text(encoding="utf-8"))
+    observers = [_logger(args.log)] if args.log else []
+    await run_agent(DemoAgent(scenario, report=args.report), observers=observers)
 
 
 if __name__ == "__main__":
