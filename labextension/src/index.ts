@@ -103,6 +103,7 @@ const outputsPlugin: JupyterFrontEndPlugin<void> = {
     tracker: INotebookTracker,
     notebookFactory: NotebookWidgetFactory.IFactory | null,
   ) => {
+    const api = new PlansApi();
     const done = new WeakSet<NotebookPanel>();
     const register = (panel: NotebookPanel) => {
       if (done.has(panel)) return;
@@ -111,6 +112,8 @@ const outputsPlugin: JupyterFrontEndPlugin<void> = {
         registry: panel.content.rendermime,
         session: panel.sessionContext,
         unboundFactory: () => rendermime.getFactory(WIDGET_VIEW_MIME_TYPE),
+        path: () => panel.context.path,
+        api,
       });
       panel.content.rendermime.addFactory(factory, LIVE_OR_SAVED_RANK);
     };

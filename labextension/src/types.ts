@@ -85,6 +85,11 @@ export interface CardData {
    * Absent from cards saved before questions existed.
    */
   question?: string | null;
+  /**
+   * The notes of the person's last request for changes, until the agent's next proposal.
+   * Absent from cards saved before notes were kept.
+   */
+  notes?: string | null;
   /** The final review while the plan is finished; absent from cards saved before it existed. */
   review?: FinalReview | null;
 }
@@ -102,10 +107,50 @@ export interface CardActions {
   revise(notes: string): void;
   /** "Leave plan mode". */
   off(): void;
-  edit(change: PlanEdit): void;
+  /** Absent where edits cannot be saved (a card whose kernel is gone): no Edit button. */
+  edit?(change: PlanEdit): void;
   /**
    * "Answer": the text becomes the person's message to the agent and closes its question.
    * Absent where answers cannot be sent (the Plan panel): the question is shown, no field.
    */
   answer?(text: string): void;
 }
+
+/** One control beside a notice: go to the live card, show the plan as it is now, go back. */
+export interface NoticeControl {
+  label: string;
+  onClick(): void;
+}
+
+/**
+ * What the surface around the card says about it, in one line above its header: a saved
+ * output's revision, the plan as it is now, a superseded card, a card whose kernel is gone.
+ */
+export interface CardNotice {
+  kind: "saved" | "current" | "superseded" | "kernel-gone" | "server";
+  text: string;
+  control?: NoticeControl;
+}
+
+export interface CardFrame {
+  notice?: CardNotice | null;
+  /** The card keeps what it shows and cannot act: its buttons are shown, disabled. */
+  frozen?: boolean;
+  /** The widget model id of a live card, on the card's root, so another card can find it. */
+  modelId?: string | null;
+  /** Where the agent's question is answered, when this surface cannot send an answer. */
+  answerHint?: string;
+}
+
+/**
+ * What the live card tells the page each time it draws (a bubbling DOM event on its element,
+ * so the JupyterLab renderer around it learns what it showed without reaching into the widget
+ * manager): when its kernel goes, the renderer carries on from there.
+ */
+export interface CardShownDetail {
+  data: CardData;
+  /** The model id of the newer card of the same session, once this one is superseded. */
+  supersededBy: string | null;
+}
+
+export const CARD_SHOWN_EVENT = "jp-plans-card-shown";

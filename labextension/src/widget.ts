@@ -1,12 +1,14 @@
 /**
  * The anywidget front end of `jupyter_plans.PlanCard`: renders the synced traits with the
- * card and sends the person's decisions and answers back as custom messages, and tells the
- * kernel which proposal this card has shown.
+ * card, sends the person's decisions and answers back as custom messages, and tells the
+ * kernel which proposal this card has shown. A card superseded by a newer one of its session
+ * keeps what it showed; a card whose kernel is gone says so and stops acting. It also tells
+ * the page what it showed (CARD_SHOWN_EVENT), for the JupyterLab renderer around it.
  */
 
 import type { RenderProps } from "@anywidget/types";
-import { renderCard } from "./card";
-import type { CardActions, Changes, FinalReview, Snapshot } from "./types";
+import { CARD_SHOWN_EVENT, KERNEL_GONE_NOTICE, renderCard, supersededNotice } from "./card";
+import type { CardActions, CardData, CardFrame, CardShownDetail, Changes, FinalReview, Snapshot } from "./types";
 
 /** The synced traits of the Python `PlanCard` widget; EVENTS below names each of them. */
 export type CardModel = {
@@ -14,47 +16,78 @@ export type CardModel = {
   notebook: string | null;
   changes: Changes | null;
   question: string | null;
+  notes: string | null;
   review: FinalReview | null;
   error: string | null;
+  superseded_by: string | null;
 };
 
-const EVENTS = "change:snapshot change:changes change:question change:review change:error change:notebook";
+const EVENTS = [
+  "snapshot",
+  "changes",
+  "question",
+  "notes",
+  "review",
+  "error",
+  "notebook",
+  "superseded_by",
+].map((name) => `change:${name}`).join(" ");
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
+  /** Set once a message could not be sent: the kernel restarted or shut down. */
+  let kernelGone = false;
+  const send = (content: Record<string, unknown>) => {
+    if (kernelGone) return;
+    try {
+      model.send(content);
+    } catch (error) {
+      // The comm died with its kernel: say so on the card rather than throw from a click.
+      console.warn("jupyter-plans: the card's kernel is gone", error);
+      kernelGone = true;
+      schedule();
+    }
+  };
   const actions: CardActions = {
-    approve: (hash) => model.send({ action: "approve", hash }),
-    revise: (notes) => model.send({ action: "revise", notes }),
-    off: () => model.send({ action: "off" }),
-    edit: (change) => model.send({ action: "edit", change }),
-    answer: (text) => model.send({ action: "answer", text }),
+    approve: (hash) => send({ action: "approve", hash }),
+    revise: (notes) => send({ action: "revise", notes }),
+    off: () => send({ action: "off" }),
+    edit: (change) => send({ action: "edit", change }),
+    answer: (text) => send({ action: "answer", text }),
   };
   // Traits synced in one message fire one event each: draw once for all of them.
   let scheduled = false;
   let disposed = false;
   /** The last waiting proposal reported as shown, so each is reported once. */
   let reported: string | null = null;
+  let shown: CardShownDetail | null = null;
+  const announce = () => {
+    if (shown && !disposed) el.dispatchEvent(new CustomEvent(CARD_SHOWN_EVENT, { bubbles: true, detail: shown }));
+  };
   const draw = () => {
     scheduled = false;
     if (disposed) return;
     const snapshot = model.get("snapshot");
-    renderCard(
-      el,
-      {
-        snapshot,
-        notebook: model.get("notebook") ?? null,
-        changes: model.get("changes") ?? null,
-        question: model.get("question") ?? null,
-        review: model.get("review") ?? null,
-      },
-      actions,
-      model.get("error") ?? null,
-    );
-    // Only a live card sends this: it lets `%plan approve` without a hash bind the proposal
-    // this kernel showed. The saved card and the Plan panel show, but cannot tell a kernel.
+    const supersededBy = model.get("superseded_by") ?? null;
+    const data: CardData = {
+      snapshot,
+      notebook: model.get("notebook") ?? null,
+      changes: model.get("changes") ?? null,
+      question: model.get("question") ?? null,
+      notes: model.get("notes") ?? null,
+      review: model.get("review") ?? null,
+    };
+    let frame: CardFrame = {};
+    if (supersededBy) frame = { frozen: true, notice: supersededNotice(supersededBy) };
+    else if (kernelGone) frame = { frozen: true, notice: KERNEL_GONE_NOTICE };
+    renderCard(el, data, actions, model.get("error") ?? null, frame);
+    shown = { data, supersededBy };
+    announce();
+    // Only the live card sends this: it lets `%plan approve` without a hash bind the proposal
+    // this kernel showed. Saved and superseded cards, and the Plan panel, show but cannot tell.
     const hash = snapshot?.pending_proposal_hash ?? null;
-    if (hash !== null && hash !== reported) {
+    if (hash !== null && hash !== reported && !supersededBy) {
       reported = hash;
-      model.send({ action: "seen", hash });
+      send({ action: "seen", hash });
     }
   };
   const schedule = () => {
@@ -64,7 +97,10 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
   };
   model.on(EVENTS, schedule);
   draw();
+  // The first drawing happens before the view is in the page: say it again once it is.
+  const again = setTimeout(announce, 0);
   return () => {
+    clearTimeout(again);
     disposed = true;
     model.off(EVENTS, schedule);
     el.replaceChildren();

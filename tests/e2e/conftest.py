@@ -83,3 +83,11 @@ def dialogs(page):
     seen: list[str] = []
     page.on("dialog", lambda dialog: (seen.append(dialog.message), dialog.dismiss()))
     return seen
+
+
+@pytest.fixture
+def errors(page):
+    """The errors the page logs (console errors, uncaught exceptions); see console.py."""
+    from tests.e2e.console import PageErrors
+
+    return PageErrors(page)

@@ -185,12 +185,12 @@ def test_plan_approve_binds_the_proposal_the_live_card_last_showed(page, lab, di
     open_notebook(page, lab, "seen.ipynb")
     run_cells(page, 0, 0)  # the live card, showing the first proposal
     card = page.locator(".jp-OutputArea .jp-plans-card").first
-    card.get_by_text(first[:8], exact=True).wait_for(timeout=30_000)
+    card.get_by_text(first[:12], exact=True).wait_for(timeout=30_000)
 
     # The agent re-submits from another process: the card shows it without any cell run,
     # and tells its kernel so; `%plan approve` then binds what the card shows now.
     second = submit(plan_file, RESUBMITTED)
-    card.get_by_text(second[:8], exact=True).wait_for(timeout=30_000)
+    card.get_by_text(second[:12], exact=True).wait_for(timeout=30_000)
     card.get_by_text("Fit one baseline per store").wait_for(timeout=10_000)
     page.wait_for_timeout(500)  # the card's message reaches the kernel before the next cell
     run_new_cell(page, "%plan approve")

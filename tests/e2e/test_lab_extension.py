@@ -75,7 +75,7 @@ def test_a_saved_notebook_shows_its_cards_without_a_kernel(page, lab, dialogs):
     cell = nbformat.v4.new_code_cell("%plan", outputs=[output], execution_count=1)
     nbformat.write(nbformat.v4.new_notebook(cells=[cell]), root / "saved.ipynb")
     page.goto(f"{lab['base']}/lab/tree/saved.ipynb?token={lab['token']}")
-    card = page.locator(".jp-OutputArea .jp-plans-card").first
+    card = page.locator(".jp-NotebookPanel:visible .jp-OutputArea .jp-plans-card").first
     card.get_by_text("Waiting for your decision").wait_for(timeout=60_000)
     assert card.get_by_role("button", name="Approve").count() == 0  # as it was: no buttons
     assert_inert(page, card, dialogs)
@@ -111,7 +111,7 @@ def test_the_panel_follows_other_processes_and_decides(page, lab, dialogs):
     panel.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
     assert session.snapshot().mode == "default"
     assert session.snapshot().approved_proposal_hash is not None
-    kernel_card = page.locator(".jp-OutputArea .jp-plans-card").first
+    kernel_card = page.locator(".jp-NotebookPanel:visible .jp-OutputArea .jp-plans-card").first
     kernel_card.get_by_text("Check the totals").wait_for(timeout=10_000)
     kernel_card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
     shots = Path(__file__).parents[2] / "build" / "screenshots"

@@ -100,6 +100,19 @@ export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/** As the Python side and the palette's dialog name a proposal: the first 12 hex digits. */
+export const SHORT_HASH_LENGTH = 12;
+
 export function shortHash(hash: string): string {
-  return hash.slice(0, 8);
+  return hash.slice(0, SHORT_HASH_LENGTH);
+}
+
+/**
+ * A middle dot between two items of a line. The space before it does not break, so a wrapped
+ * line never starts with the dot.
+ */
+export function dotSeparator(): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  fragment.append("\u00a0", h("span", { class: "jp-plans-dot-sep", attrs: { "aria-hidden": "true" } }, "·"), " ");
+  return fragment;
 }

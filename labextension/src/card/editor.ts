@@ -18,7 +18,7 @@ import {
   toEdit,
 } from "./draft";
 import { icon, statusIcon } from "./icons";
-import { dependsLine, phaseHeader, sizeIdColumn } from "./steps";
+import { phaseHeader, sizeIdColumn, stepMeta } from "./steps";
 
 function nextFocusAfterRemoval(draft: Draft, phaseIndex: number, id: string): string {
   const steps = draft.phases[phaseIndex].steps;
@@ -51,7 +51,7 @@ function editRow(ctx: CardContext, draft: Draft, phaseIndex: number, step: Draft
     { class: `jp-plans-edit-row jp-plans-status-${step.status}${step.isNew ? " jp-plans-change-added" : ""}`, attrs: { "data-step-id": step.id } },
     h("span", "jp-plans-step-icon", statusIcon(step.status)),
     h("label", { class: "jp-plans-step-id", attrs: { for: inputId, title: `Description of step ${step.id}` } }, step.id),
-    h("div", "jp-plans-edit-body", input, dependsOn.length ? dependsLine(dependsOn) : null),
+    h("div", "jp-plans-edit-body", input, stepMeta({ depends_on: dependsOn, acceptance: step.acceptance })),
     h(
       "div",
       { class: "jp-plans-edit-tools", attrs: { role: "group", "aria-label": `Step ${step.id}` } },
@@ -108,7 +108,7 @@ export function editor(ctx: CardContext, draft: Draft): HTMLElement {
       class: "jp-plans-button-primary",
       key: "save",
       onClick: () => {
-        if (!actions || save.disabled) return;
+        if (!actions?.edit || save.disabled) return;
         startInflight(state, "edit", ctx.rerender);
         actions.edit(toEdit(draft));
         ctx.rerender();

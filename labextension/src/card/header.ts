@@ -3,7 +3,7 @@
 import type { CardActions, Changes } from "../types";
 import { leaveButton, sendButton } from "./compose";
 import type { CardContext } from "./context";
-import { button, h, inlineText, shortHash } from "./dom";
+import { button, dotSeparator, h, inlineText, shortHash } from "./dom";
 import { icon } from "./icons";
 import { startInflight } from "./state";
 import { startDraft } from "./draft";
@@ -57,7 +57,7 @@ export function header(ctx: CardContext): HTMLElement {
     bar.append(h("span", "jp-plans-session", "session ", h("code", null, snapshot.session_id)));
   }
   bar.append(h("span", "jp-plans-spacer"));
-  if (actions && plan && !state.draft) {
+  if (actions?.edit && plan && !state.draft) {
     bar.append(
       button(
         {
@@ -93,7 +93,7 @@ function changeSummary(changes: Changes): HTMLElement {
     return line;
   }
   parts.forEach((part, index) => {
-    if (index > 0) line.append(h("span", { class: "jp-plans-dot-sep", attrs: { "aria-hidden": "true" } }, "·"));
+    if (index > 0) line.append(dotSeparator());
     line.append(part);
   });
   line.append(h("span", "jp-plans-muted", ` since the proposal you saw (rev ${changes.since_revision})`));
@@ -104,7 +104,13 @@ function copyHint(ctx: CardContext, hash: string, lead: string): HTMLElement {
   const command = `%plan approve ${hash}`;
   const { state } = ctx;
   const copied = Date.now() < state.copiedUntil;
-  const code = h("code", { class: "jp-plans-command", attrs: { title: command } }, command);
+  // The verb never shrinks; only the hash gives way (to an ellipsis) where the card is narrow.
+  const code = h(
+    "code",
+    { class: "jp-plans-command", attrs: { title: command } },
+    h("span", "jp-plans-command-verb", "%plan approve "),
+    h("span", "jp-plans-command-hash", hash),
+  );
   const copy = button(
     {
       class: "jp-plans-button-icon jp-plans-copy",
@@ -186,11 +192,19 @@ function decisionButtons(ctx: CardContext, actions: CardActions, hash: string): 
     actions.approve(hash);
     ctx.rerender();
   };
+  // An open edit would change the proposal: approve what is saved, after saving or cancelling.
+  const editing = state.draft !== null;
   return h(
     "div",
     "jp-plans-row jp-plans-decision-buttons",
     button(
-      { class: "jp-plans-button-primary", key: "approve", disabled: busy, onClick: approve },
+      {
+        class: "jp-plans-button-primary",
+        key: "approve",
+        disabled: busy || editing,
+        title: editing ? "Save or cancel your edit first" : undefined,
+        onClick: approve,
+      },
       icon("check"),
       kind === "approve" ? "Approving…" : "Approve",
     ),
@@ -221,9 +235,19 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
       "div",
       "jp-plans-banner-title",
       icon("pause"),
-      h("strong", null, "Waiting for your decision"),
-      h("span", "jp-plans-muted", "· proposal"),
-      h("code", { class: "jp-plans-hash", attrs: { title: hash } }, shortHash(hash)),
+      // One block of text beside the icon, so a narrow card wraps words, never the icon alone.
+      h(
+        "span",
+        "jp-plans-banner-words",
+        h("strong", null, "Waiting for your decision"),
+        h("span", "jp-plans-muted jp-plans-banner-sep", dotSeparator()),
+        h(
+          "span",
+          "jp-plans-banner-proposal",
+          h("span", "jp-plans-muted", "proposal "),
+          h("code", { class: "jp-plans-hash", attrs: { title: hash } }, shortHash(hash)),
+        ),
+      ),
     ),
   );
   if (changes) banner.append(changeSummary(changes));
@@ -249,6 +273,16 @@ export function researchingBanner(ctx: CardContext): HTMLElement {
       "The agent is researching and preparing a proposal for you to review here.",
     ),
     actions ? leaveButton(ctx, actions) : null,
+  );
+}
+
+/** The person's request for changes, in their words, until the agent proposes again. */
+export function notesLine(notes: string): HTMLElement {
+  return h(
+    "div",
+    { class: "jp-plans-notes", attrs: { role: "note" } },
+    h("span", "jp-plans-notes-label", "Changes you asked for: "),
+    h("span", "jp-plans-notes-text", notes),
   );
 }
 

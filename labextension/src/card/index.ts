@@ -4,18 +4,21 @@
  * state (open sections, a half-typed note, an unsaved edit, focus) across calls.
  */
 
-import type { CardActions, CardData } from "../types";
+import type { CardActions, CardData, CardFrame } from "../types";
 import type { CardContext } from "./context";
 import { KEY_ATTR, h } from "./dom";
 import { editor } from "./editor";
-import { decisionBanner, emptyState, errorBar, explanation, header, researchingBanner } from "./header";
+import { MODEL_ID_ATTR, freeze, noticeBar } from "./frame";
+import { decisionBanner, emptyState, errorBar, explanation, header, notesLine, researchingBanner } from "./header";
 import { questionBanner } from "./question";
 import { currentReview, finishedBanner } from "./review";
 import { collapsible, decisionList, footer, progress, textList } from "./sections";
 import { stepList } from "./steps";
 import { dropStaleForms, settleInflight, stateFor } from "./state";
 
-export type { CardActions, CardData } from "../types";
+export type { CardActions, CardData, CardFrame, CardNotice, CardShownDetail } from "../types";
+export { CARD_SHOWN_EVENT } from "../types";
+export { KERNEL_GONE_NOTICE, MODEL_ID_ATTR, scrollToCard, supersededNotice } from "./frame";
 
 interface FocusMemory {
   key: string;
@@ -53,12 +56,13 @@ function restoreFocus(host: HTMLElement, memory: FocusMemory | null, preferred: 
 }
 
 function build(ctx: CardContext, error: string | null): HTMLElement {
-  const { snapshot, plan, state, changes } = ctx;
+  const { snapshot, plan, state, changes, frame } = ctx;
   const planMode = snapshot.mode === "plan";
   const card = h("div", {
     class: `jp-plans-card${planMode ? " jp-plans-mode-plan" : ""}`,
-    attrs: { role: "region", "aria-label": "Plan", tabindex: -1 },
+    attrs: { role: "region", "aria-label": "Plan", tabindex: -1, [MODEL_ID_ATTR]: frame.modelId },
   });
+  if (frame.notice) card.append(noticeBar(frame.notice));
   if (error) card.append(errorBar(error));
   card.append(header(ctx));
   const body = h("div", "jp-plans-body");
@@ -73,6 +77,8 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
   // While its question is open the agent is waiting for the person, not researching.
   if (question) body.append(questionBanner(ctx, question));
   else if (planMode && !hash) body.append(researchingBanner(ctx));
+  const notes = ctx.data.notes;
+  if (notes) body.append(notesLine(notes));
 
   if (!plan) {
     body.append(emptyState(planMode));
@@ -84,7 +90,7 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
     if (plan.objectives.length) {
       body.append(collapsible(ctx, "objectives", "Objectives", plan.objectives.length, textList(plan.objectives)));
     }
-    if (state.draft && ctx.actions) body.append(editor(ctx, state.draft));
+    if (state.draft && ctx.actions?.edit) body.append(editor(ctx, state.draft));
     else if (plan.steps.length || changes?.removed.length) body.append(stepList(plan, changes));
     else body.append(h("div", "jp-plans-empty", "The plan has no steps."));
   }
@@ -94,22 +100,31 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
     );
   }
   if (plan) card.append(footer());
+  if (frame.frozen) freeze(card);
   return card;
 }
 
 /**
  * (Re)builds the card inside `host`. Without `actions` (a saved notebook) the card shows no
- * buttons that act on the plan. `error` is one line shown at the top of the card.
+ * buttons that act on the plan. `error` is one line shown at the top of the card; `frame`
+ * is what the surface says around it (a notice above the header, a frozen card).
  */
-export function renderCard(host: HTMLElement, data: CardData, actions?: CardActions, error?: string | null): void {
+export function renderCard(
+  host: HTMLElement,
+  data: CardData,
+  actions?: CardActions,
+  error?: string | null,
+  frame: CardFrame = {},
+): void {
   const state = stateFor(host);
   state.data = data;
   state.actions = actions;
   state.error = error ?? null;
+  state.frame = frame;
   settleInflight(state, data, state.error);
   state.selfRender = false;
   dropStaleForms(state, data);
-  if (!data.snapshot.plan || !actions) state.draft = null;
+  if (!data.snapshot.plan || !actions?.edit) state.draft = null;
 
   const ctx: CardContext = {
     data,
@@ -117,11 +132,12 @@ export function renderCard(host: HTMLElement, data: CardData, actions?: CardActi
     plan: data.snapshot.plan,
     changes: data.changes,
     actions,
+    frame,
     state,
     rerender: () => {
       if (!state.data) return;
       state.selfRender = true;
-      renderCard(host, state.data, state.actions, state.error);
+      renderCard(host, state.data, state.actions, state.error, state.frame);
     },
   };
   const focus = rememberFocus(host);

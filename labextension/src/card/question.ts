@@ -78,9 +78,8 @@ export function questionBanner(ctx: CardContext, question: string): HTMLElement 
   if (actions?.answer) {
     banner.append(answerForm(ctx, (text) => actions.answer?.(text)));
   } else if (actions) {
-    banner.append(
-      h("div", "jp-plans-question-hint jp-plans-muted jp-plans-small", "Answer it from the plan card in the notebook."),
-    );
+    const hint = ctx.frame.answerHint ?? "Answer it from the plan card in the notebook.";
+    banner.append(h("div", "jp-plans-question-hint jp-plans-muted jp-plans-small", hint));
   }
   return banner;
 }

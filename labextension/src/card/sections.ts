@@ -3,6 +3,7 @@
 import type { Decision, Plan } from "../types";
 import type { CardContext } from "./context";
 import { button, h, inlineText, plural } from "./dom";
+import { ALWAYS_ATTR } from "./frame";
 import { icon } from "./icons";
 
 export function progress(plan: Plan): HTMLElement {
@@ -54,7 +55,7 @@ export function collapsible(ctx: CardContext, key: string, title: string, count:
       {
         class: "jp-plans-section-toggle",
         key: `section:${key}`,
-        attrs: { "aria-expanded": String(open), "aria-controls": bodyId },
+        attrs: { "aria-expanded": String(open), "aria-controls": bodyId, [ALWAYS_ATTR]: true },
         onClick: () => {
           if (open) state.collapsed.add(key);
           else state.collapsed.delete(key);

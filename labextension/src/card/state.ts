@@ -4,7 +4,7 @@
  * surface that calls renderCard on a host it keeps gets this for free.
  */
 
-import type { CardActions, CardData, Mode, Phase, Step } from "../types";
+import type { CardActions, CardData, CardFrame, Mode, Phase, Step } from "../types";
 
 export interface DraftStep extends Step {
   isNew: boolean;
@@ -40,6 +40,7 @@ export interface UiState {
   data: CardData | null;
   actions: CardActions | undefined;
   error: string | null;
+  frame: CardFrame;
   collapsed: Set<string>;
   reviseOpen: boolean;
   reviseNote: string;
@@ -70,6 +71,7 @@ export function stateFor(host: HTMLElement): UiState {
       data: null,
       actions: undefined,
       error: null,
+      frame: {},
       collapsed: new Set(),
       reviseOpen: false,
       reviseNote: "",

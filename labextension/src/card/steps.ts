@@ -26,7 +26,7 @@ export function sizeIdColumn(element: HTMLElement, ids: string[]): void {
   element.style.setProperty("--jp-plans-id-chars", String(Math.min(longest, 18)));
 }
 
-export function dependsLine(ids: string[]): HTMLElement {
+function dependsLine(ids: string[]): HTMLElement {
   const line = h("span", "jp-plans-meta-item", h("span", "jp-plans-meta-label", "after: "));
   ids.forEach((id, index) => {
     if (index > 0) line.append(", ");
@@ -35,7 +35,8 @@ export function dependsLine(ids: string[]): HTMLElement {
   return line;
 }
 
-function meta(step: Step): HTMLElement | null {
+/** The line under a step: what it waits on, and its acceptance (also shown while editing). */
+export function stepMeta(step: Pick<Step, "depends_on" | "acceptance">): HTMLElement | null {
   const items: Child[] = [];
   if (step.depends_on.length) items.push(dependsLine(step.depends_on));
   if (step.acceptance) {
@@ -56,7 +57,7 @@ function stepRow(step: Step, before: string | null, added: boolean): HTMLElement
     body.append(h("div", "jp-plans-step-before", srOnly("was: "), h("del", null, before)), srOnly("now: "));
   }
   body.append(h("div", "jp-plans-step-desc", inlineText(step.description)));
-  const details = meta(step);
+  const details = stepMeta(step);
   if (details) body.append(details);
   if (step.evidence) {
     body.append(

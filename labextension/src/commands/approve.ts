@@ -5,15 +5,8 @@
 
 import { Dialog, showDialog } from "@jupyterlab/apputils";
 import { Widget } from "@lumino/widgets";
-import { h, plural } from "../card/dom";
+import { h, plural, shortHash } from "../card/dom";
 import type { Snapshot } from "../types";
-
-/** As the Python side names a proposal in its one-line messages. */
-export const SHORT_HASH_LENGTH = 12;
-
-export function shortProposalHash(hash: string): string {
-  return hash.slice(0, SHORT_HASH_LENGTH);
-}
 
 /** The dialog's body: model-authored text goes in as text nodes only. */
 function proposalBody(snapshot: Snapshot, hash: string): Widget {
@@ -30,7 +23,7 @@ function proposalBody(snapshot: Snapshot, hash: string): Widget {
     h("span", "jp-plans-approve-steps", count),
     h("span", { class: "jp-plans-approve-muted", attrs: { "aria-hidden": "true" } }, " · "),
     "proposal ",
-    h("code", { class: "jp-plans-approve-hash", attrs: { title: hash } }, shortProposalHash(hash)),
+    h("code", { class: "jp-plans-approve-hash", attrs: { title: hash } }, shortHash(hash)),
   );
   if (snapshot.session_id && snapshot.session_id !== "default") {
     facts.append(
@@ -66,7 +59,7 @@ export async function confirmApproval(notebook: string, snapshot: Snapshot): Pro
     body: proposalBody(snapshot, hash),
     buttons: [
       Dialog.cancelButton({ label: "Cancel" }),
-      Dialog.okButton({ label: "Approve", caption: `Approve proposal ${shortProposalHash(hash)}` }),
+      Dialog.okButton({ label: "Approve", caption: `Approve proposal ${shortHash(hash)}` }),
     ],
   });
   return result.button.accept;

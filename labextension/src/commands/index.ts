@@ -10,7 +10,8 @@ import type { LabIcon } from "@jupyterlab/ui-components";
 import type { ReadonlyPartialJSONObject } from "@lumino/coreutils";
 import { errorMessage } from "../api";
 import type { Decision, PlansApi } from "../api";
-import { confirmApproval, shortProposalHash } from "./approve";
+import { shortHash } from "../card/dom";
+import { confirmApproval } from "./approve";
 
 export const CommandIDs = {
   on: "jupyter-plans:on",
@@ -105,7 +106,7 @@ export function addCommands(app: JupyterFrontEnd, context: CommandContext): void
           // dialog was open, the server refuses it and the refusal is shown, never retried.
           return { decision: { action: "approve", hash }, session: snapshot.session_id };
         },
-        (path) => `${baseName(path)}: proposal ${shortProposalHash(approved)} approved.`,
+        (path) => `${baseName(path)}: proposal ${shortHash(approved)} approved.`,
       );
     },
   });

@@ -1,14 +1,22 @@
 /**
  * The card's output in a JupyterLab notebook: the saved card, replaced by the live widget as
- * soon as the notebook's widget manager has drawn it. A trusted notebook reopened without
- * its kernel's widgets thus shows the plan as it was, not "Error displaying widget".
+ * soon as the notebook's widget manager has drawn it (and only when the kernel holds its
+ * model). A trusted notebook reopened without its kernel's widgets thus shows the plan as it
+ * was, not "Error displaying widget". When the kernel of a live card goes, the output carries
+ * on through the server extension (server-card.ts) from what the card last showed.
  */
 
 import type { ISessionContext } from "@jupyterlab/apputils";
 import type { IRenderMimeRegistry } from "@jupyterlab/rendermime";
 import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { Panel, Widget } from "@lumino/widgets";
-import { CARD_MIME_TYPE, renderSavedCard } from "./saved";
+import type { PlansApi } from "../api";
+import { CARD_SHOWN_EVENT, MODEL_ID_ATTR } from "../card";
+import type { CardShownDetail } from "../types";
+import { SavedOrCurrent } from "./current";
+import { kernelHoldsModel, onKernelGone } from "./kernel";
+import { CARD_MIME_TYPE, isCardData } from "./saved";
+import { ServerCard, supersedeServerCards } from "./server-card";
 
 export const WIDGET_VIEW_MIME_TYPE = "application/vnd.jupyter.widget-view+json";
 
@@ -28,6 +36,9 @@ export interface NotebookOutputs {
   session: ISessionContext;
   /** The application's widget-view factory: bound to no notebook's manager. */
   unboundFactory(): IRenderMime.IRendererFactory | undefined;
+  /** The notebook's path relative to the server root (it follows renames). */
+  path(): string;
+  api: PlansApi;
 }
 
 const managerReady = new WeakMap<IRenderMimeRegistry, Promise<boolean>>();
@@ -64,12 +75,22 @@ function widgetManagerReady(outputs: NotebookOutputs): Promise<boolean> {
 
 export class LiveOrSavedCard extends Panel implements IRenderMime.IRenderer {
   readonly mimeType: string;
+  /** Where the saved card, the plan as it is now, or a card whose kernel is gone is drawn. */
   private readonly saved = new Widget();
+  private readonly savedView: SavedOrCurrent;
   private savedData: unknown = null;
   private live: IRenderMime.IRenderer | null = null;
   /** The widget-view data the live renderer draws, as JSON. */
   private liveView: string | null = null;
+  private modelId: string | null = null;
   private observer: MutationObserver | null = null;
+  /** What the live card showed last, as it told the page. */
+  private shown: CardShownDetail | null = null;
+  private stopWatchingKernel: (() => void) | null = null;
+  /** The card that carries on after its kernel went. */
+  private serverCard: ServerCard | null = null;
+  /** True while the live card may still come: the saved card then asks the server nothing. */
+  private livePending = false;
 
   constructor(
     options: IRenderMime.IRendererOptions,
@@ -79,6 +100,8 @@ export class LiveOrSavedCard extends Panel implements IRenderMime.IRenderer {
     this.mimeType = options.mimeType;
     this.addClass("jp-plans-output");
     this.addWidget(this.saved);
+    this.savedView = new SavedOrCurrent(this.saved.node, outputs.api, outputs.path);
+    this.node.addEventListener(CARD_SHOWN_EVENT, this.onShown);
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
@@ -88,21 +111,56 @@ export class LiveOrSavedCard extends Panel implements IRenderMime.IRenderer {
     const key = view === undefined ? null : JSON.stringify(view);
     if (key !== this.liveView) {
       this.dropLive();
+      this.dropServerCard();
+      this.shown = null;
       this.liveView = key;
-      if (key !== null) void this.startLive(model, key);
+      const modelId = (view as { model_id?: unknown } | undefined)?.model_id;
+      this.modelId = typeof modelId === "string" && modelId ? modelId : null;
+      if (this.modelId) this.node.setAttribute(MODEL_ID_ATTR, this.modelId);
+      else this.node.removeAttribute(MODEL_ID_ATTR);
+      this.livePending = key !== null && this.modelId !== null;
+      if (key !== null && this.livePending) void this.startLive(model, key, performance.now());
     }
     this.sync();
   }
 
   override dispose(): void {
     if (this.isDisposed) return;
+    this.node.removeEventListener(CARD_SHOWN_EVENT, this.onShown);
     this.dropLive();
+    this.dropServerCard();
+    this.savedView.dispose();
     super.dispose();
   }
 
-  private async startLive(model: IRenderMime.IMimeModel, key: string): Promise<void> {
+  private readonly onShown = (event: Event) => {
+    const detail = (event as CustomEvent<CardShownDetail>).detail;
+    if (!detail || !isCardData(detail.data)) return;
+    this.shown = detail;
+    // One live card per session: this one takes over from any that carried on without a kernel.
+    if (!detail.supersededBy && this.modelId) {
+      supersedeServerCards(this.outputs.path(), detail.data.snapshot.session_id, this.modelId);
+    }
+  };
+
+  private async startLive(model: IRenderMime.IMimeModel, key: string, since: number): Promise<void> {
+    try {
+      await this.drawLive(model, key, since);
+    } finally {
+      if (this.liveView === key) {
+        this.livePending = false;
+        this.sync();
+      }
+    }
+  }
+
+  private async drawLive(model: IRenderMime.IMimeModel, key: string, since: number): Promise<void> {
     if (!(await widgetManagerReady(this.outputs))) return;
     if (this.isDisposed || this.liveView !== key || this.live) return;
+    // A model the kernel does not hold (a reopened notebook, a new kernel) would only say
+    // "widget model not found": the saved card stays.
+    if (!(await kernelHoldsModel(this.outputs.session, this.modelId ?? "", since))) return;
+    if (this.isDisposed || this.liveView !== key || this.live || this.serverCard) return;
     const live = this.outputs.registry.createRenderer(WIDGET_VIEW_MIME_TYPE);
     this.live = live;
     live.hide();
@@ -116,14 +174,38 @@ export class LiveOrSavedCard extends Panel implements IRenderMime.IRenderer {
     } catch (error) {
       console.warn("jupyter-plans: the live card could not be drawn; the saved one stays", error);
     }
-    this.sync();
   }
 
   private dropLive(): void {
+    this.stopWatchingKernel?.();
+    this.stopWatchingKernel = null;
     this.observer?.disconnect();
     this.observer = null;
     this.live?.dispose();
     this.live = null;
+  }
+
+  private dropServerCard(): void {
+    this.serverCard?.dispose();
+    this.serverCard = null;
+  }
+
+  /** The kernel that drew the live card is gone: the card carries on without it. */
+  private kernelGone(): void {
+    this.stopWatchingKernel = null;
+    const shown = this.shown?.data ?? (isCardData(this.savedData) ? this.savedData : null);
+    this.dropLive();
+    if (shown && !this.isDisposed) {
+      this.savedView.hide();
+      this.serverCard = new ServerCard(this.saved.node, {
+        api: this.outputs.api,
+        path: this.outputs.path,
+        start: shown,
+        supersededBy: this.shown?.supersededBy ?? null,
+        modelId: this.modelId,
+      });
+    }
+    this.sync();
   }
 
   /** Exactly one card in the page per output: the live one when drawn, else the saved one. */
@@ -134,12 +216,14 @@ export class LiveOrSavedCard extends Panel implements IRenderMime.IRenderer {
     if (showLive) {
       live.show();
       this.saved.hide();
-      this.saved.node.replaceChildren();
-    } else {
-      live?.hide();
-      renderSavedCard(this.saved.node, this.savedData);
-      this.saved.show();
+      this.savedView.hide();
+      this.stopWatchingKernel ??= onKernelGone(this.outputs.session, () => this.kernelGone());
+      return;
     }
+    live?.hide();
+    // A card that carries on without its kernel draws itself into the same place.
+    if (!this.serverCard) this.savedView.show(this.savedData, !this.livePending);
+    this.saved.show();
   }
 }
 

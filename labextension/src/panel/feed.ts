@@ -1,14 +1,17 @@
 /**
  * A notebook's plan as the Plan panel shows it: the session list, the card of the shown
- * session, one live event stream on it, and a slow poll for what the stream cannot tell.
+ * session, and the plan file's sessions stream, which tells of `%plan new`, another
+ * process's new session and every commit within a fraction of a second. A slow poll stands
+ * in only while that stream is down.
  */
 
-import { PlanEventStream, PlansApiError, errorMessage } from "../api";
+import { PlansApiError, errorMessage } from "../api";
 import type { Decision, PlansApi, SessionList } from "../api";
+import { watchSessions } from "../api/stream";
 import type { CardData } from "../types";
 
 export interface FeedSettings {
-  /** How often the plan is re-read while its event stream is down, in seconds. */
+  /** How often the plan is re-read while its live stream is down, in seconds. */
   pollFallbackSeconds: number;
 }
 
@@ -25,9 +28,6 @@ export interface Refusal {
   cursor: number;
 }
 
-/** Events often come in bursts (one tool call writes two or three): fetch once per burst. */
-const DEBOUNCE_MS = 150;
-
 export class PlanFeed {
   private path: string | null = null;
   /** The session the person picked; null follows the plan file's current session. */
@@ -35,15 +35,15 @@ export class PlanFeed {
   private sessionList: SessionList | null = null;
   private shown: FeedView = { kind: "no-notebook" };
   private failedRead: string | null = null;
-  private stream: PlanEventStream | null = null;
-  private streamKey: string | null = null;
+  /** Stops listening to the notebook's sessions stream; null while not listening. */
+  private unwatch: (() => void) | null = null;
   private streamLive = false;
   /** Bumped whenever the notebook or the session changes, so late answers are dropped. */
   private epoch = 0;
-  private debounce: ReturnType<typeof setTimeout> | null = null;
   private poll: ReturnType<typeof setInterval> | null = null;
   private refreshing: Promise<void> | null = null;
-  private refreshAgain = false;
+  /** A refresh asked for while one runs: whether it is forced, and the newest list sent. */
+  private refreshAgain: { force: boolean; sent: SessionList | null } | null = null;
 
   constructor(
     private readonly api: PlansApi,
@@ -64,7 +64,7 @@ export class PlanFeed {
     return this.sessionList;
   }
 
-  /** True while the event stream is open and the last read succeeded. */
+  /** True while the sessions stream is open and the last read succeeded. */
   get live(): boolean {
     return this.streamLive && this.failedRead === null;
   }
@@ -81,7 +81,7 @@ export class PlanFeed {
     this.sessionList = null;
     this.failedRead = null;
     this.epoch += 1;
-    this.closeStream();
+    this.stopWatching();
     this.shown = path === null ? { kind: "no-notebook" } : { kind: "loading" };
     this.changed();
     this.restartPolling();
@@ -94,7 +94,6 @@ export class PlanFeed {
     if (next === this.chosenSession) return;
     this.chosenSession = next;
     this.epoch += 1;
-    this.closeStream();
     void this.refresh();
   }
 
@@ -126,47 +125,49 @@ export class PlanFeed {
   }
 
   /**
-   * Reads the session list and, when something may have changed (or `force`), the card;
-   * then keeps one event stream open on the shown session.
+   * Reads the session list (or takes the one the stream just sent) and, when something may
+   * have changed (or `force`), the card; then listens to the notebook's sessions stream.
    */
-  refresh(force = true): Promise<void> {
+  refresh(force = true, sent: SessionList | null = null): Promise<void> {
     if (this.refreshing) {
-      this.refreshAgain = this.refreshAgain || force;
+      this.refreshAgain = {
+        force: force || (this.refreshAgain?.force ?? false),
+        sent,
+      };
       return this.refreshing;
     }
-    this.refreshing = this.load(force).finally(() => {
+    this.refreshing = this.load(force, sent).finally(() => {
       this.refreshing = null;
-      if (this.refreshAgain) {
-        this.refreshAgain = false;
-        void this.refresh();
-      }
+      const again = this.refreshAgain;
+      this.refreshAgain = null;
+      if (again) void this.refresh(again.force, again.sent);
     });
     return this.refreshing;
   }
 
   dispose(): void {
-    this.closeStream();
+    this.stopWatching();
     if (this.poll !== null) clearInterval(this.poll);
-    if (this.debounce !== null) clearTimeout(this.debounce);
-    this.poll = this.debounce = null;
+    this.poll = null;
   }
 
-  private async load(force: boolean): Promise<void> {
+  private async load(force: boolean, sent: SessionList | null): Promise<void> {
     const path = this.path;
     const epoch = this.epoch;
     if (path === null) return;
     let sessions: SessionList;
     try {
-      sessions = await this.api.sessions(path);
+      sessions = sent ?? (await this.api.sessions(path));
     } catch (error) {
       if (epoch === this.epoch) this.loadFailed(error);
       return;
     }
     if (epoch !== this.epoch) return;
+    // Only a route that answered is streamed: a refused stream would only log errors.
+    this.watch(path);
     this.sessionList = sessions;
     if (sessions.sessions.length === 0) {
       // The plan file does not exist yet, or nothing was ever written to it.
-      this.closeStream();
       this.shown = { kind: "no-plan" };
       this.changed();
       return;
@@ -192,7 +193,6 @@ export class PlanFeed {
     if (epoch !== this.epoch) return;
     this.failedRead = null;
     this.shown = { kind: "card", data };
-    this.openStream(path, data.snapshot.session_id, data.snapshot.cursor);
     this.changed();
   }
 
@@ -202,7 +202,7 @@ export class PlanFeed {
    */
   private loadFailed(error: unknown): void {
     if (error instanceof PlansApiError && error.status === 404) {
-      this.closeStream();
+      this.stopWatching();
       this.shown = { kind: "no-plan" };
     } else if (this.shown.kind === "card") {
       this.failedRead = errorMessage(error);
@@ -212,44 +212,38 @@ export class PlanFeed {
     this.changed();
   }
 
-  private openStream(path: string, session: string, cursor: number): void {
-    const key = `${path}\n${session}`;
-    if (this.stream && this.streamKey === key) return;
-    this.closeStream();
-    this.streamKey = key;
-    this.stream = new PlanEventStream(this.api, { path, session }, cursor, {
-      onEvent: () => this.scheduleRefresh(),
-      onStatus: (status) => {
+  private watch(path: string): void {
+    if (this.unwatch !== null) return;
+    this.unwatch = watchSessions(this.api, path, {
+      // Every commit moves a cursor, and %plan new moves `current`: read what changed.
+      sessions: (list) => {
+        if (path === this.path) void this.refresh(false, list);
+      },
+      status: (status) => {
+        if (path !== this.path) return;
         this.streamLive = status === "live";
         this.changed();
       },
     });
   }
 
-  private closeStream(): void {
-    this.stream?.close();
-    this.stream = null;
-    this.streamKey = null;
+  private stopWatching(): void {
+    this.unwatch?.();
+    this.unwatch = null;
     this.streamLive = false;
   }
 
-  private scheduleRefresh(): void {
-    if (this.debounce !== null) return;
-    this.debounce = setTimeout(() => {
-      this.debounce = null;
-      void this.refresh();
-    }, DEBOUNCE_MS);
-  }
-
   /**
-   * A slow timer: it notices a new current session (which writes no event to the stream
-   * shown), a plan file that appears, and, while the stream is down, changes to the plan.
+   * A slow timer, read only while the sessions stream is down: it notices a plan file that
+   * appears, a new current session and changes to the plan.
    */
   private restartPolling(): void {
     if (this.poll !== null) clearInterval(this.poll);
     this.poll = null;
     if (this.path === null) return;
     const seconds = Math.max(1, this.settings().pollFallbackSeconds);
-    this.poll = setInterval(() => void this.refresh(false), seconds * 1000);
+    this.poll = setInterval(() => {
+      if (!this.streamLive) void this.refresh(false);
+    }, seconds * 1000);
   }
 }

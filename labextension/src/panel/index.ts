@@ -4,6 +4,7 @@
  * agent's open question is shown here; it is answered from the card in the notebook.
  */
 
+import type { Message } from "@lumino/messaging";
 import { Widget } from "@lumino/widgets";
 import type { Decision, PlansApi } from "../api";
 import { renderCard } from "../card";
@@ -24,7 +25,7 @@ export class PlanPanel extends Widget {
   private actionErrorCursor: number | null = null;
 
   private readonly sessionPicker = h("select", "jp-plans-panel-sessions");
-  private readonly pickerLabel = h("label", "jp-plans-panel-label", "Session");
+  private readonly pickerLabel = h("label", "jp-plans-panel-label", h("span", "jp-plans-panel-label-text", "Session"));
   private readonly status = h("span", "jp-plans-panel-status");
   private readonly cardHost = h("div", "jp-plans-panel-card");
   private readonly message = h("div", "jp-plans-panel-message");
@@ -80,6 +81,13 @@ export class PlanPanel extends Widget {
     return this.feed.refresh();
   }
 
+  /** Opening the tab draws what the feed holds, and reads the plan again in case it is behind. */
+  protected override onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    this.render();
+    void this.feed.refresh(false);
+  }
+
   settingsChanged(): void {
     this.feed.settingsChanged();
     this.render();
@@ -123,6 +131,8 @@ export class PlanPanel extends Widget {
       : asked
         ? "Plan: the agent is waiting for your answer"
         : "Plan";
+    // A closed panel keeps its tab current and draws its card only when it is opened.
+    if (!this.isVisible) return;
     if (view.kind === "card") {
       const cursor = view.data.snapshot.cursor;
       if (this.actionErrorCursor !== null && cursor > this.actionErrorCursor) this.clearActionError();

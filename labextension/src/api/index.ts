@@ -1,11 +1,11 @@
 /**
  * The plan routes of the jupyter-plans server extension (DESIGN.md section 6.6), as typed
- * calls through JupyterLab's authenticated connection, and their live event stream.
+ * calls through JupyterLab's authenticated connection; stream.ts keeps their live streams.
  */
 
 import { PageConfig, URLExt } from "@jupyterlab/coreutils";
 import { ServerConnection } from "@jupyterlab/services";
-import type { CardData, Mode, Snapshot } from "./types";
+import type { CardData, Mode, Snapshot } from "../types";
 
 export interface SessionSummary {
   session_id: string;
@@ -36,13 +36,6 @@ export class PlansApiError extends Error {
     super(message);
     this.name = "PlansApiError";
   }
-}
-
-export interface PlanEvent {
-  seq: number;
-  kind: string;
-  data: unknown;
-  at: string;
 }
 
 /** Where a plan lives: the notebook's path relative to the server root, and a session. */
@@ -82,12 +75,13 @@ export class PlansApi {
     return this.request<Snapshot>("POST", this.url("decision", address), decision);
   }
 
-  /** The URL of the Server-Sent Events stream, with the token when the page has one. */
-  eventsUrl(address: PlanAddress, after: number): string {
-    const extra: Record<string, string> = { after: String(after) };
+  /**
+   * The URL of a route's Server-Sent Events stream, with the token when the page has one
+   * (an EventSource sends no Authorization header).
+   */
+  streamUrl(route: "events" | "sessions", address: PlanAddress, extra: Record<string, string> = {}): string {
     const token = PageConfig.getToken();
-    if (token) extra.token = token;
-    return this.url("events", address, extra);
+    return this.url(route, address, token ? { ...extra, token } : extra);
   }
 
   private async request<T>(method: string, url: string, body?: unknown): Promise<T> {
@@ -123,82 +117,4 @@ export class PlansApi {
 /** The one line to show for a failure: a refusal's reason, or whatever else was thrown. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-export interface StreamOptions {
-  /** Each event of the plan; the panel only needs to know that something happened. */
-  onEvent(event: PlanEvent | null): void;
-  /** "live" while the stream is open, "retrying" while it is not. */
-  onStatus(status: "live" | "retrying"): void;
-}
-
-const FIRST_RETRY_MS = 1000;
-const LAST_RETRY_MS = 30000;
-
-/**
- * A plan's event stream that stays open: the browser's EventSource resumes by itself with
- * Last-Event-ID after a dropped connection; when it gives up (an error status, a proxy that
- * refuses streams) a new one is opened after a growing delay, from the last seq seen.
- */
-export class PlanEventStream {
-  private source: EventSource | null = null;
-  private retryTimer: ReturnType<typeof setTimeout> | null = null;
-  private retryMs = FIRST_RETRY_MS;
-  private lastSeq: number;
-  private closed = false;
-
-  constructor(
-    private readonly api: PlansApi,
-    private readonly address: PlanAddress,
-    after: number,
-    private readonly options: StreamOptions,
-  ) {
-    this.lastSeq = after;
-    this.open();
-  }
-
-  close(): void {
-    this.closed = true;
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    this.source?.close();
-    this.source = null;
-  }
-
-  private open(): void {
-    if (this.closed) return;
-    const source = new EventSource(this.api.eventsUrl(this.address, this.lastSeq));
-    this.source = source;
-    const receive = (message: MessageEvent) => {
-      let event: PlanEvent | null = null;
-      try {
-        event = JSON.parse(message.data) as PlanEvent;
-      } catch {
-        event = null;
-      }
-      const seq = Number(message.lastEventId || event?.seq);
-      if (Number.isFinite(seq) && seq > this.lastSeq) this.lastSeq = seq;
-      this.options.onEvent(event);
-    };
-    source.addEventListener("plan", receive as EventListener);
-    source.addEventListener("message", receive);
-    source.addEventListener("open", () => {
-      this.retryMs = FIRST_RETRY_MS;
-      this.options.onStatus("live");
-      // Anything written while the stream was down arrives as events; this catches the rest.
-      this.options.onEvent(null);
-    });
-    source.addEventListener("error", () => {
-      if (this.closed || source !== this.source) return;
-      this.options.onStatus("retrying");
-      if (source.readyState !== EventSource.CLOSED) return; // the browser is reconnecting
-      source.close();
-      this.source = null;
-      this.retryTimer = setTimeout(() => {
-        this.retryTimer = null;
-        this.open();
-      }, this.retryMs);
-      this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS);
-    });
-  }
 }

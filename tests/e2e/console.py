@@ -1,0 +1,38 @@
+"""The errors a page logs (console errors and uncaught exceptions), for tests that assert none.
+
+One message is not counted: JupyterLab's debugger extension logs "Could not restore the
+debugger state" when a kernel restarts while it asks the kernel for its debug state, a race
+inside JupyterLab that no extension causes or can prevent.
+"""
+
+from __future__ import annotations
+
+import re
+
+NOT_OURS = (re.compile(r"^Could not restore the debugger state"),)
+
+
+class PageErrors:
+    def __init__(self, page) -> None:
+        self.seen: list[str] = []
+        #  URL parts whose failed loads a test caused on purpose (a route made to answer 404).
+        self.expected_urls: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.seen.append(f"uncaught: {error}"))
+
+    def _console(self, message) -> None:
+        if message.type != "error":
+            return
+        url = (message.location or {}).get("url", "")
+        text = message.text
+        if any(pattern.search(text) for pattern in NOT_OURS):
+            return
+        if any(part in url or part in text for part in self.expected_urls):
+            return
+        self.seen.append(f"console: {text} ({url})")
+
+    def expect_failures_of(self, url_part: str) -> None:
+        self.expected_urls.append(url_part)
+
+    def assert_none(self) -> None:
+        assert self.seen == [], "the page logged errors:\n" + "\n".join(self.seen)

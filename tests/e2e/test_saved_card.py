@@ -1,0 +1,116 @@
+"""Saved cards in a real JupyterLab and Chromium: a reopened notebook says which revision each
+card shows, offers the plan as it is now when its session moved on (without touching the
+saved output, which nbval compares), and logs no error on reopening or on a restart."""
+
+import nbformat
+
+from jupyter_plans.plan.text import render_text
+from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
+from tests.e2e.lab_actions import (
+    CARDS,
+    cell_of,
+    in_both_themes,
+    live_card,
+    notebook_dirty,
+    output_json,
+    restart_kernel,
+    save_notebook,
+    shot_of,
+    shut_down_kernel,
+)
+from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
+from tests.e2e.test_browser import agent_session, open_notebook
+
+KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def save_card_output(root, stem, session) -> None:
+    """STEM.ipynb with one cell whose saved output is the card of SESSION as it is now, and the
+    widget view a kernel's card leaves behind (its model long gone)."""
+    data = card_data(session, f"{stem}.ipynb")
+    output = nbformat.v4.new_output(
+        "display_data",
+        data={
+            MIME_TYPE: data,
+            "application/vnd.jupyter.widget-view+json": {
+                "version_major": 2,
+                "version_minor": 0,
+                "model_id": "0" * 32,
+            },
+            "text/html": card_html(data),
+            "text/plain": render_text(session.snapshot()),
+        },
+    )
+    cell = nbformat.v4.new_code_cell("%plan", outputs=[output], execution_count=1)
+    notebook = nbformat.v4.new_notebook(cells=[cell], metadata={"kernelspec": KERNEL})
+    nbformat.write(notebook, root / f"{stem}.ipynb")
+
+
+def test_a_saved_card_shows_its_revision_and_the_plan_as_it_is_now(page, lab, dialogs, errors):
+    session = agent_session(lab["root"], "saved-now")
+    session.on()
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    save_card_output(lab["root"], "saved-now", session)
+    # After the notebook was saved, the session moved on: changes asked for, a new proposal.
+    session.revise("one baseline per store")
+    assert not session.call_tool("plan_submit", RESUBMITTED, turn_id="t2").is_error
+
+    open_notebook(page, lab, "saved-now.ipynb")
+    card = page.locator(CARDS).first
+    notice = card.locator(".jp-plans-notice")
+    offer = notice.get_by_role("button", name="Show the plan as it is now")
+    offer.wait_for(timeout=30_000)
+    said = notice.locator(".jp-plans-notice-text").inner_text()
+    assert said == "Saved output: the plan as of revision 1 when its cell ran."
+    assert card.get_by_role("button", name="Approve").count() == 0  # as it was: no buttons
+    save_notebook(page)  # the new kernel wrote its language into the metadata
+    saved = output_json(page, 0)
+    assert not notebook_dirty(page)
+    in_both_themes(page, "card-saved", lambda name: shot_of(page, [cell_of(card)], name))
+
+    # One click: the plan as it is now, labelled so, in place of the saved card.
+    offer.click()
+    now = card.locator(".jp-plans-notice-current")
+    now.wait_for(timeout=10_000)
+    assert "The plan as it is now, revision 2" in now.inner_text()
+    assert "The saved output shows revision 1" in now.inner_text()
+    card.get_by_text("Fit one baseline per store").wait_for(timeout=5_000)
+    assert card.get_by_role("button", name="Approve").count() == 0
+    in_both_themes(page, "card-now", lambda name: shot_of(page, [cell_of(card)], name))
+
+    # While it is shown, it stays current.
+    decision = {"title": "Use MAPE, not RMSE", "rationale": "revenue scales differ by 40x"}
+    assert not session.call_tool("record_decision", decision, turn_id="t2").is_error
+    card.get_by_text("Use MAPE, not RMSE").wait_for(timeout=5_000)
+
+    # And back: the saved card, exactly as saved; the output and the notebook untouched.
+    now.get_by_role("button", name="Back to the saved card").click()
+    card.locator(".jp-plans-notice-saved").wait_for(timeout=5_000)
+    card.get_by_text("Load sales.csv and the store table").wait_for(timeout=5_000)
+    assert output_json(page, 0) == saved
+    assert not notebook_dirty(page)
+    assert dialogs == []
+    errors.assert_none()
+
+
+def test_a_reopened_notebook_and_a_restart_log_no_error(page, lab, errors):
+    session = agent_session(lab["root"], "reopen")
+    session.on()
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    card = live_card(page, lab, "reopen")
+    card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
+    save_notebook(page)
+    shut_down_kernel(page)
+
+    # Reopened with a new kernel, which never held the card's widget: the saved card shows.
+    open_notebook(page, lab, "reopen.ipynb")
+    card = page.locator(CARDS).first
+    notice = card.locator(".jp-plans-notice-saved")
+    notice.wait_for(timeout=30_000)
+    assert "the plan as of revision 1 when its cell ran" in notice.inner_text()
+    page.wait_for_timeout(3000)  # the widget manager restores its widgets meanwhile
+    restart_kernel(page)
+    page.wait_for_timeout(2000)
+    assert card.locator(".jp-plans-notice-saved").count() == 1
+    assert card.get_by_role("button", name="Approve").count() == 0
+    errors.assert_none()
