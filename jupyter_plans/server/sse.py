@@ -49,15 +49,15 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
     handler.set_header("X-Accel-Buffering", "no")
     cursor, token, quiet_since = after, None, time.monotonic()
     generation = None
-    told, unwatch = asyncio.Event(), None
+    told, watching = asyncio.Event(), None
     loop = asyncio.get_running_loop()
     try:
         await _send(handler, "retry: 1000\n\n")
         while not handler.request.connection.stream.closed():
             if session is None:  # no plan file yet: it may appear
                 session, _ = await off_loop(handler.session)
-            if unwatch is None and session is not None and session.store.path is not None:
-                unwatch = on_change(session.store.path, lambda: loop.call_soon_threadsafe(told.set))
+            if watching is None and session is not None:
+                watching = _watch(session, loop, told)
             more = False
             if session is not None:
                 current = await off_loop(session.store.change_token)
@@ -86,8 +86,8 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
     except PlanStoreError:
         return  # a file that is no plan file took the plan's place; a new request is refused
     finally:
-        if unwatch is not None:
-            unwatch()
+        if watching is not None:
+            watching()
 
 
 async def stream_sessions(handler: PlansHandler, read: Any) -> None:
@@ -97,7 +97,7 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
     handler.set_header("Content-Type", "text/event-stream")
     handler.set_header("Cache-Control", "no-cache")
     handler.set_header("X-Accel-Buffering", "no")
-    told, unwatch, loop = asyncio.Event(), None, asyncio.get_running_loop()
+    told, watching, loop = asyncio.Event(), None, asyncio.get_running_loop()
     sent, token, quiet_since = None, None, time.monotonic()
     try:
         await _send(handler, "retry: 1000\n\n")
@@ -110,8 +110,8 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
                 if text != sent:
                     await _send(handler, f"event: sessions\ndata: {text}\n\n")
                     sent, quiet_since = text, time.monotonic()
-            if unwatch is None and session is not None and session.store.path is not None:
-                unwatch = on_change(session.store.path, lambda: loop.call_soon_threadsafe(told.set))
+            if watching is None and session is not None:
+                watching = _watch(session, loop, told)
             if time.monotonic() - quiet_since > KEEP_ALIVE_SECONDS:
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
@@ -123,8 +123,16 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
     except (StreamClosedError, PlanStoreError, web.HTTPError):
         return  # the client went away, or the notebook and its plan file did
     finally:
-        if unwatch is not None:
-            unwatch()
+        if watching is not None:
+            watching()
+
+
+def _watch(session: PlanSession, loop: Any, told: asyncio.Event) -> Any:
+    """Set `told` when the file system tells of a change to the session's plan file; returns
+    what stops it (nothing to stop where no notice comes: the stream's poll does the work)."""
+    path = session.store.path
+    stop = None if path is None else on_change(path, lambda: loop.call_soon_threadsafe(told.set))
+    return stop or (lambda: None)
 
 
 async def _send(handler: PlansHandler, text: str) -> None:
