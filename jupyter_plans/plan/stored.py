@@ -110,9 +110,17 @@ def _id(key: str, values: dict) -> str:
     return "" if value is None else f',"{key}":{_string(value)}'
 
 
+# The name of a revision the person made (DESIGN section 4: its author is `user`); every other
+# revision is the agent's, through its tools or its own plan (the ACP bridge's `acp_plan`).
+USER_EDIT = "user_edit"
+
+
 def decode_plan_event(text: str) -> dict:
-    """A plan_updated event's data, whole, from its stored text (with the plan's `steps`)."""
+    """A plan_updated event's data, whole, from its stored text (with the plan's `steps`), and
+    its `author`: `user` for the person's edit, else `agent` (told by the name, so it is not
+    stored, and events written before it was read back have it too)."""
     data = _validator().validate_json(text)
     plan = data["plan"]
     plan["steps"] = [step for phase in plan["phases"] for step in phase["steps"]]
+    data["author"] = "user" if data["name"] == USER_EDIT else "agent"
     return data

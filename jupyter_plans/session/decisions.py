@@ -13,6 +13,7 @@ from ..plan.catalog import CATALOG
 from ..plan.intake import person_text_refusal
 from ..plan.revision import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
+from ..plan.stored import USER_EDIT
 from ..plan.validation import Refused, quote
 from ..store.transaction import reconnecting as _reconnecting
 
@@ -159,7 +160,7 @@ class Decisions:
                 lines.append("reopened: " + ", ".join(reopened))
             summary = "; ".join(lines) or "no step changed"
             content = f"The person edited the plan (revision {plan['revision']}): {summary}."
-            content = self._store_plan(change, "user_edit", plan, content, None, None)
+            content = self._store_plan(change, USER_EDIT, plan, content, None, None)
             if s.pending_proposal_hash is not None:
                 body = proposal_body(plan)
                 digest = body_hash(body)

@@ -65,8 +65,9 @@ def test_a_persons_edit_without_a_proposal_is_a_user_revision_the_agent_hears_of
     assert snapshot.plan.revision == 2
     assert snapshot.plan.explanation == "x"  # left out of the edit, so kept
     assert snapshot.pending_proposal_hash is None
-    edit = [e for e in session.events() if e.kind == "plan_updated"][-1]
+    first, edit = [e for e in session.events() if e.kind == "plan_updated"]
     assert edit.data["name"] == "user_edit" and edit.data["call_id"] is None
+    assert (first.data["author"], edit.data["author"]) == ("agent", "user")
     (notice,) = session.deliver()
     assert notice.source == "notice"
     for told in ("added step c", "removed step a", "reworded step b", "'Clean twice'"):

@@ -108,7 +108,7 @@ def test_a_plan_update_reaches_the_client_and_is_a_revision_by_the_agent(tmp_pat
                 ("e3", "Plot", "pending"),
             ]
             (event,) = _plan_events(person)
-            assert event.data["name"] == "acp_plan"
+            assert (event.data["name"], event.data["author"]) == ("acp_plan", "agent")
             assert event.data["result"]["is_error"] is False
 
     run(main())
