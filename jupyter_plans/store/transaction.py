@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 WRITE_OPTION = "plans_write"
 
 
-ATTEMPTS = 5
+# Tries of one operation whose connection was lost; the waits between them double from 20 ms
+# and add up to 1.26 s, about what a PostgreSQL server takes to restart.
+ATTEMPTS = 7
 FOLLOWS = 3  # how many times one transaction opens a replaced plan file before giving up
 
 
