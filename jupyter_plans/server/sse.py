@@ -44,15 +44,12 @@ def _page(session: PlanSession, after: int) -> tuple[str, int, bool, int]:
 
 
 async def stream_events(handler: PlansHandler, session: PlanSession | None, after: int) -> None:
-    handler.set_header("Content-Type", "text/event-stream")
-    handler.set_header("Cache-Control", "no-cache")
-    handler.set_header("X-Accel-Buffering", "no")
     cursor, token, quiet_since = after, None, time.monotonic()
     generation = None
     told, watching = asyncio.Event(), None
     loop = asyncio.get_running_loop()
     try:
-        await _send(handler, "retry: 1000\n\n")
+        await _begin(handler)
         while not handler.request.connection.stream.closed():
             if session is None:  # no plan file yet: it may appear
                 session, _ = await off_loop(handler.session)
@@ -76,11 +73,7 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
             if not more:
-                try:
-                    await asyncio.wait_for(told.wait(), POLL_SECONDS)
-                except asyncio.TimeoutError:
-                    pass
-                told.clear()
+                await _pause(told)
     except StreamClosedError:
         return  # the client went away
     except PlanStoreError:
@@ -94,15 +87,14 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
     """The file's sessions and its current one, `read()` again (off the loop) after each change
     any process commits, sent as `event: sessions` whenever they differ from the last sent:
     the Plan panel follows `%plan new` and another process's new session with it."""
-    handler.set_header("Content-Type", "text/event-stream")
-    handler.set_header("Cache-Control", "no-cache")
-    handler.set_header("X-Accel-Buffering", "no")
     told, watching, loop = asyncio.Event(), None, asyncio.get_running_loop()
     sent, token, quiet_since = None, None, time.monotonic()
     try:
-        await _send(handler, "retry: 1000\n\n")
+        await _begin(handler)
+        session = None
         while not handler.request.connection.stream.closed():
-            session, _ = await off_loop(handler.session)
+            if session is None:  # no plan file yet: it may appear (the store follows it then)
+                session, _ = await off_loop(handler.session)
             current = None if session is None else await off_loop(session.store.change_token)
             if current is None or current != token:
                 data, token = await off_loop(read), current
@@ -115,16 +107,28 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
             if time.monotonic() - quiet_since > KEEP_ALIVE_SECONDS:
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
-            try:
-                await asyncio.wait_for(told.wait(), POLL_SECONDS)
-            except asyncio.TimeoutError:
-                pass
-            told.clear()
+            await _pause(told)
     except (StreamClosedError, PlanStoreError, web.HTTPError):
         return  # the client went away, or the notebook and its plan file did
     finally:
         if watching is not None:
             watching()
+
+
+async def _begin(handler: PlansHandler) -> None:
+    handler.set_header("Content-Type", "text/event-stream")
+    handler.set_header("Cache-Control", "no-cache")
+    handler.set_header("X-Accel-Buffering", "no")
+    await _send(handler, "retry: 1000\n\n")
+
+
+async def _pause(told: asyncio.Event) -> None:
+    """Until the file system tells of a change, or the poll's interval has passed."""
+    try:
+        await asyncio.wait_for(told.wait(), POLL_SECONDS)
+    except asyncio.TimeoutError:
+        pass
+    told.clear()
 
 
 def _watch(session: PlanSession, loop: Any, told: asyncio.Event) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import DecisionRefused
-from ..plan.revision import body_hash, proposal_body
+from ..plan.revision import body_hash, build_plan, proposal_body
 from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
@@ -28,13 +28,7 @@ class BridgedWrites:
         The explanation, findings and objectives are kept: the agent's plan has none."""
         with self._writing(call_id) as change:
             state = change.state
-            phases = [{"title": None, "steps": steps}] if steps else []
-            current = state.plan
-            if (current is None and not steps) or (
-                current is not None and current["phases"] == phases
-            ):
-                return None
-            kept = current or {}
+            kept = state.plan or {}
             plan = _plan(
                 state.revision + 1,
                 call_id,
@@ -43,6 +37,8 @@ class BridgedWrites:
                 kept.get("objectives", []),
                 steps,
             )
+            if plan["phases"] == kept.get("phases", []):
+                return None  # the plan already has these steps (or none, and has none)
             count = "1 step" if len(steps) == 1 else f"{len(steps)} steps"
             content = f"The agent's plan, mirrored as revision {plan['revision']} ({count})."
             if adaptations:
@@ -102,13 +98,12 @@ class BridgedWrites:
 
 
 def _plan(revision, call_id, explanation, findings, objectives, steps) -> dict:
-    return {
-        "revision": revision,
-        "turn_id": None,
-        "call_id": call_id,
+    """A bridged agent's plan as the session stores any plan: one untitled phase, no turn."""
+    phases = [{"title": None, "steps": steps}] if steps else []
+    body = {
         "explanation": explanation,
         "findings": list(findings),
         "objectives": list(objectives),
-        "phases": [{"title": None, "steps": steps}] if steps else [],
-        "steps": steps,
+        "phases": phases,
     }
+    return build_plan(body, None, revision, None, call_id)[0]

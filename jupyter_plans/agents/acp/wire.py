@@ -62,7 +62,7 @@ class Peer:
                 line += b"\n"
             try:
                 message = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deep
                 message = None
             yield (message if isinstance(message, dict) else None), line
 

@@ -100,3 +100,22 @@ def test_ids_of_any_type_and_unknown_methods_pass_through(tmp_path):
         assert got == lines
 
     run(main())
+
+
+def test_a_hostile_line_is_read_as_no_message_and_the_next_one_still_is():
+    """Nested a million deep, non-UTF-8 bytes, a 10**30 id: none stops the bridge's reading."""
+    from jupyter_plans.agents.acp.wire import Peer
+
+    async def main():
+        reader = asyncio.StreamReader(limit=1 << 24)
+        reader.feed_data(b"[" * 1_000_000 + b"\n")
+        reader.feed_data(b'{"jsonrpc": "2.0", "method": "\xff\xfe"}\n')
+        reader.feed_data(
+            b'{"jsonrpc": "2.0", "id": 1000000000000000000000000000000, "method": "x"}\n'
+        )
+        reader.feed_eof()
+        return [message async for message, _line in Peer("client", reader, None).messages()]
+
+    deep, bad_bytes, big = asyncio.run(main())
+    assert deep is None and bad_bytes is None
+    assert big["id"] == 10**30
