@@ -36,7 +36,11 @@ TARGETS = [
     ("card_latency", "panel p95 ms", 100, "Plan panel p95, ms (another process's commit)"),
     ("card_latency", "idle cpu %", 1.0, "idle kernel CPU, % of a core"),
     ("postgres", "jupyter-plans update_plan", 1.2, "PostgreSQL / psycopg floor, 12 steps"),
+    ("postgres", "jupyter-plans update_plan @1", 1.2, "PostgreSQL / psycopg floor, 1 step"),
     ("postgres", "jupyter-plans update_plan @32", 1.2, "PostgreSQL / psycopg floor, 32 steps"),
+    ("postgres", "against the pipelined floor @1", 1.2, "  / pipelined psycopg floor, 1 step"),
+    ("postgres", "against the pipelined floor @12", 1.2, "  / pipelined psycopg floor, 12 steps"),
+    ("postgres", "against the pipelined floor @32", 1.2, "  / pipelined psycopg floor, 32 steps"),
     ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
 ]
 

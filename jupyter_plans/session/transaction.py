@@ -166,9 +166,14 @@ def _write_state(change: _Change) -> None:
         "b_turn_cancelled": s.newest_turn_cancelled,
         "b_finished_seq": s.finished_seq,
     }
-    if change.tx.execute("UPDATE_STATE", params) != 1:
+    change.tx.execute("UPDATE_STATE", params)
+
+
+def _check_state_written(change: _Change) -> None:
+    if change.tx.rowcount != 1:
         # The row lock (or SQLite's write lock) makes this unreachable unless another writer
         # ignored the locking protocol; refuse rather than lose its update.
+        s = change.state
         raise PlanStoreError(f"session {s.session_id!r} was changed by another writer; retry")
 
 
@@ -231,9 +236,11 @@ class _Writing:
         changed = kind is None and bool(change.events)
         if changed:
             try:
-                _write_state(change)
-                _write_rows(change)
-                _append_events(change)
+                with change.tx.pipeline():  # one round trip on PostgreSQL
+                    _write_rows(change)
+                    _append_events(change)
+                    _write_state(change)  # last: its count is the one read after the block
+                _check_state_written(change)
             except BaseException:
                 self.tx.__exit__(*sys.exc_info())
                 raise

@@ -288,7 +288,8 @@ class Store:
             raise PlanStoreError(f"{self} is closed")
         if self._file and self._backend.read_only:
             self._refuse_read_only()
-        return Tx(self._statements, self._backend.begin_write, self, self._writes_file)
+        backend = self._backend
+        return Tx(self._statements, backend.begin_write, self, self._writes_file, backend.pipelines)
 
     def _refuse_read_only(self) -> None:
         """Refuse, in one line, a write to a plan file this process cannot write; once the file
@@ -304,7 +305,8 @@ class Store:
         """A transaction that sees one consistent state and never blocks a writer."""
         if self._closed:
             raise PlanStoreError(f"{self} is closed")
-        return Tx(self._statements, self._backend.begin_read, self, self._reads_file)
+        backend = self._backend
+        return Tx(self._statements, backend.begin_read, self, self._reads_file, backend.pipelines)
 
     @property
     def driver_error(self) -> type[Exception]:

@@ -9,6 +9,7 @@ advisory lock, so two processes opening a new database do not both create it.
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from sqlalchemy import Engine, create_engine, event
@@ -33,7 +34,14 @@ def _psycopg():
         raise PlanStoreError(
             "PostgreSQL needs psycopg 3: pip install 'jupyter-plans[postgres]'"
         ) from None
+    # A pipeline on a connection the server ended logs a warning as it is let go of; the
+    # loss is handled (the operation runs again), so without logging set up it must not
+    # reach stderr. With logging set up, it still reaches the application's handlers.
+    logging.getLogger("psycopg").addHandler(_QUIET)
     return psycopg
+
+
+_QUIET = logging.NullHandler()
 
 
 class PostgresBackend:
@@ -48,6 +56,8 @@ class PostgresBackend:
     def __init__(self, url: URL) -> None:
         psycopg = _psycopg()
         self.driver_error = psycopg.Error
+        # BEGIN with the first statement, and a write's statements sent together (Tx).
+        self.pipelines = psycopg.Pipeline.is_supported()
         if url.drivername in ("postgresql", "postgres"):
             url = url.set(drivername="postgresql+psycopg")
         if url.drivername != "postgresql+psycopg":
@@ -104,7 +114,15 @@ class PostgresBackend:
 
     def connection_lost(self, connection, error: Exception | None = None) -> bool:
         """Whether `error` means the connection itself is gone (the server ended it)."""
-        return bool(getattr(connection, "closed", False) or getattr(connection, "broken", False))
+        if getattr(connection, "closed", False) or getattr(connection, "broken", False):
+            return True
+        # A pipeline the server ended half-way leaves libpq in pipeline mode ("cannot exit
+        # pipeline mode while busy") before it has read the end of the connection.
+        pgconn = getattr(connection, "pgconn", None)
+        pq = _psycopg().pq
+        return pgconn is not None and (
+            pgconn.status != pq.ConnStatus.OK or pgconn.pipeline_status != pq.PipelineStatus.OFF
+        )
 
     def change_token(self) -> int:
         """A value that changes whenever any process commits a change to the store."""

@@ -168,9 +168,9 @@ class SQLiteBackend:
     begin_write = "BEGIN IMMEDIATE"
     begin_read = "BEGIN"
     driver_error = sqlite3.Error
-    # In a transaction, a number that changes when another connection (in any process) has
-    # committed since it was last read; this connection's own commits leave it as it is.
+    # In a transaction: changes when another connection (any process) has committed since.
     others_commits = "PRAGMA data_version"
+    pipelines = False  # a statement is a call into the library, not a round trip
 
     def __init__(self, path: Path) -> None:
         self.path = path

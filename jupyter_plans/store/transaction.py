@@ -8,6 +8,7 @@ SQL in Core and the time in the database.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from typing import TYPE_CHECKING, Any
@@ -56,21 +57,35 @@ class Tx:
     On a plan file, once BEGIN has run (a writer then holds the lock), the store looks that
     the file at its path is still the one the connection has open; if it was deleted or
     replaced, the transaction begins again on what is there now (see PlanStore._follow).
+
+    Pipelined (PostgreSQL): BEGIN goes to the server with the transaction's first statement,
+    and `pipeline()` sends a block's statements together, so a write waits for the server
+    three times (begin and lock, the writes, the commit) instead of once a statement.
     """
 
-    __slots__ = ("_cursor", "_statements", "_begin", "_store", "_write")
+    __slots__ = ("_cursor", "_statements", "_begin", "_store", "_write", "_pipelined", "_begun")
 
     def __init__(
-        self, statements: StatementCache, begin: str, store: Any, write: bool | None = None
+        self,
+        statements: StatementCache,
+        begin: str,
+        store: Any,
+        write: bool | None = None,
+        pipelined: bool = False,
     ) -> None:
         self._cursor = None
         self._statements = statements
         self._begin = begin
         self._store = store
         self._write = write  # None: no file to look at (PostgreSQL, a read-only store)
+        self._pipelined = pipelined
+        self._begun = True  # False while a pipelined BEGIN waits for the first statement
 
     def __enter__(self) -> Tx:
         store, write = self._store, self._write
+        if self._pipelined:
+            self._cursor, self._begun = store._cursor(), False
+            return self
         for attempt in range(FOLLOWS + 1):
             self._cursor = store._cursor()
             try:
@@ -96,6 +111,8 @@ class Tx:
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
         store = self._store
+        if not self._begun:
+            return  # no statement ran: there is no transaction to end
         if kind is None:
             try:
                 self._cursor.execute("COMMIT")
@@ -116,6 +133,43 @@ class Tx:
         if isinstance(error, store.driver_error):
             raise PlanStoreError(f"{store}: the change was not saved: {_line(error)}") from error
 
+    def _run(self, sql: str, params: Any) -> None:
+        if self._begun:
+            self._cursor.execute(sql, params)
+        else:
+            self._begin_with(sql, params)
+
+    def _begin_with(self, sql: str, params: Any) -> None:
+        """BEGIN and the first statement in one round trip. A connection found dead there is
+        replaced at once, as at a BEGIN of its own: nothing was done on it yet."""
+        store = self._store
+        for attempt in range(2):
+            self._begun = True  # from here on the transaction is ended, whatever happens
+            try:
+                with self._cursor.connection.pipeline():
+                    self._cursor.execute(self._begin)
+                    self._cursor.execute(sql, params)
+                return
+            except store.driver_error as exc:
+                if attempt == 0 and store._lost(self._cursor):
+                    self._cursor = store._cursor()
+                    continue
+                if store._lost(self._cursor):
+                    raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
+                raise
+
+    def pipeline(self) -> Any:
+        """A block whose statements go to the server together, their results read when it
+        ends (PostgreSQL); on SQLite, where a statement costs no round trip, a plain block."""
+        if self._pipelined and self._begun:
+            return self._cursor.connection.pipeline()
+        return contextlib.nullcontext()
+
+    @property
+    def rowcount(self) -> int:
+        """The rows the last statement changed (after a pipeline, once it has ended)."""
+        return self._cursor.rowcount
+
     def _params(self, compiled: Prepared, params: dict | None) -> Any:
         if compiled.defaults:
             params = {**compiled.defaults, **(params or {})}
@@ -128,27 +182,31 @@ class Tx:
     def execute(self, statement: Any, params: dict | None = None) -> int:
         """Run a statement; return the number of rows it changed."""
         compiled = self._statements.get(statement)
-        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        self._run(compiled.sql, self._params(compiled, params))
         return self._cursor.rowcount
 
     def execute_many(self, statement: Any, rows: list[dict]) -> None:
         compiled = self._statements.get(statement)
-        self._cursor.executemany(compiled.sql, [self._params(compiled, r) for r in rows])
+        rows = [self._params(compiled, r) for r in rows]
+        if not self._begun and rows:
+            self._run(compiled.sql, rows.pop(0))
+        self._cursor.executemany(compiled.sql, rows)
 
     def all(self, statement: Any, params: dict | None = None) -> list:
         compiled = self._statements.get(statement)
-        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        self._run(compiled.sql, self._params(compiled, params))
         return [compiled.row._make(r) for r in self._cursor.fetchall()]
 
     def first(self, statement: Any, params: dict | None = None) -> Any:
         compiled = self._statements.get(statement)
-        self._cursor.execute(compiled.sql, self._params(compiled, params))
+        self._run(compiled.sql, self._params(compiled, params))
         found = self._cursor.fetchone()
         return None if found is None else compiled.row._make(found)
 
     def value(self, sql: str) -> Any:
         """The first column of the first row of plain SQL that takes no parameters."""
-        return self._cursor.execute(sql).fetchone()[0]
+        self._run(sql, ())
+        return self._cursor.fetchone()[0]
 
     def scalar(self, statement: Any, params: dict | None = None) -> Any:
         row = self.first(statement, params)
