@@ -100,6 +100,8 @@ def recorded_tool_name(name: Any) -> str:
 def tool_name_refusal(name: Any) -> str | None:
     """Why a tool name is refused before the catalog is asked: not text, not valid Unicode, or
     over MAX_TOOL_NAME_BYTES bytes. The refusal quotes at most MAX_QUOTED_CHARS characters."""
+    if type(name) is str and name.isascii() and len(name) <= MAX_TOOL_NAME_BYTES:
+        return None  # every tool's name: ASCII, a byte a character, valid Unicode
     if not isinstance(name, str):
         return f"the tool name must be text; found {type(name).__name__}"
     problem = _unicode_problem(name)

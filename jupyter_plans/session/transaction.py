@@ -70,23 +70,6 @@ class _State:
     newest_turn_cancelled: bool = False
     finished_seq: int | None = None  # the plan_finished event, while the plan is finished
 
-    def values(self) -> tuple:
-        """The fields in order, as `_State(*values)` takes them back."""
-        return (
-            self.session_id,
-            self.cursor,
-            self.revision,
-            self.mode,
-            self.pending_proposal_hash,
-            self.approved_proposal_hash,
-            self.plan,
-            self.plan_seq,
-            self.newest_turn_id,
-            self.newest_turn_ordinal,
-            self.newest_turn_cancelled,
-            self.finished_seq,
-        )
-
     @classmethod
     def from_row(cls, row: Any, plan: dict | None) -> _State:
         return cls(
@@ -195,10 +178,11 @@ class _Writing:
     The session's state comes from its row, read under the write lock; or, on SQLite, from
     what this connection itself last committed to the row when no other connection has
     committed since (the store's written_states), which spares the read. The entry is taken
-    out while the change runs and put back only once it has committed.
+    out while the change runs (the change works on it) and put back only once the change has
+    committed: a change that failed, or wrote nothing, leaves the next one to read the row.
     """
 
-    __slots__ = ("session", "call_id", "tx", "change", "written", "loaded")
+    __slots__ = ("session", "call_id", "tx", "change", "written")
 
     def __init__(self, session: PlanSession, call_id: str | None) -> None:
         self.session, self.call_id = session, call_id
@@ -209,11 +193,11 @@ class _Writing:
         tx = self.tx = session.store.write().__enter__()
         try:
             self.written = session.store.written_states(tx)
-            known = self.loaded = self.written.pop(session.session_id, None)
+            known = self.written.pop(session.session_id, None)
             if known is not None:
                 found = None if self.call_id is None else tx.first("SELECT_RECORDED", key)
                 recorded, digest = (None, None) if found is None else found
-                self.change = _Change(tx, _State(*known), recorded, digest, known[1])
+                self.change = _Change(tx, known, recorded, digest, known.cursor)
                 return self.change
             select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
             row = tx.first(select_state, key)
@@ -225,7 +209,6 @@ class _Writing:
             self.change = _Change(
                 tx, _State.from_row(row, plan), row.recorded, row.recorded_digest, row.cursor
             )
-            self.loaded = self.change.state.values()
         except BaseException:
             tx.__exit__(*sys.exc_info())
             raise
@@ -246,9 +229,8 @@ class _Writing:
                 raise
         try:
             self.tx.__exit__(kind, error, traceback)
-            if kind is None:  # committed on this connection: the row now holds this
-                written = change.state.values() if changed else self.loaded
-                self.written[change.state.session_id] = written
+            if changed:  # committed on this connection: the row now holds this
+                self.written[change.state.session_id] = change.state
         except ConnectionLost as lost:
             # The commit was on its way when the connection went: look, do not assume.
             if not (changed and lost.committing and self.session._landed(change.events[-1])):
