@@ -59,12 +59,13 @@ class PlanSession(AgentTools, Decisions, BridgedWrites):
             last_event["at"],
         )
 
-    def _writing(self, call_id: str | None = None) -> _Writing:
+    def _writing(self, call_id: str | None = None, look_later: bool = False) -> _Writing:
         """The session's state under the write lock; what the block emits commits with it.
 
-        With a `call_id`, the result recorded for an accepted call of that id comes too.
+        With a `call_id`, the result recorded for an accepted call of that id comes too
+        (`look_later`: see AgentTools._run_call).
         """
-        return _Writing(self, call_id)
+        return _Writing(self, call_id, look_later)
 
     def _plan_at(self, tx: Tx, plan_seq: int | None) -> dict | None:
         """The plan stored in event `plan_seq`, parsed once per process and then shared.

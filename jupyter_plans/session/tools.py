@@ -3,7 +3,7 @@ answered from the record, and a refusal recorded as one tool_finished event."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import DecisionRefused
 from ..plan import policy
@@ -26,9 +26,21 @@ from ..store.transaction import reconnecting as _reconnecting
 if TYPE_CHECKING:
     from ..plan.models import FinalReview, Message, Question, ToolResult
 from .decisions import check_person_text
-from .transaction import _Change, _dumps, _loads, models
+from .transaction import EarlierUse, _Change, _dumps, _loads, models
 
 ENFORCEMENT = "session-metadata-only"
+
+
+class _Call(NamedTuple):
+    """A tool call with what was checked of it before the write lock."""
+
+    name: Any
+    bad_name: str | None  # why the tool name is refused, if it is
+    parsed: Any  # the checked arguments, when they passed
+    invalid: Refused | None  # why the arguments are refused, if they are
+    digest: str | None  # of the name and arguments, when the call has an id
+    turn_id: str | None
+    call_id: str | None
 
 
 class AgentTools:
@@ -63,7 +75,19 @@ class AgentTools:
             except Refused as refusal:
                 invalid = refusal
         digest = None if call_id is None else call_digest(name, args)
-        with self._writing(call_id) as change:
+        call = _Call(name, bad_name, parsed, invalid, digest, turn_id, call_id)
+        try:
+            return self._run_call(call, look_later=True)
+        except EarlierUse:  # the call id was used before: run it again, looking first
+            return self._run_call(call, look_later=False)
+
+    def _run_call(self, call: _Call, look_later: bool) -> ToolResult:
+        """The call's result, in one transaction. `look_later`: on SQLite, when the session's
+        state is known, an earlier use of the call id is not looked for first; the call id's
+        unique index tells at the insert, and a refusal looks before it is recorded
+        (EarlierUse: the transaction is undone and the call run again, looking first)."""
+        name, bad_name, parsed, invalid, digest, turn_id, call_id = call
+        with self._writing(call_id, look_later) as change:
             change.digest = digest
             # Before every other check: a retry of an accepted call changes nothing.
             if change.recorded is not None and change.recorded_digest in (None, digest):
@@ -86,6 +110,8 @@ class AgentTools:
                 content = getattr(self, f"_tool_{name}")(change, parsed, turn_id, call_id)
                 return models.ToolResult(is_error=False, content=content)
             except Refused as refusal:
+                if change.unlooked:
+                    raise EarlierUse from None  # a retry of an accepted call is not refused
                 return _refused(change, name, call_id, str(refusal))
 
     @_reconnecting

@@ -88,6 +88,11 @@ class _State:
         )
 
 
+class EarlierUse(Exception):
+    """A change made without looking for an earlier use of its call id may repeat one: it is
+    undone, and made again looking first."""
+
+
 @dataclass(slots=True)
 class _Change:
     """The writes of one operation, applied together when it ends."""
@@ -98,6 +103,7 @@ class _Change:
     recorded_digest: str | None  # and the digest of that call's name and arguments
     loaded_cursor: int
     digest: str | None = None  # the digest of this call, recorded with its accepted event
+    unlooked: bool = False  # an earlier use of the call id was not looked for (EarlierUse)
     events: list[dict] = field(default_factory=list)
     rows: list[tuple[Any, dict]] = field(default_factory=list)
 
@@ -182,10 +188,11 @@ class _Writing:
     committed: a change that failed, or wrote nothing, leaves the next one to read the row.
     """
 
-    __slots__ = ("session", "call_id", "tx", "change", "written")
+    __slots__ = ("session", "call_id", "look_later", "tx", "change", "written")
 
-    def __init__(self, session: PlanSession, call_id: str | None) -> None:
+    def __init__(self, session: PlanSession, call_id: str | None, look_later: bool) -> None:
         self.session, self.call_id = session, call_id
+        self.look_later = look_later and call_id is not None
 
     def __enter__(self) -> _Change:
         session = self.session
@@ -195,9 +202,10 @@ class _Writing:
             self.written = session.store.written_states(tx)
             known = self.written.pop(session.session_id, None)
             if known is not None:
-                found = None if self.call_id is None else tx.first("SELECT_RECORDED", key)
+                later = self.look_later
+                found = None if self.call_id is None or later else tx.first("SELECT_RECORDED", key)
                 recorded, digest = (None, None) if found is None else found
-                self.change = _Change(tx, known, recorded, digest, known.cursor)
+                self.change = _Change(tx, known, recorded, digest, known.cursor, unlooked=later)
                 return self.change
             select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
             row = tx.first(select_state, key)
@@ -224,8 +232,15 @@ class _Writing:
                     _append_events(change)
                     _write_state(change)  # last: its count is the one read after the block
                 _check_state_written(change)
-            except BaseException:
-                self.tx.__exit__(*sys.exc_info())
+            except BaseException as failure:
+                # DB-API's name for a broken constraint: here, the call id's unique index.
+                earlier = change.unlooked and type(failure).__name__ == "IntegrityError"
+                try:
+                    self.tx.__exit__(*sys.exc_info())
+                except PlanStoreError:
+                    if earlier:
+                        raise EarlierUse from None
+                    raise
                 raise
         try:
             self.tx.__exit__(kind, error, traceback)

@@ -57,6 +57,31 @@ def test_a_repeat_with_another_call_is_refused_and_recorded_once(session, name, 
     assert session.cursor() == 2
 
 
+def test_a_repeat_changes_nothing_even_what_its_turn_would_have(db, session):
+    """The look for an earlier use of the id comes first in effect: a repeat from a newer turn,
+    whose stale revision would be refused, returns the recorded result and registers no
+    turn, in the same process (where the session's state is known) as in a fresh one."""
+    args = {"expected_revision": 0, "steps": STEPS}
+    first = session.call_tool("update_plan", args, turn_id="t1", call_id="c1")
+    nxt = {"expected_revision": 1, "steps": OTHER_STEPS}
+    assert not session.call_tool("update_plan", nxt, turn_id="t1", call_id="c2").is_error
+    assert session.call_tool("update_plan", args, turn_id="t2", call_id="c1") == first
+    other = {"expected_revision": 2, "steps": STEPS}
+    refused = session.call_tool("update_plan", other, turn_id="t3", call_id="c2")
+    assert refused.is_error and "used for a different call" in refused.content
+    # Neither t2 nor t3 became the newest turn: t1's calls are not late.
+    later = session.call_tool("update_plan", other, turn_id="t1", call_id="c3")
+    assert not later.is_error, later.content
+    kinds = [kind for kind, _ in rows(session)]
+    assert kinds == ["plan_updated", "plan_updated", "tool_finished", "plan_updated"]
+    with PlanStore(db) as fresh:  # another connection: the row is read
+        again = fresh.session(session.session_id)
+        assert again.call_tool("update_plan", nxt, turn_id="t9", call_id="c2").content == (
+            "Plan updated to revision 2."
+        )
+        assert again.cursor() == 4
+
+
 def test_a_refused_call_may_be_retried_under_its_call_id(session):
     late = session.call_tool("update_plan", {"expected_revision": 5, "steps": STEPS}, call_id="c")
     assert late.is_error
