@@ -155,6 +155,28 @@ class OursWithIds(Ours):
         return f"call_{self.revision}"
 
 
+class OursAsText(OursWithIds):
+    """update_plan as the OpenAI-compatible loop and a Toolbox pass it: the arguments as the
+    provider's JSON text, with its call id. The texts are made ahead, in the order `measure`
+    sends the payloads, as a provider's reply holds them before the call."""
+
+    def __init__(self, path: Path, payloads: list) -> None:
+        super().__init__(path)
+        order = payloads[:20] + payloads * ROUNDS
+        self.texts = [
+            (id(steps), json.dumps({"expected_revision": revision, "steps": steps}))
+            for revision, steps in enumerate(order)
+        ]
+        self.texts.reverse()
+
+    def update(self, steps: list[dict]) -> None:
+        made_for, text = self.texts.pop()
+        assert made_for == id(steps), "the texts follow measure()'s order"
+        result = self.session.call_tool("update_plan", text, call_id=self.call_id())
+        assert not result.is_error, result.content
+        self.revision += 1
+
+
 class OurStatements:
     """update_plan's statements alone on raw sqlite3, as the store runs them (the shipped
     compiled forms), with the texts update_plan stored for the same payloads: what is left
@@ -268,11 +290,28 @@ def main() -> dict[str, float]:
             figures.update({f"{name.strip()} @{size}": value for name, value in found.items()})
             if size == 12:
                 figures.update(found)
+            text = as_text(folder, size, large)["  as JSON text, with call ids"]
+            figures[f"as JSON text, with call ids @{size}"] = text
         if "langgraph SqliteSaver.put" in figures:
             for size, large in SIZES[1:]:
                 found = parts(folder, size, large)
                 figures.update({f"{name} @{size}": value for name, value in found.items()})
     return figures
+
+
+def as_text(folder: Path, size: int, large: bool) -> dict[str, float]:
+    """Agents' calls as their providers send them (JSON text, a call id), in a mix of their
+    own with the floor and the same calls as Python objects."""
+    payloads = [plan_steps(i, size, large) for i in range(PER_ROUND)]
+    folder = folder / f"text-{size}"
+    folder.mkdir()
+    sides = {
+        "raw sqlite3 floor": Floor(folder / "floor.sqlite"),
+        "  with call ids": OursWithIds(folder / "ids.plans.sqlite"),
+        "  as JSON text, with call ids": OursAsText(folder / "text.plans.sqlite", payloads),
+    }
+    print(f"\nupdate_plan as agents send it, {size} step(s), in a mix of its own")
+    return ratio_table(measure(sides, payloads), "raw sqlite3 floor")
 
 
 def parts(folder: Path, size: int, large: bool) -> dict[str, float]:
