@@ -118,6 +118,21 @@ def check_object(args: Any) -> dict:
     return args
 
 
+def json_value(text: str | bytes) -> Any:
+    """The value of JSON text, read once for every use; the text itself when it is no JSON
+    (check_object then says why). pydantic-core reads it twice as fast as the standard
+    library, to the same value; what it does not take (a lone surrogate's escape, another
+    encoding than UTF-8, deep nesting) the standard library reads as before."""
+    try:
+        return pydantic_core.from_json(text)
+    except (ValueError, TypeError):  # TypeError: text holding a lone surrogate itself
+        pass
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
 def check_input_size(args: dict) -> str:
     """Refuse an input over the limit; return its compact JSON text.
 

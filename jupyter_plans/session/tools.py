@@ -3,7 +3,6 @@ answered from the record, and a refusal recorded as one tool_finished event."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import DecisionRefused
@@ -20,7 +19,7 @@ from ..plan.intake import (
 from ..plan.review import check_finishable, reviewed
 from ..plan.revision import body_hash, build_plan, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
-from ..plan.validation import Refused, quote
+from ..plan.validation import Refused, json_value, quote
 from ..store.transaction import Tx
 from ..store.transaction import reconnecting as _reconnecting
 
@@ -67,7 +66,7 @@ class AgentTools:
         if turn_id is not None or call_id is not None:
             check_ids(turn_id, call_id)
         if isinstance(args, str | bytes):  # as providers send them: parsed once, for all below
-            args = _json_value(args)
+            args = json_value(args)
         # The bounds that need no stored state are checked before the write lock is taken,
         # so a writer holds it only for what depends on the session.
         bad_name = tool_name_refusal(name)
@@ -380,15 +379,6 @@ class AgentTools:
             },
         )
         return seq
-
-
-def _json_value(text: str | bytes) -> Any:
-    """The value of JSON text, for the check and the call's digest alike; the text itself when
-    it is no JSON (the check then says why)."""
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return text
 
 
 def _refused(change: _Change, name: Any, call_id: str | None, content: str) -> ToolResult:

@@ -779,3 +779,29 @@ def test_an_agents_large_plan_takes_the_one_pass_and_the_byte_limits_hold_in_it(
         taken = v.plain_plan(args, proposal=False)
         assert (taken is not None) == fits, (len(text.encode()), taken)
         assert _agree(args, False) == ("plain" if fits else "refused")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"expected_revision": 3, "steps": [{"id": "a", "description": "Load"}]}',
+        '{"a": 1, "a": 2}',  # the last of a repeated key, as the standard library keeps
+        '{"a": 123456789012345678901234567890}',  # a big number stays an exact int
+        '{"a": "\\ud800"}',  # a lone surrogate's escape: the standard library reads it
+        '{"a": "\ud800"}',  # and text holding one itself
+        "\ud800",
+        '{"a": "\\ud83d\\ude00", "b": 1e400, "c": -0.0, "d": 5e-324}',
+        '{"a": 1} trailing',  # no JSON: the text itself, for the check to name
+        "[" * 5000 + "]" * 5000,  # too deep for either: the text itself
+        '{"a": "caf\u00e9"}'.encode("utf-16"),  # another encoding than UTF-8
+    ],
+)
+def test_json_text_is_read_once_to_what_the_standard_library_reads(text):
+    from jupyter_plans.plan.validation import json_value
+
+    try:
+        expected = json.loads(text)
+    except (ValueError, RecursionError):
+        expected = text
+    found = json_value(text)
+    assert found == expected and type(found) is type(expected)
