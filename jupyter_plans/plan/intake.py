@@ -114,14 +114,10 @@ def tool_name_refusal(name: Any) -> str | None:
 
 def call_digest(name: Any, args: Any) -> str | None:
     """The SHA-256 (hex) of a call's tool name and arguments, equal for arguments that are
-    equal as JSON values (keys in any order; JSON text or the object it holds); None for
-    arguments too deeply nested to be any tool's."""
-    value = args
-    if isinstance(args, str | bytes):
-        try:
-            value = json.loads(args)
-        except (ValueError, RecursionError):
-            value = args.decode("utf-8", "backslashreplace") if isinstance(args, bytes) else args
+    equal as JSON values (keys in any order); None for arguments too deeply nested to be any
+    tool's. `args` as call_tool holds them: JSON text already read (read_json), or the text
+    itself when it holds no JSON."""
+    value = args.decode("utf-8", "backslashreplace") if isinstance(args, bytes) else args
     try:
         text = orjson.dumps([name, value], option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):  # big integers, lone surrogates, other keys

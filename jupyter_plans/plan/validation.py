@@ -105,32 +105,31 @@ def describe_character(char: str) -> str:
 # Whole-input rules, on the raw arguments.
 
 
-def check_object(args: Any) -> dict:
-    if isinstance(args, str | bytes):  # providers send arguments as JSON text
-        try:
-            args = json.loads(args)
-        except RecursionError:
-            raise Refused("the arguments are nested too deeply to be a plan") from None
-        except ValueError as exc:
-            raise Refused(f"the arguments are not valid JSON: {exc}") from None
-    if not isinstance(args, dict):
-        raise Refused(f"the arguments must be a JSON object; found {type(args).__name__}")
-    return args
+def read_json(text: str | bytes) -> Any:
+    """The value of JSON text, as providers send arguments, or Refused saying why it is none.
 
-
-def json_value(text: str | bytes) -> Any:
-    """The value of JSON text, read once for every use; the text itself when it is no JSON
-    (check_object then says why). pydantic-core reads it twice as fast as the standard
-    library, to the same value; what it does not take (a lone surrogate's escape, another
-    encoding than UTF-8, deep nesting) the standard library reads as before."""
+    pydantic-core reads it twice as fast as the standard library, to the same value; what it
+    does not take (a lone surrogate, another encoding than UTF-8, deep nesting, no JSON) the
+    standard library reads as before, or explains.
+    """
     try:
         return pydantic_core.from_json(text)
     except (ValueError, TypeError):  # TypeError: text holding a lone surrogate itself
         pass
     try:
         return json.loads(text)
-    except (ValueError, RecursionError):
-        return text
+    except RecursionError:
+        raise Refused("the arguments are nested too deeply to be a plan") from None
+    except ValueError as exc:
+        raise Refused(f"the arguments are not valid JSON: {exc}") from None
+
+
+def check_object(args: Any) -> dict:
+    if isinstance(args, str | bytes):  # providers send arguments as JSON text
+        args = read_json(args)
+    if not isinstance(args, dict):
+        raise Refused(f"the arguments must be a JSON object; found {type(args).__name__}")
+    return args
 
 
 def check_input_size(args: dict) -> str:

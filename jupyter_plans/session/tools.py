@@ -19,7 +19,7 @@ from ..plan.intake import (
 from ..plan.review import check_finishable, reviewed
 from ..plan.revision import body_hash, build_plan, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
-from ..plan.validation import Refused, json_value, quote
+from ..plan.validation import Refused, quote, read_json
 from ..store.transaction import Tx
 from ..store.transaction import reconnecting as _reconnecting
 
@@ -65,14 +65,20 @@ class AgentTools:
         """
         if turn_id is not None or call_id is not None:
             check_ids(turn_id, call_id)
-        if isinstance(args, str | bytes):  # as providers send them: parsed once, for all below
-            args = json_value(args)
+        unreadable = None
+        if isinstance(args, str | bytes):  # as providers send them: read once, for all below
+            try:
+                args = read_json(args)
+            except Refused as refusal:
+                unreadable = refusal
         # The bounds that need no stored state are checked before the write lock is taken,
         # so a writer holds it only for what depends on the session.
         bad_name = tool_name_refusal(name)
         spec, parsed, invalid = None if bad_name else CATALOG.get(name), None, None
         if spec is not None:
             try:
+                if unreadable is not None:
+                    raise unreadable
                 parsed = spec.parse(args)
             except Refused as refusal:
                 invalid = refusal

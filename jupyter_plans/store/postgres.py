@@ -34,10 +34,6 @@ def _psycopg():
         raise PlanStoreError(
             "PostgreSQL needs psycopg 3: pip install 'jupyter-plans[postgres]'"
         ) from None
-    # A pipeline on a connection the server ended logs a warning as it is let go of; the
-    # loss is handled (the operation runs again), so without logging set up it must not
-    # reach stderr. With logging set up, it still reaches the application's handlers.
-    logging.getLogger("psycopg").addHandler(_QUIET)
     return psycopg
 
 
@@ -56,8 +52,13 @@ class PostgresBackend:
     def __init__(self, url: URL) -> None:
         psycopg = _psycopg()
         self.driver_error = psycopg.Error
+        self._pq = psycopg.pq
         # BEGIN with the first statement, and a write's statements sent together (Tx).
         self.pipelines = psycopg.Pipeline.is_supported()
+        # A pipeline on a connection the server ended logs a warning as it is let go of; the
+        # loss is handled (the operation runs again), so without logging set up it must not
+        # reach stderr. With logging set up, it still reaches the application's handlers.
+        logging.getLogger("psycopg").addHandler(_QUIET)
         if url.drivername in ("postgresql", "postgres"):
             url = url.set(drivername="postgresql+psycopg")
         if url.drivername != "postgresql+psycopg":
@@ -118,8 +119,7 @@ class PostgresBackend:
             return True
         # A pipeline the server ended half-way leaves libpq in pipeline mode ("cannot exit
         # pipeline mode while busy") before it has read the end of the connection.
-        pgconn = getattr(connection, "pgconn", None)
-        pq = _psycopg().pq
+        pgconn, pq = getattr(connection, "pgconn", None), self._pq
         return pgconn is not None and (
             pgconn.status != pq.ConnStatus.OK or pgconn.pipeline_status != pq.PipelineStatus.OFF
         )

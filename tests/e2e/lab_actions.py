@@ -1,10 +1,15 @@
 """What a person does to a notebook in JupyterLab, for the browser tests: restart or shut down
-its kernel, switch the theme, and photograph a part of the page for docs/."""
+its kernel, switch the theme, photograph a part of the page for docs/, and write a notebook
+whose saved output is a card."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
+
+from jupyter_plans.plan.text import render_text
+from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
 from tests.e2e.test_browser import open_notebook, run_cells
 
 DOCS = Path(__file__).parents[2] / "docs"
@@ -98,3 +103,29 @@ def save_notebook(page) -> None:
 
 def notebook_dirty(page) -> bool:
     return page.evaluate(f"() => {CURRENT}.context.model.dirty")
+
+
+KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def save_card_output(root, stem, session, kernelspec: dict | None = None) -> None:
+    """STEM.ipynb with one cell whose saved output is the card of SESSION as it is now, and the
+    widget view a kernel's card leaves behind (its model long gone)."""
+    data = card_data(session, f"{stem}.ipynb")
+    output = nbformat.v4.new_output(
+        "display_data",
+        data={
+            MIME_TYPE: data,
+            "application/vnd.jupyter.widget-view+json": {
+                "version_major": 2,
+                "version_minor": 0,
+                "model_id": "0" * 32,
+            },
+            "text/html": card_html(data),
+            "text/plain": render_text(session.snapshot()),
+        },
+    )
+    cell = nbformat.v4.new_code_cell("%plan", outputs=[output], execution_count=1)
+    metadata = {"kernelspec": kernelspec} if kernelspec else {}
+    notebook = nbformat.v4.new_notebook(cells=[cell], metadata=metadata)
+    nbformat.write(notebook, root / f"{stem}.ipynb")

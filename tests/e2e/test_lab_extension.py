@@ -5,11 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
-
 from jupyter_plans import PlanStore
-from jupyter_plans.plan.text import render_text
-from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
+from tests.e2e.lab_actions import save_card_output
 from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
 
 HOSTILE = {
@@ -57,23 +54,7 @@ def assert_inert(page, scope, dialogs):
 def test_a_saved_notebook_shows_its_cards_without_a_kernel(page, lab, dialogs):
     root = lab["root"]
     session = hostile_session(root / "scratch-saved.plans.sqlite")
-    data = card_data(session, "saved.ipynb")
-    output = nbformat.v4.new_output(
-        "display_data",
-        data={
-            MIME_TYPE: data,
-            # What a kernel's card also leaves behind: a widget whose model is gone.
-            "application/vnd.jupyter.widget-view+json": {
-                "version_major": 2,
-                "version_minor": 0,
-                "model_id": "0" * 32,
-            },
-            "text/html": card_html(data),
-            "text/plain": render_text(session.snapshot()),
-        },
-    )
-    cell = nbformat.v4.new_code_cell("%plan", outputs=[output], execution_count=1)
-    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), root / "saved.ipynb")
+    save_card_output(root, "saved", session)  # no kernelspec: no kernel is started
     page.goto(f"{lab['base']}/lab/tree/saved.ipynb?token={lab['token']}")
     card = page.locator(".jp-NotebookPanel:visible .jp-OutputArea .jp-plans-card").first
     card.get_by_text("Waiting for your decision").wait_for(timeout=60_000)

@@ -2,18 +2,16 @@
 card shows, offers the plan as it is now when its session moved on (without touching the
 saved output, which nbval compares), and logs no error on reopening or on a restart."""
 
-import nbformat
-
-from jupyter_plans.plan.text import render_text
-from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
 from tests.e2e.lab_actions import (
     CARDS,
+    KERNEL,
     cell_of,
     in_both_themes,
     live_card,
     notebook_dirty,
     output_json,
     restart_kernel,
+    save_card_output,
     save_notebook,
     shot_of,
     shut_down_kernel,
@@ -21,36 +19,12 @@ from tests.e2e.lab_actions import (
 from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
 from tests.e2e.test_browser import agent_session, open_notebook
 
-KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
-
-
-def save_card_output(root, stem, session) -> None:
-    """STEM.ipynb with one cell whose saved output is the card of SESSION as it is now, and the
-    widget view a kernel's card leaves behind (its model long gone)."""
-    data = card_data(session, f"{stem}.ipynb")
-    output = nbformat.v4.new_output(
-        "display_data",
-        data={
-            MIME_TYPE: data,
-            "application/vnd.jupyter.widget-view+json": {
-                "version_major": 2,
-                "version_minor": 0,
-                "model_id": "0" * 32,
-            },
-            "text/html": card_html(data),
-            "text/plain": render_text(session.snapshot()),
-        },
-    )
-    cell = nbformat.v4.new_code_cell("%plan", outputs=[output], execution_count=1)
-    notebook = nbformat.v4.new_notebook(cells=[cell], metadata={"kernelspec": KERNEL})
-    nbformat.write(notebook, root / f"{stem}.ipynb")
-
 
 def test_a_saved_card_shows_its_revision_and_the_plan_as_it_is_now(page, lab, dialogs, errors):
     session = agent_session(lab["root"], "saved-now")
     session.on()
     assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
-    save_card_output(lab["root"], "saved-now", session)
+    save_card_output(lab["root"], "saved-now", session, KERNEL)
     # After the notebook was saved, the session moved on: changes asked for, a new proposal.
     session.revise("one baseline per store")
     assert not session.call_tool("plan_submit", RESUBMITTED, turn_id="t2").is_error

@@ -791,17 +791,24 @@ def test_an_agents_large_plan_takes_the_one_pass_and_the_byte_limits_hold_in_it(
         '{"a": "\ud800"}',  # and text holding one itself
         "\ud800",
         '{"a": "\\ud83d\\ude00", "b": 1e400, "c": -0.0, "d": 5e-324}',
-        '{"a": 1} trailing',  # no JSON: the text itself, for the check to name
-        "[" * 5000 + "]" * 5000,  # too deep for either: the text itself
+        '{"a": 1} trailing',  # no JSON: refused, saying why
+        "[" * 5000 + "]" * 5000,  # too deep for either: refused
         '{"a": "caf\u00e9"}'.encode("utf-16"),  # another encoding than UTF-8
     ],
 )
 def test_json_text_is_read_once_to_what_the_standard_library_reads(text):
-    from jupyter_plans.plan.validation import json_value
+    from jupyter_plans.plan.validation import Refused, read_json
 
     try:
         expected = json.loads(text)
-    except (ValueError, RecursionError):
-        expected = text
-    found = json_value(text)
+    except (ValueError, RecursionError):  # no JSON: refused in one line, as before
+        with pytest.raises(Refused) as refused:
+            read_json(text)
+        assert (
+            "\n" not in str(refused.value)
+            and "JSON" in str(refused.value)
+            or ("nested too deeply" in str(refused.value))
+        )
+        return
+    found = read_json(text)
     assert found == expected and type(found) is type(expected)
