@@ -1,5 +1,6 @@
-"""The README's "Connect your agent" section, tried exactly as written: its MCP command, its
-built-in agent cells (against a replaying endpoint where the README points), and its Python."""
+"""The README tried exactly as written: in "Connect your agent" its MCP command, its
+built-in agent cells (against a replaying endpoint where the README points) and its Python;
+the journal's examples, the hooks' install, and the copy of a renamed notebook's plan."""
 
 from __future__ import annotations
 
@@ -189,3 +190,26 @@ def test_the_hook_install_registers_hooks_that_answer(tmp_path):
     ask = {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {}}
     answer = subprocess.run(pre, input=json.dumps(ask).encode(), capture_output=True, check=True)
     assert json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_the_copy_after_a_rename_takes_every_commit_while_the_old_file_is_open(tmp_path):
+    """Configuration, "Renaming a notebook": the command copies the plan, commits still in
+    the `-wal` file included, while another process (here a store) holds the old file open."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("**Renaming a notebook.**", 1)[1].split("\n### ", 1)[0]
+    (command,) = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+    steps = [{"id": "load", "description": "Load the survey"}]
+    with PlanStore(tmp_path / "Untitled.plans.sqlite") as old:
+        session = old.session()
+        for revision in range(3):
+            update = {"expected_revision": revision, "steps": steps}
+            assert not session.call_tool("update_plan", update).is_error
+        assert (tmp_path / "Untitled.plans.sqlite-wal").stat().st_size > 0  # not checkpointed
+        argv = shlex.split(command.strip())
+        assert argv[0] == "python"
+        subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, check=True)
+        with PlanStore(tmp_path / "analysis.plans.sqlite") as new:
+            copied = new.session()
+            assert copied.session_id == session.session_id
+            assert copied.snapshot().plan.revision == 3
+            assert [e.seq for e in copied.events()] == [e.seq for e in session.events()]
