@@ -3,14 +3,16 @@ session, turn and call ids, tool names, and the digest that tells one call from 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any
 
-import orjson
-
+from ..lazy import LazyModule
 from .validation import BIDI_CONTROLS, is_blank, quote, utf8_len
+
+# Loaded with the first call's digest, not by a store that only checks a session id.
+hashlib = LazyModule("hashlib")
+orjson = LazyModule("orjson")
 
 MAX_PERSON_TEXT_BYTES = 65536
 MAX_SESSION_ID_BYTES = 128

@@ -14,10 +14,14 @@ import unicodedata
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import pydantic_core
+from ..lazy import LazyModule
 
 if TYPE_CHECKING:  # pydantic itself loads with the first input that is not plain
     from pydantic import TypeAdapter
+
+# Loaded with the first input read or checked: a hook, which only reads the session's mode,
+# starts without it (pydantic-core takes longer to load than the rest of the hook).
+pydantic_core = LazyModule("pydantic_core")
 
 MAX_INPUT_BYTES = 65536
 MAX_STEPS = 32
