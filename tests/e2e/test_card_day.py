@@ -140,3 +140,43 @@ def test_one_live_card_per_session(page, lab, dialogs, errors):
     assert newest.get_by_role("button", name="Approve").is_enabled()
     assert dialogs == []
     errors.assert_none()
+
+
+# What presentation mode must enlarge: every kind of text of the card, not only its body.
+PARTS = (
+    ".jp-plans-title",
+    ".jp-plans-chip",
+    ".jp-plans-step-desc",
+    ".jp-plans-step-meta",
+    ".jp-plans-footer-note",
+)
+
+
+def font_sizes(card) -> dict[str, float]:
+    return card.evaluate(
+        "(card, parts) => Object.fromEntries(parts.map((part) =>"
+        " [part, parseFloat(getComputedStyle(card.querySelector(part)).fontSize)]))",
+        list(PARTS),
+    )
+
+
+def test_on_a_projector_the_whole_card_grows_with_the_text(page, lab, errors):
+    """View > Presentation Mode enlarges the notebook's text; the card's header, labels,
+    acceptance lines and footer grow with its descriptions, in the same proportion."""
+    waiting_session(lab, "projector")
+    card = live_card(page, lab, "projector")
+    card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
+    before = font_sizes(card)
+    page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-presentation-mode')")
+    page.wait_for_function("() => document.querySelector('.jp-LabShell.jp-mod-presentationMode')")
+    page.wait_for_timeout(300)
+    during = font_sizes(card)
+    grown = {part: during[part] / before[part] for part in PARTS}
+    text = grown[".jp-plans-step-desc"]
+    assert text > 1.1, f"presentation mode did not enlarge the text: {before} -> {during}"
+    for part, ratio in grown.items():
+        assert ratio > 1.1 and abs(ratio - text) < 0.15 * text, (part, before, during)
+    page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-presentation-mode')")
+    page.wait_for_function("() => !document.querySelector('.jp-LabShell.jp-mod-presentationMode')")
+    page.wait_for_timeout(300)
+    assert font_sizes(card) == before
