@@ -36,19 +36,25 @@ class Floor:
             "PRIMARY KEY (sid, seq))"
         )
         self.conn.execute(f"INSERT INTO {sessions} VALUES ('s', 0, NULL)")
+        self.lock = f"SELECT revision FROM {sessions} WHERE id = 's' FOR UPDATE"
+        self.update_row = f"UPDATE {sessions} SET revision = %s, plan = %s WHERE id = 's'"
+        self.insert = f"INSERT INTO {events} VALUES ('s', %s, 'plan_updated', %s)"
+
+    @staticmethod
+    def texts(revision: int, steps: list[dict]) -> tuple[str, str]:
+        """The plan's text for the session row, and the event's."""
+        plan = {"revision": revision, "steps": steps}
+        data = json.dumps({"name": "update_plan", "plan": plan}, separators=(",", ":"))
+        return json.dumps(plan, separators=(",", ":")), data
 
     def update(self, steps: list[dict]) -> None:
         cur = self.conn.cursor()
         cur.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-        cur.execute("SELECT revision FROM floor_s WHERE id = 's' FOR UPDATE")
+        cur.execute(self.lock)
         revision = cur.fetchone()[0] + 1
-        plan = {"revision": revision, "steps": steps}
-        data = json.dumps({"name": "update_plan", "plan": plan}, separators=(",", ":"))
-        cur.execute(
-            "UPDATE floor_s SET revision = %s, plan = %s WHERE id = 's'",
-            (revision, json.dumps(plan, separators=(",", ":"))),
-        )
-        cur.execute("INSERT INTO floor_e VALUES ('s', %s, 'plan_updated', %s)", (revision, data))
+        plan, data = self.texts(revision, steps)
+        cur.execute(self.update_row, (revision, plan))
+        cur.execute(self.insert, (revision, data))
         cur.execute("COMMIT")
 
 
@@ -57,18 +63,12 @@ class PipelinedFloor(Floor):
         cur, pipeline = self.conn.cursor(), self.conn.pipeline
         with pipeline():
             cur.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-            cur.execute("SELECT revision FROM floor_p WHERE id = 's' FOR UPDATE")
+            cur.execute(self.lock)
         revision = cur.fetchone()[0] + 1
-        plan = {"revision": revision, "steps": steps}
-        data = json.dumps({"name": "update_plan", "plan": plan}, separators=(",", ":"))
+        plan, data = self.texts(revision, steps)
         with pipeline():
-            cur.execute(
-                "INSERT INTO floor_q VALUES ('s', %s, 'plan_updated', %s)", (revision, data)
-            )
-            cur.execute(
-                "UPDATE floor_p SET revision = %s, plan = %s WHERE id = 's'",
-                (revision, json.dumps(plan, separators=(",", ":"))),
-            )
+            cur.execute(self.insert, (revision, data))
+            cur.execute(self.update_row, (revision, plan))
         assert cur.rowcount == 1
         cur.execute("COMMIT")
 

@@ -26,6 +26,7 @@ WRITE_OPTION = "plans_write"
 # and add up to 1.26 s, about what a PostgreSQL server takes to restart.
 ATTEMPTS = 7
 FOLLOWS = 3  # how many times one transaction opens a replaced plan file before giving up
+_PLAIN_BLOCK = contextlib.nullcontext()  # Tx.pipeline() where statements cost no round trip
 
 
 def reconnecting(operation):
@@ -163,7 +164,7 @@ class Tx:
         ends (PostgreSQL); on SQLite, where a statement costs no round trip, a plain block."""
         if self._pipelined and self._begun:
             return self._cursor.connection.pipeline()
-        return contextlib.nullcontext()
+        return _PLAIN_BLOCK
 
     @property
     def rowcount(self) -> int:

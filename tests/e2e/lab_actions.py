@@ -58,6 +58,17 @@ def set_theme(page, dark: bool) -> None:
     page.wait_for_timeout(400)  # the theme's variables reach every element
 
 
+def set_presentation_mode(page, on: bool) -> None:
+    """View > Presentation Mode, on or off, as its menu item toggles it."""
+    shell = ".jp-LabShell.jp-mod-presentationMode"
+    if page.evaluate("(shell) => !!document.querySelector(shell)", shell) != on:
+        page.evaluate(
+            "() => window.jupyterapp.commands.execute('application:toggle-presentation-mode')"
+        )
+    page.wait_for_function("([s, on]) => !!document.querySelector(s) === on", arg=[shell, on])
+    page.wait_for_timeout(300)  # the new sizes reach every element
+
+
 def shot_of(page, locators, name: str, margin: int = 12) -> Path:
     """A screenshot of the smallest box holding every locator (plus `margin`), as docs/NAME."""
     boxes = [locator.bounding_box() for locator in locators]

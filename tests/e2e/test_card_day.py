@@ -7,6 +7,7 @@ from tests.e2e.lab_actions import (
     in_both_themes,
     live_card,
     restart_kernel,
+    set_presentation_mode,
     shot_of,
     shut_down_kernel,
 )
@@ -167,16 +168,12 @@ def test_on_a_projector_the_whole_card_grows_with_the_text(page, lab, errors):
     card = live_card(page, lab, "projector")
     card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
     before = font_sizes(card)
-    page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-presentation-mode')")
-    page.wait_for_function("() => document.querySelector('.jp-LabShell.jp-mod-presentationMode')")
-    page.wait_for_timeout(300)
+    set_presentation_mode(page, True)
     during = font_sizes(card)
     grown = {part: during[part] / before[part] for part in PARTS}
     text = grown[".jp-plans-step-desc"]
     assert text > 1.1, f"presentation mode did not enlarge the text: {before} -> {during}"
     for part, ratio in grown.items():
         assert ratio > 1.1 and abs(ratio - text) < 0.15 * text, (part, before, during)
-    page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-presentation-mode')")
-    page.wait_for_function("() => !document.querySelector('.jp-LabShell.jp-mod-presentationMode')")
-    page.wait_for_timeout(300)
+    set_presentation_mode(page, False)
     assert font_sizes(card) == before
