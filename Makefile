@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint chromium clean notebooks
+.PHONY: demo test lab bench lint chromium agents clean notebooks
 
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,9 +30,15 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing and this is not root: browser tests will skip"; fi; }
 
+# The ACP agents the real-agent tests run, pinned, in JUPYTER_PLANS_AGENTS (default
+# ~/.cache/jupyter-plans/agents);
+# a folder already holding its pinned version is kept (CI caches that folder).
+agents:
+	scripts/install-agents.sh
+
 # nbval runs a fresh copy of notebooks/, so every run starts from an empty plan file.
 # A throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half of the suite.
-test: $(STAMP) chromium
+test: $(STAMP) chromium agents
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
 	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env
