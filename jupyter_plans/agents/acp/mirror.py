@@ -1,5 +1,7 @@
 """The agent's ACP plan as the session's steps: one step an entry, in order, with ids that stay
-while an entry's content does, adapted to the plan's bounds rather than refused.
+while an entry's content does (and while only its wording changes as it starts or ends being in
+progress: agents send the entry being worked on in an "active form"), adapted to the plan's
+bounds rather than refused.
 
 Each adaptation is described in a sentence that the recorded event carries, so the card's
 reader can tell what the agent sent from what the plan could hold.
@@ -36,15 +38,19 @@ class PlanMirror:
     """Turns each complete list of plan entries into steps (see `adapt`).
 
     Ids are `e1`, `e2`, ... by first appearance of a content; the k-th entry with a given
-    content keeps the k-th id that content was given. Seeded from the stored plan, so that a
-    bridge started again keeps the ids it gave before.
+    content keeps the k-th id that content was given. An entry whose wording changed at the
+    same place in the list as it started or ended being `in_progress` keeps the id it had
+    there, and the step keeps its last wording outside `in_progress`. Seeded from the stored
+    plan, so that a bridge started again keeps the ids it gave before.
     """
 
     def __init__(self, stored_steps: list[dict] | None = None) -> None:
         self._ids: dict[str, list[str]] = defaultdict(list)
         self._count = 0
         self.latest: list[dict] | None = None  # the steps of the agent's latest plan
-        for stored in stored_steps or []:
+        # the steps stored last, the stored plan's at first
+        self._previous: list[dict] = list(stored_steps or [])
+        for stored in self._previous:
             found = _MIRROR_ID.fullmatch(str(stored.get("id", "")))
             if found and stored["id"] not in self._ids[stored["description"]]:
                 self._ids[stored["description"]].append(stored["id"])
@@ -59,9 +65,7 @@ class PlanMirror:
             first, last = MAX_STEPS + 1, len(entries)
             which = f"entry {first}" if first == last else f"entries {first} to {last}"
             notes.append(f"{which} left out: a plan holds at most {MAX_STEPS} steps")
-        seen: dict[str, int] = defaultdict(int)
-        steps: list[dict] = []
-        in_progress = False
+        texts = []
         for number, entry in enumerate(kept, start=1):
             description = self._description(number, entry, notes)
             status = entry.get("status") if isinstance(entry, dict) else None
@@ -71,8 +75,22 @@ class PlanMirror:
                     "in_progress or completed: stored pending"
                 )
                 status = "pending"
-            step_id = self._id_for(description, seen[description])
-            seen[description] += 1
+            texts.append((description, status))
+        active_forms = self._active_forms(texts)
+        claimed = set(active_forms.values())
+        steps: list[dict] = []
+        in_progress = False
+        for number, (description, status) in enumerate(texts, start=1):
+            step_id = active_forms.get(number - 1)
+            if step_id is not None:
+                before = self._previous[number - 1]
+                if status == "in_progress":
+                    description = before["description"]  # its wording outside in_progress
+                elif step_id not in self._ids[description]:
+                    self._ids[description].append(step_id)
+            else:
+                step_id = self._id_for(description, claimed)
+                claimed.add(step_id)
             if status == "in_progress":
                 if in_progress:
                     notes.append(
@@ -82,8 +100,25 @@ class PlanMirror:
                     status = "pending"
                 in_progress = True
             steps.append(step(step_id, description, status))
-        self.latest = steps
+        self.latest = self._previous = steps
         return steps, notes
+
+    def _active_forms(self, texts: list[tuple[str, str]]) -> dict[int, str]:
+        """The places whose entry only changed its wording as it started or ended being in
+        progress there, with the id of the step it was: a new wording in place of one that is
+        gone from the list."""
+        before_texts = {step.get("description") for step in self._previous}
+        now_texts = {description for description, _ in texts}
+        found = {}
+        for index, (description, status) in enumerate(texts[: len(self._previous)]):
+            before = self._previous[index]
+            if (
+                (status == "in_progress") != (before.get("status") == "in_progress")
+                and description not in before_texts
+                and before.get("description") not in now_texts
+            ):
+                found[index] = before["id"]
+        return found
 
     def _description(self, number: int, entry: Any, notes: list[str]) -> str:
         content = entry.get("content") if isinstance(entry, dict) else None
@@ -108,12 +143,16 @@ class PlanMirror:
             )
         return shortened
 
-    def _id_for(self, description: str, occurrence: int) -> str:
+    def _id_for(self, description: str, claimed: set[str]) -> str:
+        """The first id given to `description` that this list has not taken yet, else a new
+        one."""
         ids = self._ids[description]
-        while len(ids) <= occurrence:
-            self._count += 1
-            ids.append(f"e{self._count}")
-        return ids[occurrence]
+        for step_id in ids:
+            if step_id not in claimed:
+                return step_id
+        self._count += 1
+        ids.append(f"e{self._count}")
+        return ids[-1]
 
 
 def _shown(value: Any) -> str:

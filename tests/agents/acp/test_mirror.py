@@ -38,6 +38,37 @@ def test_ids_follow_contents_by_first_appearance():
     assert [s["id"] for s in third] == ["e2", "e5", "e6"]
 
 
+def test_a_step_keeps_its_id_and_wording_through_its_active_form():
+    """Claude Code sends the entry in progress in its active form ("Reading the data")."""
+    mirror = PlanMirror()
+    mirror.adapt(entries(("Read the data", "pending"), ("Plot it", "pending")))
+    working, _ = mirror.adapt(entries(("Reading the data", "in_progress"), ("Plot it", "pending")))
+    assert [(s["id"], s["description"], s["status"]) for s in working] == [
+        ("e1", "Read the data", "in_progress"),
+        ("e2", "Plot it", "pending"),
+    ]
+    done, _ = mirror.adapt(entries(("Read the data", "completed"), ("Plotting it", "in_progress")))
+    assert [(s["id"], s["description"], s["status"]) for s in done] == [
+        ("e1", "Read the data", "completed"),
+        ("e2", "Plot it", "in_progress"),
+    ]
+    # Its end may bring a wording never seen outside in_progress: the id stays, that wording
+    # becomes the step's.
+    ended, _ = mirror.adapt(entries(("Read the data", "completed"), ("Plot the data", "completed")))
+    assert [(s["id"], s["description"]) for s in ended] == [
+        ("e1", "Read the data"),
+        ("e2", "Plot the data"),
+    ]
+
+
+def test_a_new_entry_in_progress_at_a_place_is_not_taken_for_an_active_form():
+    mirror = PlanMirror()
+    mirror.adapt(entries(("Load", "pending")))
+    # "Load" is still in the list (moved down): the new entry is a new step.
+    steps, _ = mirror.adapt(entries(("Profiling", "in_progress"), ("Load", "pending")))
+    assert [(s["id"], s["description"]) for s in steps] == [("e2", "Profiling"), ("e1", "Load")]
+
+
 def test_ids_are_seeded_from_the_stored_plan():
     stored = [{"id": "e7", "description": "Load"}, {"id": "custom", "description": "Plot"}]
     steps, _ = PlanMirror(stored).adapt(entries(("Load", "pending"), ("Plot", "pending")))

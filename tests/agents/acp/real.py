@@ -1,0 +1,324 @@
+"""The real ACP agents (Claude Code's claude-agent-acp 0.101 and 0.23, codex-acp 2.6) run
+offline against a stand-in of their model's API, directly or behind the bridge, with the SDK
+client of harness.py. `scripts/install-agents.sh` installs them; the tests find them in
+JUPYTER_PLANS_AGENTS (default ~/.cache/jupyter-plans/agents).
+
+Each run gets its own HOME (and CODEX_HOME), so nothing of this machine's home reaches an agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import spawn_agent_process
+from acp.schema import ClientCapabilities, Implementation
+
+from tests.standins.anthropic import AnthropicStandin
+from tests.standins.responses import ResponsesStandin
+
+from .harness import ROOT, Asked, RecordingClient
+
+AGENTS_DIR = Path(
+    os.environ.get("JUPYTER_PLANS_AGENTS") or Path.home() / ".cache" / "jupyter-plans" / "agents"
+)
+TIMEOUT = 60.0  # one request to a real agent (Node starts slowly on a loaded machine)
+SESSION = "s"
+
+
+@dataclass(frozen=True)
+class RealAgent:
+    name: str  # also its folder under AGENTS_DIR
+    package: str
+    version: str
+    bin: str
+    standin: type  # the model's stand-in
+    env: Callable[[Path, Any], dict[str, str]]  # (home, model) -> the agent's environment
+    meta: dict = field(default_factory=dict)  # what session/new carries in _meta
+
+    @property
+    def prefix(self) -> Path:
+        return AGENTS_DIR / self.name
+
+    @property
+    def command(self) -> list[str]:
+        return [str(self.prefix / "node_modules" / ".bin" / self.bin)]
+
+    def installed(self) -> str | None:
+        """Why the agent cannot run here, or None when it can."""
+        manifest = self.prefix / "node_modules" / self.package / "package.json"
+        try:
+            found = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+        except (OSError, ValueError):
+            return f"{self.package} is not installed in {self.prefix} (run make agents)"
+        if found != self.version:
+            return f"{self.package} in {self.prefix} is {found}, not {self.version} (make agents)"
+        return None
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    home.mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+    }
+
+
+def claude_env(home: Path, model: AnthropicStandin) -> dict[str, str]:
+    return {
+        **_base_env(home),
+        "ANTHROPIC_BASE_URL": model.url,
+        "ANTHROPIC_API_KEY": "sk-ant-standin",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
+        "CLAUDE_CODE_ENABLE_TASKS": "0",
+    }
+
+
+CODEX_CONFIG = """\
+model = "gpt-5.5"
+model_provider = "standin"
+approval_policy = "on-request"
+sandbox_mode = "workspace-write"
+
+[model_providers.standin]
+name = "standin"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "STANDIN_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[tools.update_plan]
+enabled = true
+
+[analytics]
+enabled = false
+
+[notice]
+hide_full_access_warning = true
+"""
+
+
+def codex_env(home: Path, model: ResponsesStandin) -> dict[str, str]:
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=model.url), encoding="utf-8")
+    return {
+        **_base_env(home),
+        "CODEX_HOME": str(codex_home),
+        "STANDIN_API_KEY": "sk-standin",
+        "MODEL_PROVIDER": "standin",
+        "NO_BROWSER": "1",
+    }
+
+
+AGENTS = [
+    RealAgent(
+        "claude-0.101",
+        "@agentclientprotocol/claude-agent-acp",
+        "0.101.0",
+        "claude-agent-acp",
+        AnthropicStandin,
+        claude_env,
+    ),
+    RealAgent(
+        "claude-0.23",
+        "@zed-industries/claude-agent-acp",
+        "0.23.1",
+        "claude-agent-acp",
+        AnthropicStandin,
+        claude_env,
+    ),
+    RealAgent(
+        "codex-2.6", "@agentclientprotocol/codex-acp", "2.6.0", "codex-acp", ResponsesStandin, codex_env
+    ),
+]
+BY_NAME = {agent.name: agent for agent in AGENTS}
+
+
+def require(agent: RealAgent) -> None:
+    """Skip with the reason when the agent is not installed; in CI, fail."""
+    reason = agent.installed()
+    if reason is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+class RealClient(RecordingClient):
+    """harness.RecordingClient, also keeping the raw messages both ways in their order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wire: list[dict] = []  # {"t", "dir": "to_agent"|"from_agent", "message"}
+        self._t0 = time.monotonic()
+
+    def observe(self, event: Any) -> None:
+        super().observe(event)
+        direction = "from_agent" if event.direction.value == "incoming" else "to_agent"
+        self.wire.append(
+            {"t": round(time.monotonic() - self._t0, 3), "dir": direction, "message": event.message}
+        )
+
+    def requests(self, method: str) -> list[dict]:
+        return [w["message"] for w in self.wire if w["message"].get("method") == method]
+
+    def mode_updates(self) -> list[str]:
+        return [u.current_mode_id for u in self.kinds("current_mode_update")]
+
+
+@dataclass
+class Run:
+    """A running agent: its client, connection, process and model."""
+
+    agent: RealAgent
+    client: RealClient
+    conn: Any
+    process: Any
+    model: Any
+    home: Path
+    cwd: Path
+    initialized: Any = None
+
+    async def new_session(self, meta: dict | None = None, **kwargs: Any) -> Any:
+        extra = {**self.agent.meta, **(meta or {})}
+        return await asyncio.wait_for(
+            self.conn.new_session(cwd=str(self.cwd), mcp_servers=[], **extra, **kwargs), TIMEOUT
+        )
+
+    def save(self, path: Path) -> None:
+        """The raw JSON-RPC both ways and the model's requests, as JSON lines."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as out:
+            for line in self.client.wire:
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        with open(path.with_suffix(".model.jsonl"), "w", encoding="utf-8") as out:
+            for request in self.model.requests:
+                record = {"path": request.path, "answer": request.answer, "turn": request.turn}
+                out.write(json.dumps({**record, "body": request.body}, ensure_ascii=False) + "\n")
+
+
+@contextlib.asynccontextmanager
+async def started(
+    agent: RealAgent,
+    tmp_path: Path,
+    script: Any = (),
+    *,
+    bridge_db: Path | None = None,
+    plan_capability: bool = False,
+    env: dict[str, str] | None = None,
+):
+    """Run AGENT with its model's stand-in answering SCRIPT, initialized; behind the bridge
+    (`--db bridge_db --session s`) when bridge_db is given. Yields a Run."""
+    home, cwd = tmp_path / "home", tmp_path / "work"
+    cwd.mkdir(parents=True, exist_ok=True)
+    with agent.standin(script) as model:
+        agent_env = {**agent.env(home, model), **(env or {})}
+        command = agent.command
+        if bridge_db is not None:
+            agent_env["PYTHONPATH"] = str(ROOT)
+            command = [
+                sys.executable,
+                "-m",
+                "jupyter_plans.agents.acp",
+                "--db",
+                str(bridge_db),
+                "--session",
+                SESSION,
+                "--",
+                *command,
+            ]
+        client = RealClient()
+        stderr = open(tmp_path / "agent.stderr", "ab")  # noqa: SIM115 - closed below
+        try:
+            async with spawn_agent_process(
+                client,
+                *command,
+                env=agent_env,
+                cwd=cwd,
+                transport_kwargs={"stderr": stderr, "limit": 16 * 1024 * 1024},
+                observers=[client.observe],
+            ) as (conn, process):
+                try:
+                    capabilities = ClientCapabilities(plan={} if plan_capability else None)
+                    run = Run(agent, client, conn, process, model, home, cwd)
+                    run.initialized = await asyncio.wait_for(
+                        conn.initialize(
+                            protocol_version=1,
+                            client_capabilities=capabilities,
+                            client_info=Implementation(name="jupyter-plans-tests", version="0"),
+                        ),
+                        TIMEOUT,
+                    )
+                    yield run
+                finally:
+                    end_descendants(process.pid)
+        finally:
+            stderr.close()
+
+
+def end_descendants(pid: int) -> None:
+    """End every process PID started (Claude Code's CLI, Codex's app server), deepest first;
+    the SDK ends PID itself."""
+    for child in reversed(_descendants(pid)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+
+
+def _descendants(pid: int) -> list[int]:
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found, queue = [], [pid]
+    while queue:
+        for child in parents.get(queue.pop(), []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+async def answer_all(client: RealClient, choose: Callable[[Asked], str | None]) -> None:
+    """Answer every permission request as CHOOSE says (an option id, or None to cancel)."""
+    while True:
+        asked = await client.asked.get()
+        option = choose(asked)
+        if option is None:
+            asked.cancel()
+        else:
+            asked.choose(option)
+
+
+def option_of(asked: Asked, *kinds: str) -> str | None:
+    """The id of the request's first option of one of KINDS (in the order given)."""
+    for kind in kinds:
+        for option in asked.options:
+            if option.kind == kind:
+                return option.option_id
+    return None
