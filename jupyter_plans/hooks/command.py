@@ -71,6 +71,12 @@ def _event_parser() -> argparse.ArgumentParser:
         "--limit", type=_limit, default=CONTEXT_LIMIT, metavar="CHARS", help="at session start"
     )
     parser.add_argument(
+        "--ask",
+        action="store_true",
+        help='PreToolUse: while plan mode holds, answer "ask" instead of denying, so the '
+        "request reaches the client (the ACP bridge answers it)",
+    )
+    parser.add_argument(
         "--prompt-limit", type=_limit, default=PROMPT_LIMIT, metavar="CHARS", help="with a prompt"
     )
     return parser

@@ -128,11 +128,16 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
         return None  # not a tool the plan holds: allowed, and quickly
     gate, unread = _read(args, lambda store, label: store.gate(args.session))
     if gate is None:
+        if getattr(args, "ask", False):  # the one who is asked reads the plan again
+            return _decision("ask", f"jupyter-plans: {unread}")
         return _warn(f"{_short(tool or 'a tool')} ran unchecked: {unread}", problem)
     mode, pending = gate
     waiting = pending is not None
     if mode != "plan" and not waiting:
         return _warn(problem) or None
+    if getattr(args, "ask", False):
+        state = "a proposal waits for the person's decision" if waiting else "plan mode"
+        return _decision("ask", f"jupyter-plans: {state}; the client decides")
     if tool is None:
         return _deny(
             f"jupyter-plans: {problem}, so the tool cannot be told apart from one that changes "
@@ -210,10 +215,14 @@ def _reminder(event: str, plan: _Plan) -> str | None:
 
 
 def _deny(reason: str) -> dict:
+    return _decision("deny", reason)
+
+
+def _decision(decision: str, reason: str) -> dict:
     return {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
+            "permissionDecision": decision,
             "permissionDecisionReason": reason,
         }
     }

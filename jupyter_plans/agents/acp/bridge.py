@@ -16,12 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import RequestPermissionRequest, SessionNotification
+from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
+from .claude import hook_command, with_guard
 from .guard import GUARDED_METHODS, Guard
 from .mirror import PlanMirror
-from .modes import Modes
+from .modes import Modes, Select
 from .prompts import opening_blocks
 from .proposals import Proposals
 from .record import MIRROR_NAME
@@ -30,6 +31,7 @@ from .wire import Peer, encode, id_key, warn
 if TYPE_CHECKING:
     from ...session import PlanSession
 
+SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/fork")
 POLL_SECONDS = 0.05  # how often the session is read for the person's decisions
 OWN_CALL_TIMEOUT = 30.0
 
@@ -40,6 +42,9 @@ class AgentSession:
 
     modes: tuple[str, ...] = ()  # the mode ids the agent offers
     mode: str | None = None  # the agent's current mode
+    options: dict[str, Select] = field(default_factory=dict)  # its select config options
+    restore: dict[str, Any] = field(default_factory=dict)  # what plan mode changed, as it was
+    setting: int = 0  # the bridge's own changes of its modes or options in flight
     prompts: set[str] = field(default_factory=set)  # running session/prompt requests
     prompted: bool = False  # its first prompt has gone (with the context block)
 
@@ -59,8 +64,12 @@ class StoreThread:
 
 
 class Bridge:
-    def __init__(self, session: PlanSession, agent: Peer, client: Peer) -> None:
+    def __init__(
+        self, session: PlanSession, agent: Peer, client: Peer, where: str | None = None
+    ) -> None:
         self.session = session
+        self.where = where  # the plan file or URL, for the hooks the agent runs
+        self.claude_code = False  # the agent takes Claude Code's settings per session
         self.agent = agent
         self.client = client
         self.db = StoreThread()
@@ -149,27 +158,35 @@ class Bridge:
             await self.modes.agent_answered(key, call, message)
 
     async def _update(self, message: dict) -> None:
-        """Record what an update tells: the agent's plan, and its mode."""
-        try:
-            notification = SessionNotification.model_validate(message.get("params"))
-        except ValidationError:
+        """Record what an update tells: the agent's plan, and its modes and options."""
+        params = message.get("params")
+        update = params.get("update") if isinstance(params, dict) else None
+        if not isinstance(update, dict) or not isinstance(params.get("sessionId"), str):
             return
-        kind = notification.update.session_update
-        if kind == "current_mode_update":
-            self.known(notification.session_id).mode = notification.update.current_mode_id
-        elif kind == "plan":
-            entries = message["params"]["update"].get("entries") or []
-            steps, adaptations = self.mirror.adapt(entries)
-            try:
-                await self.db(
-                    self.session.record_agent_plan,
-                    MIRROR_NAME,
-                    steps,
-                    adaptations,
-                    self.new_call_id(notification.session_id),
-                )
-            except Exception as exc:  # noqa: BLE001 - the client still gets the plan
-                warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
+        session_id, kind = params["sessionId"], update.get("sessionUpdate")
+        if kind in ("current_mode_update", "config_option_update"):
+            await self.modes.agent_update(session_id, update)
+            return
+        if kind == "plan":
+            entries = update.get("entries")
+        elif kind == "plan_update" and isinstance(update.get("plan"), dict):
+            plan = update["plan"]
+            entries = plan.get("entries") if plan.get("type") == "items" else None
+        else:
+            return
+        if not isinstance(entries, list):
+            return
+        steps, adaptations = self.mirror.adapt(entries)
+        try:
+            await self.db(
+                self.session.record_agent_plan,
+                MIRROR_NAME,
+                steps,
+                adaptations,
+                self.new_call_id(session_id),
+            )
+        except Exception as exc:  # noqa: BLE001 - the client still gets the plan
+            warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
 
     async def _permission(self, message: dict, line: bytes) -> None:
         try:
@@ -206,11 +223,21 @@ class Bridge:
             params = message.get("params")
             if method == "session/prompt" and isinstance(params, dict):
                 line = await self._prompt(message, key, params, line)
-            elif method == "session/set_mode":
-                await self.modes.client_sets(key, params)
-            elif method in ("session/new", "session/load", "session/resume", "session/fork"):
+            elif method in ("session/set_mode", "session/set_config_option"):
+                await self.modes.client_sets(key, method, params)
+            elif method in SESSION_METHODS:
+                self.track(key, method, params)
+                line = self._with_guard(message, params, line)
+            elif method == "initialize":
                 self.track(key, method, params)
         await self.agent.send_line(line)
+
+    def _with_guard(self, message: dict, params: Any, line: bytes) -> bytes:
+        """A session request to Claude Code's agent, with the guard's hook in its settings."""
+        if not self.claude_code or self.where is None or not isinstance(params, dict):
+            return line
+        guarded = with_guard(params, hook_command(self.where, self.session.session_id))
+        return line if guarded is None else encode({**message, "params": guarded})
 
     async def _prompt(self, message: dict, key: str, params: dict, line: bytes) -> bytes:
         """Open the prompt with the person's queued words and, on a session's first prompt,

@@ -68,6 +68,8 @@ def main(argv: list[str]) -> int:
         )
         return 1
     db = args.db
+    if db is not None and "://" not in db:  # the agent's hooks run in the agent's folder
+        db = str(Path(db).expanduser().absolute())
     if args.notebook is not None:
         db = str(plan_file(Path(args.notebook).expanduser().absolute()))
     from ...session import PlanStore
@@ -79,7 +81,7 @@ def main(argv: list[str]) -> int:
         return 1
     try:
         session = store.session(args.session)
-        return asyncio.run(serve(session, agent))
+        return asyncio.run(serve(session, agent, db))
     except PlanStoreError as error:
         print(f"jupyter-plans acp: {error}", file=sys.stderr)
         return 1
@@ -92,7 +94,7 @@ def main(argv: list[str]) -> int:
         store.close()
 
 
-async def serve(session, agent: list[str]) -> int:
+async def serve(session, agent: list[str], where: str | None = None) -> int:
     """Relay between this process's stdio and AGENT's until one of them closes."""
     from acp import spawn_stdio_transport
 
@@ -111,7 +113,7 @@ async def serve(session, agent: list[str]) -> int:
             return 1
         reader, writer = await _client_streams()
         client = Peer("client", reader, writer)
-        ended = await Bridge(session, Peer("agent", agent_out, agent_in), client).run()
+        ended = await Bridge(session, Peer("agent", agent_out, agent_in), client, where).run()
     if ended == "agent" and process.returncode:
         print(
             f"jupyter-plans acp: the agent exited with code {process.returncode}", file=sys.stderr

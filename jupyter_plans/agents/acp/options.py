@@ -26,7 +26,16 @@ def option_outcome(options: list[PermissionOption], *kinds: str) -> dict[str, An
 
 
 def reject_outcome(options: list[PermissionOption]) -> dict[str, Any]:
-    return option_outcome(options, "reject_once", "reject_always")
+    """A reject option, one that lets the agent's turn go on where it offers one (Codex's
+    `decline`, "No, continue without running it", before its `cancel`, which ends the turn)."""
+    return option_outcome(sorted(options, key=_ends_the_turn), "reject_once", "reject_always")
+
+
+def _ends_the_turn(option: PermissionOption) -> int:
+    words = f"{option.option_id} {option.name}".lower()
+    if "continue" in words or "decline" in words:
+        return 0
+    return 2 if any(word in words for word in ("cancel", "abort", "stop")) else 1
 
 
 def approve_outcome(options: list[PermissionOption]) -> dict[str, Any]:

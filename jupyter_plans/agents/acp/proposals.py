@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from ...errors import DecisionRefused
 from .options import approve_outcome, cancelled_outcome, kind_of, reject_outcome
 from .record import PROPOSAL_NAME
-from .text import clean, cut, first_paragraph, is_blank
+from .text import clean, cut, first_paragraph, is_blank, list_items
 from .wire import id_key, warn
 
 if TYPE_CHECKING:
@@ -51,7 +51,11 @@ class Proposals:
         explanation = (
             NO_EXPLANATION if is_blank(explanation) else cut(explanation, MAX_EXPLANATION_BYTES)
         )
-        steps = bridge.mirror.latest  # None until the agent sent a plan: the stored one
+        steps = bridge.mirror.latest  # None until the agent sent a plan
+        if steps is None and list_items(text):  # the plan's Markdown list, as steps
+            steps, _ = bridge.mirror.adapt(
+                [{"content": item, "status": "pending"} for item in list_items(text)]
+            )
         try:
             digest, seq = await bridge.db(
                 bridge.session.submit_agent_proposal,

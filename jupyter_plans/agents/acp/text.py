@@ -15,6 +15,9 @@ _FORBIDDEN = re.compile(
 )
 _BLANK_CATEGORIES = {"Zs", "Zl", "Zp", "Cf"}
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_HEADING = re.compile(r" {0,3}#{1,6}(\s|$)")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)")
 
 
 def cut(text: str, limit: int, mark: str = ELLIPSIS) -> str:
@@ -42,9 +45,30 @@ def is_blank(text: str) -> bool:
 
 
 def first_paragraph(markdown: str) -> str:
-    """The first paragraph of `markdown`, its lines joined by single spaces."""
-    for paragraph in _PARAGRAPH_BREAK.split(markdown.replace("\r\n", "\n")):
+    """The first paragraph of `markdown` that is not a heading, its lines joined by single
+    spaces (a heading line ends a paragraph, as in Markdown)."""
+    lines = ["" if _HEADING.match(line) else line for line in markdown.splitlines()]
+    for paragraph in _PARAGRAPH_BREAK.split("\n".join(lines)):
         joined = " ".join(line.strip() for line in paragraph.splitlines() if line.strip())
         if joined:
             return joined
     return ""
+
+
+def list_items(markdown: str) -> list[str]:
+    """The texts of the top-level list items of `markdown` (`- `, `* `, `+ `, `1. `, `1) `),
+    each its first line, a task box (`[ ]`, `[x]`) left out; none inside a code fence."""
+    items, fence = [], None
+    for line in markdown.splitlines():
+        opened = _FENCE.match(line)
+        if opened:
+            mark = opened.group(1)
+            if fence is None:
+                fence = mark
+            elif mark.startswith(fence):
+                fence = None
+            continue
+        item = None if fence is not None else _ITEM.match(line)
+        if item and item.group(1).strip():
+            items.append(item.group(1).strip())
+    return items
