@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -124,8 +125,8 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
     if not isinstance(tool, str):
         tool = None
         problem = problem or "the hook input has no tool_name"
-    elif not _guarded(tool, args.guard):
-        return None  # not a tool the plan holds: allowed, and quickly
+    elif not _guarded(tool, args.guard) or _claude_plan_file(tool, payload):
+        return None  # not a tool the plan holds, or Claude Code's own plan: allowed, quickly
     gate, unread = _read(args, lambda store, label: store.gate(args.session))
     if gate is None:
         if getattr(args, "ask", False):  # the one who is asked reads the plan again
@@ -153,6 +154,23 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
             "plan in your reply and let the person decide)"
         )
     return _deny(reason)
+
+
+def _claude_plan_file(tool: str, payload: dict | None) -> bool:
+    """True for Claude Code writing its own plan in its plan mode: a Markdown file directly in
+    its plans folder ($CLAUDE_CONFIG_DIR or ~/.claude, then plans/), the file its ExitPlanMode
+    proposes. Its plan mode allows that write alone; refusing it would leave no plan to propose."""
+    if tool not in ("Write", "Edit", "MultiEdit") or payload.get("permission_mode") != "plan":
+        return False
+    tool_input = payload.get("tool_input")
+    path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
+    if not isinstance(path, str) or not path.endswith(".md"):
+        return False
+    home = os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
+    try:
+        return Path(path).resolve().parent == (Path(home) / "plans").resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def _guarded(tool: str, patterns: tuple[str, ...]) -> bool:

@@ -4,6 +4,7 @@ reject of that proposal, which carries no notes. Each is one transaction, as a t
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from ..errors import DecisionRefused
@@ -88,6 +89,19 @@ class BridgedWrites:
                     else f"proposal {digest[:12]} is not the waiting one {waiting[:12]}"
                 )
             self._decide(change, "changes_requested")
+
+    @_reconnecting
+    def record_unguarded(self, agent: str, text: str) -> None:
+        """Say, for the card, that a bridged agent offers no way to make it ask before it
+        changes something: in plan mode, what it does without asking is its own promise."""
+        with self._writing() as change:
+            change.emit("agent_unguarded", {"agent": agent, "text": text})
+
+    def unguarded_text(self) -> str | None:
+        """What the last bridged agent without a guard was told to the person, if one was."""
+        with self.store.read() as tx:
+            data = tx.scalar("SELECT_LAST_UNGUARDED", {"sid": self.session_id})
+        return None if data is None else json.loads(data).get("text")
 
     if TYPE_CHECKING:
 

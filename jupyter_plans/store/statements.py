@@ -139,6 +139,12 @@ SELECT_LAST_VERDICT = (
     .order_by(events.c.seq.desc())
     .limit(1)
 )
+SELECT_LAST_UNGUARDED = (
+    select(events.c.data)
+    .where(events.c.session_id == _SID, events.c.kind == "agent_unguarded")
+    .order_by(events.c.seq.desc())
+    .limit(1)
+)
 SELECT_PERSON_MESSAGE_AFTER = (
     select(messages.c.text)
     .where(

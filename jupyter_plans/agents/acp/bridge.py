@@ -70,6 +70,7 @@ class Bridge:
         self.session = session
         self.where = where  # the plan file or URL, for the hooks the agent runs
         self.claude_code = False  # the agent takes Claude Code's settings per session
+        self.agent_name: str | None = None  # as its initialize result names it
         self.agent = agent
         self.client = client
         self.db = StoreThread()

@@ -10,6 +10,7 @@ from acp.schema import CreateTerminalRequest, RequestPermissionRequest, WriteTex
 from pydantic import ValidationError
 
 from .options import reject_outcome
+from .text import clean, cut
 from .wire import REFUSED_BY_GUARD, warn
 
 if TYPE_CHECKING:
@@ -22,6 +23,25 @@ GUARDED_METHODS = ("fs/write_text_file", "terminal/create")
 class Guard:
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
+        self._told = False  # that this agent offers no way to make it ask
+
+    async def unenforced(self, mode: Any) -> None:
+        """Say once, on stderr and on the card, that the agent starts in a mode that approves
+        itself and offers no way to make it ask: its plan mode is its own promise."""
+        if self._told:
+            return
+        self._told = True
+        agent = self.bridge.agent_name or "the agent"
+        text = (
+            f"{agent} starts in mode {cut(clean(str(mode)), 40)!r}, which approves its own edits "
+            "and commands, and offers no way to make it ask first: in plan mode, what it does "
+            "without asking is its own promise."
+        )
+        warn(text)
+        try:
+            await self.bridge.db(self.bridge.session.record_unguarded, agent, text)
+        except Exception as exc:  # noqa: BLE001 - said on stderr at least
+            warn(f"could not record it on the card ({type(exc).__name__}: {exc})")
 
     async def why(self) -> str | None:
         """Why the agent may not change the world now, or None when it may."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .claude import offers_settings
+from .text import clean, cut, is_blank
 from .wire import warn
 
 if TYPE_CHECKING:
@@ -97,9 +98,7 @@ def asking_mode(agent_session: AgentSession) -> str | None:
 
 def approves_itself(agent_session: AgentSession) -> bool:
     """True when the agent starts in a mode that approves its own edits or commands."""
-    return agent_session.mode in SELF_APPROVING or any(
-        select.current in SELF_APPROVING for select in agent_session.options.values()
-    )
+    return agent_session.mode in SELF_APPROVING
 
 
 class Modes:
@@ -182,7 +181,12 @@ class Modes:
             bridge.known(params.get("sessionId")).prompts.discard(key)
             return
         if method == "initialize":
-            bridge.claude_code = offers_settings(message.get("result"))
+            result = message.get("result")
+            bridge.claude_code = offers_settings(result)
+            info = result.get("agentInfo") if isinstance(result, dict) else None
+            name = info.get("name") if isinstance(info, dict) else None
+            if isinstance(name, str) and not is_blank(clean(name)):
+                bridge.agent_name = cut(clean(name), 80)
             return
         if method in ("session/set_mode", "session/set_config_option"):
             agent_session = bridge.known(params.get("sessionId"))
@@ -214,7 +218,7 @@ class Modes:
         if not (bridge.claude_code or asking_mode(agent_session)) and approves_itself(
             agent_session
         ):
-            await bridge.guard.unenforced(session_id)
+            await bridge.guard.unenforced(agent_session.mode)
         if await bridge.in_plan_mode():
             await self.hold(session_id)
 
@@ -224,6 +228,8 @@ class Modes:
         agent_session = bridge.known(session_id)
         was = in_plan(agent_session)
         asking_before = agent_session.mode
+        switch = plan_switch(agent_session)
+        before = None if switch is None else self._value(agent_session, switch)
         if update.get("sessionUpdate") == "current_mode_update":
             mode = update.get("currentModeId")
             if isinstance(mode, str):
@@ -244,6 +250,8 @@ class Modes:
         holds = snapshot["mode"] == PLAN or snapshot["pending_proposal_hash"] is not None
         if now and not was and snapshot["mode"] != PLAN:
             # The agent entered plan mode by itself: the safe direction, the person's `on`.
+            if switch is not None:
+                agent_session.restore.setdefault(switch, before)
             try:
                 await bridge.db(bridge.session.on)
             except Exception as exc:  # noqa: BLE001

@@ -111,7 +111,7 @@ def missing_agent(agent: Sequence[str]) -> str | None:
         return None
     name = agent[0] if agent else "(none)"
     hint = (
-        " Install it with `npm install -g @zed-industries/claude-agent-acp`."
+        " Install it with `npm install -g @agentclientprotocol/claude-agent-acp`."
         if Path(name).name == "claude-agent-acp"
         else ""
     )
