@@ -3,7 +3,8 @@
 Claude Code reads them from `.claude/settings.json`, Codex CLI from `.codex/hooks.json`; both
 files hold the same `{"hooks": {EVENT: [{matcher?, hooks: [{type, command, timeout}]}]}}`.
 `--write` merges them into the project's file: other settings and other hooks stay, a second
-run changes nothing, and the file is replaced in one step.
+run changes nothing, and the file is replaced in one step. Codex runs them only once trusted:
+the install says so, and `--trust` records that trust (codex.py).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import os
 import shlex
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
+from .files import replace_file
 from .points import DEFAULT_GUARD, EVENTS
 
 HOSTS = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
@@ -34,10 +35,25 @@ def install(argv: list[str], parser_class, add_where) -> int:
         action="store_true",
         help=f"merge them into {' or '.join(HOSTS.values())} under the current folder",
     )
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="codex only, implies --write: record in Codex's config.toml that you trust these "
+        "hooks, as Codex's own review does (Codex runs a project's hooks only once trusted)",
+    )
     args = parser.parse_args(argv)
+    if args.trust and args.host != "codex":
+        parser.error(f"--trust is for codex; {args.host} has no hook trust to record")
     hooks = settings(args.notebook, args.db, args.session, args.guard)
-    if not args.write:
+    if not (args.write or args.trust):
         print(json.dumps({"hooks": hooks}, indent=2))
+        if args.host == "codex":
+            print(
+                "jupyter-plans: Codex runs a project's hooks only once you trust them, and "
+                "`codex exec` cannot ask; with --trust this command registers them and records "
+                "that trust",
+                file=sys.stderr,
+            )
         return 0
     path = Path.cwd() / HOSTS[args.host]
     try:
@@ -46,6 +62,27 @@ def install(argv: list[str], parser_class, add_where) -> int:
         print(f"jupyter-plans: {exc}", file=sys.stderr)
         return 1
     print(f"jupyter-plans: the hooks are registered in {path}")
+    if args.host == "codex":
+        return _codex_trust(path, hooks, args.trust)
+    return 0
+
+
+def _codex_trust(path: Path, hooks: dict, trust: bool) -> int:
+    from . import codex
+
+    commands = {
+        handler["command"]
+        for groups in hooks.values()
+        for group in groups
+        for handler in group["hooks"]
+    }
+    ours, config = codex.registered(path, commands), codex.config_file()
+    try:
+        said = codex.trust(ours, config) if trust else codex.note(ours, Path.cwd(), config)
+    except (OSError, ValueError) as exc:
+        print(f"jupyter-plans: Codex's trust was not recorded: {exc}", file=sys.stderr)
+        return 1
+    print(f"jupyter-plans: {said}")
     return 0
 
 
@@ -126,25 +163,4 @@ def write_merged(path: Path, hooks: dict) -> None:
                 group = {**group, "hooks": others}
             kept.append(group)
         registered[event] = kept + groups
-    _replace(path, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
-
-
-def _replace(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
+    replace_file(path, json.dumps(current, indent=2, ensure_ascii=False) + "\n")

@@ -70,7 +70,11 @@ class PlanMagics(Magics):
     def card(self):
         from .widget import PlanCard
 
-        card = PlanCard(self.session, self.notebook.name if self.notebook else None)
+        card = PlanCard(
+            self.session,
+            self.notebook.name if self.notebook else None,
+            notebook_path=self.notebook,
+        )
         self.watcher.add(card)
         return card
 

@@ -70,10 +70,26 @@ class PlanCard(anywidget.AnyWidget):
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
+    guard_warning = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="One line when an agent the plan's hooks are registered for would not run its "
+        "guard (Codex, before the hooks are trusted): plan mode is not enforced there.",
+    ).tag(sync=True)
 
-    def __init__(self, session: PlanSession, notebook: str | None = None, **kwargs: Any) -> None:
-        super().__init__(**card_data(session, notebook), **kwargs)
+    def __init__(
+        self,
+        session: PlanSession,
+        notebook: str | None = None,
+        *,
+        notebook_path: Path | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.notebook_path = notebook_path
         self.session = session
+        super().__init__(
+            **card_data(session, notebook), guard_warning=self._guard_warning(), **kwargs
+        )
         self.on_shown: list = []  # called with this card each time it is displayed
         self.on_msg(self._on_action)
 
@@ -89,6 +105,12 @@ class PlanCard(anywidget.AnyWidget):
             self.question = data["question"]
             self.notes = data["notes"]
             self.review = data["review"]
+            self.guard_warning = self._guard_warning()
+
+    def _guard_warning(self) -> str | None:
+        from ..agents.codex_trust import guard_warning
+
+        return guard_warning(self.notebook_path, self.session.store.path, self.session.session_id)
 
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None

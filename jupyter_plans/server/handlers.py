@@ -14,6 +14,7 @@ from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ConfigDict, ValidationError
 from tornado import web
 
+from ..agents.codex_trust import guard_warning
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.intake import MAX_SEQ
 from ..plan.models import Snapshot
@@ -114,7 +115,12 @@ class CardHandler(PlansHandler):
         session, name = self.session()
         if session is None:
             return {"snapshot": self.snapshot_of(None), "notebook": name, "changes": None}
-        return card_data(session, name)
+        data = card_data(session, name)
+        notebook, plan = self.files.locate(self.get_query_argument("path", None))
+        warning = guard_warning(notebook, plan, session.session_id)
+        if warning:
+            data["guard_warning"] = warning
+        return data
 
 
 class EventsHandler(PlansHandler):

@@ -92,6 +92,11 @@ export interface CardData {
   notes?: string | null;
   /** The final review while the plan is finished; absent from cards saved before it existed. */
   review?: FinalReview | null;
+  /**
+   * One line when an agent the plan's hooks are registered for would not run its guard (Codex,
+   * before the hooks are trusted): plan mode is not enforced there. Live cards only.
+   */
+  guard_warning?: string | null;
 }
 
 /** A person's edit of the plan: a whole new list of phases, checked against a revision. */

@@ -20,6 +20,7 @@ export type CardModel = {
   review: FinalReview | null;
   error: string | null;
   superseded_by: string | null;
+  guard_warning: string | null;
 };
 
 const EVENTS = [
@@ -31,6 +32,7 @@ const EVENTS = [
   "error",
   "notebook",
   "superseded_by",
+  "guard_warning",
 ].map((name) => `change:${name}`).join(" ");
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
@@ -75,6 +77,7 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       question: model.get("question") ?? null,
       notes: model.get("notes") ?? null,
       review: model.get("review") ?? null,
+      guard_warning: model.get("guard_warning") ?? null,
     };
     let frame: CardFrame = {};
     if (supersededBy) frame = { frozen: true, notice: supersededNotice(supersededBy) };

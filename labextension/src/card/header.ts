@@ -17,6 +17,16 @@ export function errorBar(error: string): HTMLElement {
   );
 }
 
+/** Plan mode is not enforced where the person may think it is: one line, as text. */
+export function guardWarning(text: string): HTMLElement {
+  return h(
+    "div",
+    { class: "jp-plans-guard-warning", attrs: { role: "note" } },
+    icon("alert"),
+    h("span", "jp-plans-guard-warning-text", text),
+  );
+}
+
 function baseName(path: string): string {
   const parts = path.split(/[\\/]/);
   return parts[parts.length - 1] || path;

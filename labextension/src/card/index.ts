@@ -9,7 +9,16 @@ import type { CardContext } from "./context";
 import { KEY_ATTR, h } from "./dom";
 import { editor } from "./editor";
 import { MODEL_ID_ATTR, freeze, noticeBar } from "./frame";
-import { decisionBanner, emptyState, errorBar, explanation, header, notesLine, researchingBanner } from "./header";
+import {
+  decisionBanner,
+  emptyState,
+  errorBar,
+  explanation,
+  guardWarning,
+  header,
+  notesLine,
+  researchingBanner,
+} from "./header";
 import { questionBanner } from "./question";
 import { currentReview, finishedBanner } from "./review";
 import { collapsible, decisionList, footer, progress, textList } from "./sections";
@@ -65,6 +74,7 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
   if (frame.notice) card.append(noticeBar(frame.notice));
   if (error) card.append(errorBar(error));
   card.append(header(ctx));
+  if (ctx.data.guard_warning) card.append(guardWarning(ctx.data.guard_warning));
   const body = h("div", "jp-plans-body");
   card.append(body);
 

@@ -1,0 +1,217 @@
+"""Codex CLI's trust in a project's hooks, read as Codex (0.166) decides it, and where the hooks
+of a plan are registered for Codex.
+
+Codex runs a hook that is not managed by an administrator only when the user's config.toml
+holds `[hooks.state."<hooks file>:<event>:<group>:<handler>"] trusted_hash = "sha256:..."`
+equal to the hash of the hook's normalized content, and the same table does not say
+`enabled = false`. Its interactive review ("Trust all and continue") writes those entries;
+`codex exec` never asks and silently skips an untrusted hook. The card reads this to say when
+plan mode is not enforced in Codex; `hook install codex --trust` writes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+HOOKS_FILE = Path(".codex") / "hooks.json"
+DEFAULT_TIMEOUT = 600  # seconds, Codex's default for a handler without one
+# The handler fields Codex hashes (with `type`); a handler with others is not one of ours.
+_HASHED = {"type", "command", "timeout", "async", "statusMessage"}
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One command handler of a hooks file, as Codex keys and hashes it."""
+
+    key: str
+    digest: str
+    event: str
+    command: str
+
+
+def codex_home() -> Path:
+    """Where Codex keeps its config.toml: $CODEX_HOME, else ~/.codex."""
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def event_label(event: str) -> str:
+    """Codex's key label of an event: PreToolUse -> pre_tool_use."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+
+
+def hooks_of(hooks_file: Path, data: Any) -> list[Hook]:
+    """The command handlers of a parsed hooks file that can be hashed as Codex hashes them."""
+    events = data.get("hooks") if isinstance(data, dict) else None
+    found = []
+    for event, groups in (events or {}).items() if isinstance(events, dict) else ():
+        for group_index, group in enumerate(groups if isinstance(groups, list) else ()):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler_index, handler in enumerate(handlers if isinstance(handlers, list) else ()):
+                digest = _digest(event, group, handler)
+                if digest is not None:
+                    key = f"{hooks_file}:{event_label(event)}:{group_index}:{handler_index}"
+                    found.append(Hook(key, digest, event, handler["command"]))
+    return found
+
+
+def _digest(event: str, group: dict, handler: Any) -> str | None:
+    """Codex's hash of a command handler: the event's label, the group's matcher and the one
+    normalized handler, as JSON with sorted keys and no spaces, in SHA-256."""
+    if not isinstance(handler, dict) or handler.get("type") != "command" or set(handler) - _HASHED:
+        return None
+    command, timeout = handler.get("command"), handler.get("timeout", DEFAULT_TIMEOUT)
+    if not isinstance(command, str) or not command.strip() or type(timeout) is not int:
+        return None
+    normalized = {
+        "type": "command",
+        "command": command,
+        "timeout": max(timeout, 1),
+        "async": handler.get("async", False) is True,
+    }
+    if isinstance(handler.get("statusMessage"), str):
+        normalized["statusMessage"] = handler["statusMessage"]
+    identity: dict[str, Any] = {"event_name": event_label(event), "hooks": [normalized]}
+    if isinstance(group.get("matcher"), str):
+        identity["matcher"] = group["matcher"]
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def hook_states(config: Any) -> dict[str, dict]:
+    """`hooks.state` of a parsed config.toml: what the user said of each hook, by key."""
+    hooks = config.get("hooks") if isinstance(config, dict) else None
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    if not isinstance(state, dict):
+        return {}
+    return {key.strip(): value for key, value in state.items() if isinstance(value, dict)}
+
+
+def why_not_run(hook: Hook, states: dict[str, dict]) -> str | None:
+    """Why Codex does not run the hook ("not trusted", "changed since it was trusted",
+    "turned off"), or None when it does."""
+    state = states.get(hook.key, {})
+    if state.get("enabled") is False:
+        return "turned off"
+    trusted = state.get("trusted_hash")
+    if trusted == hook.digest:
+        return None
+    return "changed since it was trusted" if isinstance(trusted, str) else "not trusted"
+
+
+def read_config(path: Path) -> dict:
+    """A config.toml as Codex would read it; {} when there is none or it cannot be read."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+# What plan mode needs from Codex, for a card: the PreToolUse hook of this plan.
+
+
+def guard_warning(
+    notebook: Path | None, plan_file: Path | None, session_id: str, home: Path | None = None
+) -> str | None:
+    """One line for the card when this plan's PreToolUse hook is registered for Codex (in a
+    `.codex/hooks.json` of the notebook's folder or a folder above it) and Codex would not run
+    it; None when none is registered or Codex runs one. Cached on the files' stamps."""
+    start = notebook or plan_file
+    if start is None:
+        return None
+    home = home or codex_home()
+    files = [folder / HOOKS_FILE for folder in Path(os.path.abspath(start)).parents]
+    stamps = tuple(_stamp(path) for path in [*files, home / "config.toml"])
+    key = (notebook, plan_file, session_id, home)
+    cached = _CACHE.get(key)
+    if cached is not None and cached[0] == stamps:
+        return cached[1]
+    warning = _guard_warning(files, stamps, notebook, plan_file, session_id, home)
+    _CACHE[key] = (stamps, warning)
+    return warning
+
+
+_CACHE: dict[tuple, tuple[tuple, str | None]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def _guard_warning(files, stamps, notebook, plan_file, session_id, home) -> str | None:
+    registered: list[tuple[Path, Hook]] = []
+    for path, stamp in zip(files, stamps, strict=False):
+        if stamp is None:
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        for hook in hooks_of(path, data):
+            if hook.event == "PreToolUse" and _targets(
+                hook.command, notebook, plan_file, session_id
+            ):
+                registered.append((path, hook))
+    if not registered:
+        return None
+    states = hook_states(read_config(home / "config.toml"))
+    reasons = [why_not_run(hook, states) for _, hook in registered]
+    if None in reasons:
+        return None
+    path, hook = registered[0]
+    target = _target_words(hook.command)
+    return (
+        f"Plan mode is not enforced in Codex: it runs the hooks registered in {path} only once "
+        f"you trust them, and this plan's guard hook is {reasons[0]}. To trust them, run "
+        f"`jupyter-plans hook install codex {target} --trust` in {path.parent.parent}, or start "
+        '`codex` there and choose "Trust all and continue".'
+    )
+
+
+def _options(command: str) -> dict[str, str] | None:
+    """The options of a `jupyter-plans hook PreToolUse ...` command line, or None."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    at = words.index("hook") if "hook" in words else -1
+    if at < 0 or words[at + 1 : at + 2] != ["PreToolUse"]:
+        return None
+    return {words[i]: words[i + 1] for i in range(len(words) - 1) if words[i].startswith("--")}
+
+
+def _targets(command: str, notebook: Path | None, plan_file: Path | None, session_id: str) -> bool:
+    options = _options(command)
+    if options is None or options.get("--session", session_id) != session_id:
+        return False
+    for option, path in (("--notebook", notebook), ("--db", plan_file)):
+        if path is not None and option in options and _same(options[option], path):
+            return True
+    return False
+
+
+def _same(named: str, path: Path) -> bool:
+    return os.path.realpath(os.path.expanduser(named)) == os.path.realpath(path)
+
+
+def _target_words(command: str) -> str:
+    options = _options(command) or {}
+    words = [
+        part
+        for option in ("--notebook", "--db", "--session", "--guard")
+        if option in options
+        for part in (option, options[option])
+    ]
+    return shlex.join(words)
