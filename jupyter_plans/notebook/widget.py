@@ -12,7 +12,7 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.text import render_text
 from ..plan.validation import quote
 from ..session import PlanSession
-from ..session.card import MIME_TYPE, card_data, card_html
+from ..session.card import MIME_TYPE, card_data, card_html, unguarded_note
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 
@@ -88,7 +88,9 @@ class PlanCard(anywidget.AnyWidget):
         self.notebook_path = notebook_path
         self.session = session
         super().__init__(
-            **card_data(session, notebook), guard_warning=self._guard_warning(), **kwargs
+            **(data := card_data(session, notebook)),
+            guard_warning=self._guard_warning(data["snapshot"]),
+            **kwargs,
         )
         self.on_shown: list = []  # called with this card each time it is displayed
         self.on_msg(self._on_action)
@@ -105,12 +107,14 @@ class PlanCard(anywidget.AnyWidget):
             self.question = data["question"]
             self.notes = data["notes"]
             self.review = data["review"]
-            self.guard_warning = self._guard_warning()
+            self.guard_warning = self._guard_warning(data["snapshot"])
 
-    def _guard_warning(self) -> str | None:
+    def _guard_warning(self, snapshot: dict) -> str | None:
         from ..agents.codex_trust import guard_warning
 
-        return guard_warning(self.notebook_path, self.session.store.path, self.session.session_id)
+        session = self.session
+        warning = guard_warning(self.notebook_path, session.store.path, session.session_id)
+        return warning or unguarded_note(session, snapshot)
 
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None

@@ -19,7 +19,7 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.intake import MAX_SEQ
 from ..plan.models import Snapshot
 from ..session import PlanSession
-from ..session.card import card_data
+from ..session.card import card_data, unguarded_note
 from .files import Forbidden, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
 from .threads import off_loop, off_loop_page
@@ -117,7 +117,9 @@ class CardHandler(PlansHandler):
             return {"snapshot": self.snapshot_of(None), "notebook": name, "changes": None}
         data = card_data(session, name)
         notebook, plan = self.files.locate(self.get_query_argument("path", None))
-        warning = guard_warning(notebook, plan, session.session_id)
+        warning = guard_warning(notebook, plan, session.session_id) or unguarded_note(
+            session, data["snapshot"]
+        )
         if warning:
             data["guard_warning"] = warning
         return data

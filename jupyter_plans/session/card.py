@@ -29,6 +29,14 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
     }
 
 
+def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:
+    """While plan mode holds (or a proposal waits): the line a bridged agent that approves itself
+    and cannot be made to ask left for the card, if one did."""
+    if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
+        return None
+    return session.unguarded_text()
+
+
 def card_html(data: dict[str, Any]) -> str:
     """A static card for viewers without the extension (GitHub, nbconvert): all text escaped."""
     snapshot, plan = data["snapshot"], data["snapshot"]["plan"]

@@ -49,7 +49,7 @@ def recorded(host: str, name: str) -> bytes:
     return (INPUTS / host / f"{name}.json").read_bytes()
 
 
-def hook(event: str, stdin: bytes, *where: str, cwd: Path | None = None):
+def hook(event: str, stdin: bytes, *where: str, cwd: Path | None = None, env=None):
     """Run the hook as a host does; returns (status, parsed stdout or None, stderr)."""
     proc = subprocess.run(
         [*COMMAND, "hook", event, *where],
@@ -57,6 +57,7 @@ def hook(event: str, stdin: bytes, *where: str, cwd: Path | None = None):
         capture_output=True,
         timeout=60,
         cwd=cwd,
+        env=env,
     )
     stdout = proc.stdout.decode()
     assert "Traceback" not in proc.stderr.decode(), proc.stderr.decode()

@@ -113,7 +113,9 @@ def tool_results(body: dict) -> list[dict]:
     messages = body.get("messages") or []
     if not messages or not isinstance(messages[-1].get("content"), list):
         return []
-    return [b for b in messages[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return [
+        b for b in messages[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
 
 
 class AnthropicStandin(StandinServer):
@@ -191,9 +193,10 @@ class AnthropicStandin(StandinServer):
         stream.send("ping", {"type": "ping"})
         for index, block in enumerate(blocks):
             if block["type"] == "text":
-                start, deltas = {"type": "text", "text": ""}, [
-                    {"type": "text_delta", "text": piece} for piece in pieces(block["text"])
-                ]
+                start, deltas = (
+                    {"type": "text", "text": ""},
+                    [{"type": "text_delta", "text": piece} for piece in pieces(block["text"])],
+                )
             else:
                 start = {**block, "input": {}}
                 deltas = [

@@ -12,12 +12,12 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ...hooks.points import DEFAULT_GUARD
 from .launch import bridge_executable
 from .wire import warn
 
-# Claude Code's tools among those the hook's guard holds (a matcher is a regular expression).
-MATCHER = "|".join(name for name in DEFAULT_GUARD if name[0].isupper())
+# Claude Code's tools that change the world, which the hook's guard holds by default (a
+# matcher is a regular expression).
+MATCHER = "Write|Edit|MultiEdit|NotebookEdit|Bash"
 HOOK_TIMEOUT_SECONDS = 30
 
 

@@ -14,7 +14,9 @@ every run: `python -m jupyter_plans.agents.acp.demo_agent [--scenario FILE | --n
   agent's mode, told with current_mode_update), `{"edit": TITLE}` and `{"execute": TITLE}`
   (options allow_always / allow / reject), `{"write": [PATH, TEXT]}` (fs/write_text_file),
   `{"terminal": COMMAND}`, `{"read": [TITLE, PATH, RESULT]}` (a read tool call),
-  `{"wait_cancel": SECONDS}` (until session/cancel) and `{"say": TEXT}`.
+  `{"wait_cancel": SECONDS}` (until session/cancel), `{"say": TEXT}` and `{"mode": ID}` (the
+  agent takes mode ID by itself, as Claude Code's EnterPlanMode does).
+- `--start-mode ID` starts each session in mode ID (`bypassPermissions` approves itself).
 - With `--report` it tells what happened as agent message chunks `REPORT {json}`: the prompt it
   received, each action's outcome, each mode set and each cancel (the tests read them).
 - With `--log FILE`, every raw JSON-RPC message it sends or receives is appended to FILE as
@@ -90,8 +92,11 @@ def _allowed(outcome: dict) -> bool:
 
 
 class DemoAgent:
-    def __init__(self, scenario: dict | None, report: bool = False) -> None:
+    def __init__(
+        self, scenario: dict | None, report: bool = False, start_mode: str = "default"
+    ) -> None:
         self.scenario = scenario
+        self.start_mode = start_mode
         self.reporting = report
         self.conn: Any = None
         self.mode: dict[str, str] = {}
@@ -119,12 +124,12 @@ class DemoAgent:
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         self.count += 1
         session_id = f"scripted-{self.count}"
-        self.mode[session_id] = "default"
+        self.mode[session_id] = self.start_mode
         self.cancelled[session_id] = asyncio.Event()
-        return NewSessionResponse(session_id=session_id, modes=_modes("default"))
+        return NewSessionResponse(session_id=session_id, modes=_modes(self.start_mode))
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
-        self.mode.setdefault(session_id, "default")
+        self.mode.setdefault(session_id, self.start_mode)
         self.cancelled.setdefault(session_id, asyncio.Event())
         return LoadSessionResponse(modes=_modes(self.mode[session_id]))
 
@@ -221,6 +226,8 @@ class DemoAgent:
             return "cancelled"
         elif name == "say":
             await self.say(session_id, value)
+        elif name == "mode":
+            await self.switch(session_id, value)
         return None
 
     async def exit_plan_mode(self, session_id: str, markdown: str) -> str | None:
@@ -228,11 +235,7 @@ class DemoAgent:
             session_id, "Ready to code?", "switch_mode", EXIT_OPTIONS, markdown, {"plan": markdown}
         )
         if outcome.get("optionId") in ("acceptEdits", "default"):
-            self.mode[session_id] = outcome["optionId"]
-            update = CurrentModeUpdate(
-                session_update="current_mode_update", current_mode_id=outcome["optionId"]
-            )
-            await self.conn.session_update(session_id, update)
+            await self.switch(session_id, outcome["optionId"])
         await self.report(session_id, event="exit_plan_mode", outcome=outcome)
         if outcome.get("outcome") == "cancelled":
             return "cancelled"
@@ -240,6 +243,12 @@ class DemoAgent:
             await self.say(session_id, "I keep planning; tell me what to change.")
             return "end_turn"
         return None
+
+    async def switch(self, session_id: str, mode: str) -> None:
+        """Take MODE by itself, as Claude Code's EnterPlanMode does, and tell the client."""
+        self.mode[session_id] = mode
+        update = CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode)
+        await self.conn.session_update(session_id, update)
 
     async def permission(self, session_id, title, kind, options, text, raw_input) -> dict:
         self.calls += 1
@@ -289,12 +298,16 @@ async def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--report", action="store_true", help="say what happened, for tests")
     parser.add_argument("--log", metavar="FILE", help="append every raw message to FILE")
+    parser.add_argument(
+        "--start-mode", choices=MODES, default="default", help="each session's first mode"
+    )
     args = parser.parse_args(argv)
     scenario = None
     if not args.no_scenario:
         scenario = json.loads(Path(args.scenario).read_text(encoding="utf-8"))
     observers = [_logger(args.log)] if args.log else []
-    await run_agent(DemoAgent(scenario, report=args.report), observers=observers)
+    agent = DemoAgent(scenario, report=args.report, start_mode=args.start_mode)
+    await run_agent(agent, observers=observers)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from typing import Any
 from acp import text_block
 
 from .harness import Asked
-from .real import AGENTS, BY_NAME, TIMEOUT, RealAgent, Run, answer_all, option_of, started
+from .real import AGENTS, BY_NAME, TIMEOUT, RealAgent, Run, option_of, started
 
 OUT = Path(__file__).resolve().parents[3] / "build" / "real-transcripts"
 PROMPT_TIMEOUT = 150.0

@@ -10,14 +10,18 @@ from pathlib import Path
 
 from tests.standins.script import call, text
 
-from .discovery import Scenario, Summary, allow_once, call as request, plan_or_reject, policy
-from .discovery import prompt, reject
+from .discovery import Scenario, Summary, allow_once, plan_or_reject, policy, prompt, reject
+from .discovery import call as request
 from .real import RealAgent, Run, answer_all, option_of
 
 TODOS = [
     {"content": "Read the sales data", "status": "pending", "activeForm": "Reading the sales data"},
     {"content": "Drop empty rows", "status": "pending", "activeForm": "Dropping empty rows"},
-    {"content": "Plot monthly totals", "status": "pending", "activeForm": "Plotting monthly totals"},
+    {
+        "content": "Plot monthly totals",
+        "status": "pending",
+        "activeForm": "Plotting monthly totals",
+    },
 ]
 STARTED = [dict(TODOS[0], status="in_progress"), *TODOS[1:]]
 PLAN = """# Clean the sales data
@@ -74,12 +78,16 @@ def meta(settings: dict) -> dict:
 
 
 async def _session(run: Run, summary: Summary, settings: dict | None = None) -> str:
-    new = await request(summary, "session/new", run.new_session(meta(settings) if settings else None))
+    new = await request(
+        summary, "session/new", run.new_session(meta(settings) if settings else None)
+    )
     return new.session_id
 
 
 async def _plan_mode(run: Run, summary: Summary, sid: str) -> None:
-    await request(summary, "set_mode plan", run.conn.set_session_mode(session_id=sid, mode_id="plan"))
+    await request(
+        summary, "set_mode plan", run.conn.set_session_mode(session_id=sid, mode_id="plan")
+    )
 
 
 def answering(run: Run, summary: Summary, choose) -> asyncio.Task:
@@ -204,8 +212,13 @@ SCENARIOS = [
     Scenario("exit-reject", exit_script, exit_reject),
     Scenario("exit-cancelled", exit_script, exit_cancelled),
     Scenario("writes-default", writes_script, writes_default),
-    Scenario("writes-default-classifier-blocks", writes_script, writes_default, ("claude-0.101",),
-             classifier="block"),
+    Scenario(
+        "writes-default-classifier-blocks",
+        writes_script,
+        writes_default,
+        ("claude-0.101",),
+        classifier="block",
+    ),
     Scenario("writes-plan", writes_script, writes_plan),
     Scenario("enter-plan", enter_script, enter_plan),
     *[

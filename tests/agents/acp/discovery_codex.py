@@ -63,7 +63,9 @@ async def switch_mode(run: Run, summary: Summary) -> None:
     sid = await _session(run, summary)
     await _set(run, summary, sid, "collaboration_mode", "plan")
     await request(
-        summary, "set_mode read-only", run.conn.set_session_mode(session_id=sid, mode_id="read-only")
+        summary,
+        "set_mode read-only",
+        run.conn.set_session_mode(session_id=sid, mode_id="read-only"),
     )
     await _set(run, summary, sid, "mode", "workspace-write")
     await _set(run, summary, sid, "collaboration_mode", "default")
@@ -139,8 +141,9 @@ SCENARIOS = [
     Scenario("switch-mode", lambda a, c: [], switch_mode),
     Scenario("todo", todo_script, todo),
     Scenario("plan-prompt", plan_script, plan_steps(allow_once)),
-    Scenario("plan-prompt-plan-capability", plan_script, plan_steps(allow_once),
-             plan_capability=True),
+    Scenario(
+        "plan-prompt-plan-capability", plan_script, plan_steps(allow_once), plan_capability=True
+    ),
     Scenario("plan-prompt-read-only", plan_script, plan_steps(allow_once, "read-only")),
     Scenario("plan-revise", plan_script, plan_steps(revise)),
     *[

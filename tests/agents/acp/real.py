@@ -149,7 +149,12 @@ AGENTS = [
         claude_env,
     ),
     RealAgent(
-        "codex-2.6", "@agentclientprotocol/codex-acp", "2.6.0", "codex-acp", ResponsesStandin, codex_env
+        "codex-2.6",
+        "@agentclientprotocol/codex-acp",
+        "2.6.0",
+        "codex-acp",
+        ResponsesStandin,
+        codex_env,
     ),
 ]
 BY_NAME = {agent.name: agent for agent in AGENTS}

@@ -93,3 +93,46 @@ def test_the_clients_switch_out_of_plan_while_a_proposal_waits_is_the_persons_of
             assert [r["mode"] for r in client.reports("set_mode")] == ["plan", "acceptEdits"]
 
     run(main())
+
+
+def test_the_agent_entering_plan_mode_by_itself_is_on_and_leaving_it_unapproved_is_undone(
+    tmp_path, person
+):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            # Its own switch into plan mode (Claude Code's EnterPlanMode) is the person's on.
+            await prompt(conn, sid, script({"mode": "plan"}))
+            assert person.snapshot()["mode"] == "plan"
+            assert [e.data["mode"] for e in person.events("mode_changed")] == ["plan"]
+            assert client.reports("set_mode") == []  # it is there already
+            # Its switch out with no approval is no decision: plan mode holds, and it is put
+            # back; the guard still refuses its edit.
+            await prompt(conn, sid, script({"mode": "acceptEdits"}, {"edit": "Write x.py"}))
+            assert (await client.report("set_mode"))["mode"] == "plan"
+            assert (await client.report("edit"))["outcome"]["optionId"] == "reject"
+            assert person.snapshot()["mode"] == "plan"
+            # The person's off gives it back the mode it had before plan mode.
+            await person("off")
+            assert (await client.report("set_mode", 2))["mode"] == "default"
+
+    run(main())
+
+
+def test_an_agent_that_approves_itself_and_cannot_be_made_to_ask_is_said_so(tmp_path, person):
+    async def main():
+        args = ["--start-mode", "bypassPermissions"]
+        async with bridged(tmp_path, agent_args=args) as (client, conn, _):
+            await new_session(conn, tmp_path)
+            await asyncio.sleep(0.5)
+            (event,) = person.events("agent_unguarded")
+            assert "'bypassPermissions'" in event.data["text"]
+            assert "its own promise" in event.data["text"]
+            assert person.session.unguarded_text() == event.data["text"]
+            await new_session(conn, tmp_path)  # said once per bridge
+            await asyncio.sleep(0.3)
+            assert len(person.events("agent_unguarded")) == 1
+        lines = (tmp_path / "bridge.stderr").read_text().splitlines()
+        assert sum("its own promise" in line for line in lines) == 1
+
+    run(main())
