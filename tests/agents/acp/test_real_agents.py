@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from acp import text_block
 
+from jupyter_plans.agents.context import OPEN
 from tests.standins.script import Turn, call, text
 
 from .harness import Person
@@ -38,6 +39,7 @@ Load sales.csv, drop the empty rows and plot the monthly totals.
 2. Drop empty rows
 3. Plot monthly totals
 """
+CONTEXT = OPEN.split(" ")[0]  # the context block's opening tag, as JSON text holds it
 EXPLANATION = "Load sales.csv, drop the empty rows and plot the monthly totals."
 STEPS = ["Read the sales data", "Drop empty rows", "Plot monthly totals"]
 
@@ -323,6 +325,90 @@ def test_codex_the_persons_on_and_off_set_its_collaboration_mode_and_back(tmp_pa
                     "default and agent again",
                 )
                 assert sid
+            finally:
+                person.close()
+                run.save(tmp_path / "wire.jsonl")
+
+    run_real(main())
+
+
+@pytest.mark.parametrize("name", CLAUDES)
+def test_claude_revise_answers_reject_and_the_notes_open_the_next_prompt(name, tmp_path):
+    """The first prompt opens with the plan's context block; revise answers ExitPlanMode with
+    its reject option (Claude Code keeps planning), and the notes open the next prompt, before
+    the app's own words."""
+    agent = BY_NAME[name]
+    require(agent)
+    db = tmp_path / "a.plans.sqlite"
+    script = [
+        *load(name, "ExitPlanMode"),
+        *proposes(PLAN),
+        [text("Keeping on planning.")],
+        [text("Using the median.")],
+    ]
+
+    async def main():
+        async with started(agent, tmp_path, script, bridge_db=db) as run:
+            person = Person(db)
+            try:
+                await person("start_planning", "Clean the sales data")
+                sid = (await run.new_session()).session_id
+                await until(lambda: "plan" in modes_told(run.client), "plan mode set")
+                turn = prompt(run, sid, "Go ahead")
+                digest = await until(
+                    lambda: person.snapshot()["pending_proposal_hash"], "a proposal"
+                )
+                await person("revise", "Use the median, not the mean")
+                assert (await turn).stop_reason in ("end_turn", "cancelled")
+                snapshot = person.snapshot()
+                assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
+                decisions = [e.data for e in person.events("decision")]
+                assert decisions == [{"action": "changes_requested", "hash": digest}]
+                assert "acceptEdits" not in modes_told(run.client)
+                await prompt(run, sid, "Try again")
+                first = json.dumps(run.model.turns()[0].body)
+                assert CONTEXT in first and "Clean the sales data" in first
+                last = run.model.turns()[-1].body
+                notes = json.dumps(last).rfind("Use the median, not the mean")
+                assert 0 <= notes < json.dumps(last).rfind("Try again")
+            finally:
+                person.close()
+                run.save(tmp_path / "wire.jsonl")
+
+    run_real(main())
+
+
+def test_codex_the_apps_answer_is_the_persons_decision_and_revise_reaches_it(tmp_path):
+    """The app's "No" on "Implement this plan?" is the person's revise (no notes); Codex gets
+    `revise_plan`, and stays in plan mode."""
+    agent = BY_NAME["codex-2.6"]
+    require(agent)
+    db = tmp_path / "a.plans.sqlite"
+    script = [
+        [text(f"Here is the plan.\n\n<proposed_plan>\n{CODEX_PLAN}</proposed_plan>\n")],
+        [text("Revising.")],
+    ]
+
+    async def main():
+        async with started(agent, tmp_path, script, bridge_db=db) as run:
+            person = Person(db)
+            try:
+                await person("on")
+                sid = (await run.new_session()).session_id
+                await until(lambda: "read-only" in modes_told(run.client), "read-only")
+                turn = prompt(run, sid, "Clean the sales data")
+                asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
+                assert asked.tool_call.title == "Implement this plan?"
+                digest = person.snapshot()["pending_proposal_hash"]
+                assert digest is not None
+                asked.choose("revise_plan")
+                await asyncio.wait_for(turn, PROMPT_TIMEOUT)
+                snapshot = person.snapshot()
+                assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
+                assert [e.data for e in person.events("decision")] == [
+                    {"action": "changes_requested", "hash": digest}
+                ]
+                assert CONTEXT in json.dumps(run.model.turns()[0].body)
             finally:
                 person.close()
                 run.save(tmp_path / "wire.jsonl")
