@@ -3,10 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The venv holds the ACP SDK 0.11 (what Jupyter AI's ACP client takes); the bridge's tests also
+# run the bridge on 0.12, installed here apart and put first on the bridge's PYTHONPATH.
+ACP_SDK_0_12 := build/acp-0.12
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint chromium agents clean notebooks
+.PHONY: demo test lab bench lint chromium agents acp-sdk clean notebooks
 
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,9 +39,17 @@ chromium:
 agents:
 	scripts/install-agents.sh
 
+# The SDK 0.12 for the bridge's tests, without its dependencies (the venv's pydantic serves it).
+acp-sdk: $(ACP_SDK_0_12)/.installed
+
+$(ACP_SDK_0_12)/.installed: $(STAMP)
+	rm -rf $(ACP_SDK_0_12)
+	$(PY) -m pip install --quiet --no-deps --target $(ACP_SDK_0_12) 'agent-client-protocol==0.12.1'
+	touch $@
+
 # nbval runs a fresh copy of notebooks/, so every run starts from an empty plan file.
 # A throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half of the suite.
-test: $(STAMP) chromium agents
+test: $(STAMP) chromium agents acp-sdk
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
 	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env

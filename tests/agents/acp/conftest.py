@@ -1,6 +1,6 @@
 import pytest
 
-from .harness import Person
+from .harness import Person, bridge_sdk  # noqa: F401 - the fixture, for every test here
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import (
     CreateTerminalResponse,
     RequestPermissionResponse,
@@ -28,6 +29,9 @@ ROOT = HERE.parents[2]  # the repository
 # script with one message (--no-scenario).
 AGENT = [sys.executable, "-m", "jupyter_plans.agents.acp.demo_agent", "--report", "--no-scenario"]
 TIMEOUT = 20.0
+# The bridge runs on the ACP SDK of the environment (0.11, beside Jupyter AI's ACP client) and
+# on 0.12, which `make test` installs here apart (`make acp-sdk`).
+SDK_0_12 = ROOT / "build" / "acp-0.12"
 
 
 def script(*actions: dict) -> str:
@@ -122,17 +126,52 @@ class RecordingClient:
         return [u for _, u in self.updates if getattr(u, "session_update", None) == kind]
 
 
-@contextlib.asynccontextmanager
-async def bridged(tmp_path: Path, *where: str, session: str | None = "s"):
-    """The client, its connection to the bridge, and the bridge's process; `where` defaults
-    to `--db tmp_path/a.plans.sqlite`."""
-    client = RecordingClient()
+@pytest.fixture(params=["installed", "0.12"], ids=["sdk-installed", "sdk-0.12"])
+def bridge_sdk(request) -> Path | None:
+    """The SDK the bridge runs on, for `bridged(..., sdk=)`: None for the environment's own,
+    else SDK_0_12. Without SDK_0_12 the test skips, and fails in CI."""
+    if request.param == "installed":
+        return None
+    if not (SDK_0_12 / "acp" / "__init__.py").is_file():
+        reason = (
+            f"no agent-client-protocol 0.12 in {SDK_0_12.relative_to(ROOT)}: "
+            "`make acp-sdk` installs it"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return SDK_0_12
+
+
+def bridge_env(sdk: Path | None = None) -> dict[str, str]:
+    """The environment of the bridge's process: this repository's package and, with `sdk`, that
+    folder's ACP SDK first (the agent behind the bridge inherits it)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    first = [str(sdk)] if sdk is not None else []
+    env["PYTHONPATH"] = os.pathsep.join([*first, str(ROOT), env.get("PYTHONPATH", "")])
+    return env
+
+
+@contextlib.asynccontextmanager
+async def bridged(
+    tmp_path: Path, *where: str, session: str | None = "s", sdk: Path | None = None, agent_args=()
+):
+    """The client, its connection to the bridge, and the bridge's process; `where` defaults
+    to `--db tmp_path/a.plans.sqlite`; `sdk` as bridge_env."""
+    client = RecordingClient()
+    env = bridge_env(sdk)
     args = list(where or ("--db", str(tmp_path / "a.plans.sqlite")))
     if session is not None:
         args += ["--session", session]
-    command = ["-m", "jupyter_plans.agents.acp", *args, "--", *AGENT, *agent_log_option(tmp_path)]
+    command = [
+        "-m",
+        "jupyter_plans.agents.acp",
+        *args,
+        "--",
+        *AGENT,
+        *agent_args,
+        *agent_log_option(tmp_path),
+    ]
     with open(tmp_path / "bridge.stderr", "ab") as stderr:
         async with spawn_agent_process(
             client,

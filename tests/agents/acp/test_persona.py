@@ -1,14 +1,19 @@
-"""Jupyter AI's persona for the bridge, as far as it goes without Jupyter AI (which cannot be
-installed beside agent-client-protocol 0.12, see docs/acp.md): the notebook a chat is bound to,
-the command line the persona runs (run here for real, with the scripted agent), and the entry
-point whose module alone imports Jupyter AI."""
+"""Jupyter AI's persona for the bridge: the notebook a chat is bound to, the command line the
+persona runs (run here for real, with the scripted agent), the entry point whose module alone
+imports Jupyter AI, and the persona as Jupyter AI loads and runs it (jupyter-ai-acp-client 0.3
+on the ACP SDK 0.11, installed beside the bridge by the test extra)."""
 
 from __future__ import annotations
 
 import ast
+import asyncio
 import importlib.util
+import logging
+import os
 import subprocess
 import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,11 +21,34 @@ from jupyter_plans.agents.acp import persona
 from jupyter_plans.agents.acp.launch import bridge_executable
 from tests.test_architecture import graph
 
-from .harness import ROOT, Person, plan_mode_proposal, run
+from .harness import ROOT, Person, plan_mode_proposal, run, until
 
 DEMO = [sys.executable, "-m", "jupyter_plans.agents.acp.demo_agent"]
+ENTRY_POINT = "jupyter-plans"
 ENTRY_MODULE = "jupyter_plans.agents.acp.jupyter_ai_persona"
 HAS_JUPYTER_AI = importlib.util.find_spec("jupyter_ai_acp_client") is not None
+NPM_PACKAGE = "@agentclientprotocol/claude-agent-acp"
+# Imports ENTRY_MODULE as if the named packages were not installed.
+WITHOUT = """
+import importlib.abc, sys
+class Hidden(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in {hidden!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+sys.meta_path.insert(0, Hidden())
+import {module}
+"""
+
+
+@pytest.fixture
+def jupyter_ai():
+    """Jupyter AI's ACP client is part of the test extra: without it the test skips, and fails
+    in CI."""
+    if not HAS_JUPYTER_AI:
+        reason = "jupyter-ai-acp-client is not installed (pip install -e '.[test,acp]')"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
 
 
 @pytest.fixture
@@ -100,17 +128,18 @@ def test_the_persona_command_line_runs_the_agent_on_the_chats_notebook(root):
         person.close()
 
 
-def test_the_chat_is_told_how_to_choose_and_what_is_missing():
+def test_the_chat_is_told_how_to_choose_and_what_is_missing(tmp_path, monkeypatch):
     assert "Attach the notebook" in persona.HOW_TO_CHOOSE
     assert "`analysis.chat` for `analysis.ipynb`" in persona.HOW_TO_CHOOSE
     assert persona.missing_agent([sys.executable]) is None
     missing = persona.missing_agent(["no-such-acp-agent"])
     assert "`no-such-acp-agent` is not installed" in missing
     assert "c.PlanCardPersona.agent" in missing
-    if persona.missing_agent(["claude-agent-acp"]) is not None:
-        assert "npm install -g @zed-industries/claude-agent-acp" in persona.missing_agent(
-            ["claude-agent-acp"]
-        )
+    assert "npm install" not in missing
+    monkeypatch.setenv("PATH", str(tmp_path))  # a server with no claude-agent-acp
+    claude = persona.missing_agent(["claude-agent-acp"])
+    assert f"Install it with `npm install -g {NPM_PACKAGE}`." in claude
+    assert "@zed-industries" not in claude  # the package's former name
     assert "`chats/a.ipynb`" in persona.bound_message("chats/a.ipynb")
 
 
@@ -142,10 +171,10 @@ def test_the_rest_of_the_package_imports_no_jupyter_ai():
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.skipif(HAS_JUPYTER_AI, reason="Jupyter AI's ACP client is installed here")
 def test_without_jupyter_ai_only_the_entry_point_module_fails_to_import():
+    hidden = ("jupyter_ai_persona_manager", "jupyter_ai_acp_client", "jupyterlab_chat")
     done = subprocess.run(
-        [sys.executable, "-c", f"import {ENTRY_MODULE}"],
+        [sys.executable, "-c", WITHOUT.format(hidden=hidden, module=ENTRY_MODULE)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -155,16 +184,127 @@ def test_without_jupyter_ai_only_the_entry_point_module_fails_to_import():
     assert "No module named 'jupyter_ai_persona_manager'" in done.stderr
 
 
-@pytest.mark.skipif(
-    not HAS_JUPYTER_AI,
-    reason="jupyter-ai-acp-client 0.3 requires agent-client-protocol<0.12; this environment "
-    "has the bridge's 0.12",
-)
-def test_with_jupyter_ai_the_persona_is_a_base_acp_persona():  # pragma: no cover - see reason
+def test_without_the_acp_client_jupyter_ai_is_told_the_requirement_is_unmet(jupyter_ai):
+    # Jupyter AI's persona manager logs PersonaRequirementsUnmet as a warning, not an error.
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            WITHOUT.format(hidden=("jupyter_ai_acp_client",), module=ENTRY_MODULE),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "PersonaRequirementsUnmet: The jupyter-plans persona runs ACP agents: " in done.stderr
+    assert "pip install jupyter-ai-acp-client" in done.stderr
+
+
+def test_jupyter_ai_loads_the_persona_through_its_entry_point(jupyter_ai, monkeypatch):
     from jupyter_ai_acp_client.base_acp_persona import BaseAcpPersona
+    from jupyter_ai_persona_manager.persona_manager import PersonaManager
 
     from jupyter_plans.agents.acp.jupyter_ai_persona import PlanCardPersona
 
+    # Jupyter AI's own loader of the `jupyter_ai.personas` entry points, which keeps the
+    # classes on PersonaManager (restored after the test).
+    monkeypatch.setattr(PersonaManager, "_ep_persona_classes", None)
+    PersonaManager._init_ep_persona_classes(SimpleNamespace(log=logging.getLogger(__name__)))
+    (loaded,) = [i for i in PersonaManager._ep_persona_classes if i["module"] == ENTRY_POINT]
+    assert loaded["traceback"] is None
+    assert loaded["persona_class"] is PlanCardPersona
     assert issubclass(PlanCardPersona, BaseAcpPersona)
     assert not PlanCardPersona.__abstractmethods__
     assert PlanCardPersona.class_traits(config=True).keys() >= {"agent", "notebook", "bridge"}
+
+
+def test_the_installed_sdk_is_one_that_jupyter_ai_and_the_bridge_both_take(jupyter_ai):
+    from importlib.metadata import requires, version
+
+    from packaging.requirements import Requirement
+
+    installed = version("agent-client-protocol")
+    wanted = [
+        Requirement(line.split(";")[0])
+        for line in [*requires("jupyter-ai-acp-client"), *requires("jupyter-plans")]
+        if line.startswith("agent-client-protocol")
+    ]
+    assert len(wanted) == 2  # Jupyter AI's ACP client's and the `acp` extra's
+    assert all(r.specifier.contains(installed) for r in wanted), (installed, wanted)
+
+
+def _manager(root: Path, chat_path: Path, chat, config):
+    """What a persona asks of Jupyter AI's PersonaManager (its parent), for one chat."""
+    from traitlets.config import LoggingConfigurable
+
+    class Manager(LoggingConfigurable):
+        root_dir = str(root)
+        event_loop = asyncio.get_running_loop()
+        event_logger = None
+
+        def get_chat_path(self, relative: bool = False) -> str:
+            return str(chat_path.relative_to(root) if relative else chat_path)
+
+        def get_chat_dir(self) -> str:
+            return str(chat_path.parent)
+
+        def get_dotjupyter_dir(self) -> None:
+            return None
+
+        def get_workspace_dir(self) -> str:
+            return str(root)
+
+        def get_mcp_settings(self) -> None:
+            return None
+
+    manager = Manager(config=config)
+    manager.chat = chat
+    return manager
+
+
+def test_jupyter_ais_acp_client_runs_the_bridge_on_the_chats_notebook(jupyter_ai, root):
+    """The persona as Jupyter AI runs it: its own ACP client starts the bridge for the chat's
+    notebook, opens a session, and follows the agent's mode when the card turns plan mode on."""
+    from jupyterlab_chat.ychat import YChat
+    from traitlets.config import Config
+
+    from jupyter_plans.agents.acp.jupyter_ai_persona import PlanCardPersona
+
+    chat_path = root / "chats" / "analysis.chat"
+    config = Config()
+    config.PlanCardPersona.agent = DEMO
+
+    async def main():
+        chat = YChat()
+        manager = _manager(root, chat_path, chat, config)
+        agent = PlanCardPersona(parent=manager, chat=chat)
+        assert agent.bound_notebook == root / "chats" / "analysis.ipynb"
+        assert chat.get_metadata()[persona.METADATA_KEY] == "chats/analysis.ipynb"
+        assert agent.id == "jupyter-ai-personas::jupyter_plans::PlanCardPersona"
+        process = None
+        person = None
+        try:
+            await asyncio.wait_for(agent.prepare(), 30)
+            process = await agent.get_agent_subprocess()
+            assert [m.id for m in agent.acp_modes] == [
+                "default",
+                "acceptEdits",
+                "plan",
+                "bypassPermissions",
+            ]
+            assert agent.acp_current_mode_id == "default"
+            plan_file = root / "chats" / "analysis.plans.sqlite"
+            assert plan_file.is_file()
+            person = Person(plan_file, session_id="default")
+            await person("on")
+            await until(lambda: agent.acp_current_mode_id == "plan")
+        finally:
+            if person is not None:
+                person.close()
+            if process is not None and process.returncode is None:
+                process.terminate()
+                await asyncio.wait_for(process.wait(), 10)
+
+    run(main())
