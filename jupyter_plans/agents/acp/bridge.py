@@ -190,10 +190,10 @@ class Bridge:
             warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
 
     async def _permission(self, message: dict, line: bytes) -> None:
-        try:
-            request = RequestPermissionRequest.model_validate(message.get("params"))
-        except ValidationError:
-            await self.client.send_line(line)
+        request = _permission_request(message.get("params"))
+        if request is None:
+            if not await self.guard.unreadable(message):
+                await self.client.send_line(line)
             return
         if await self.guard.permission(message, request):
             return
@@ -331,3 +331,31 @@ class Bridge:
 
 def _is_approval(event: Any) -> bool:
     return event is not None and event.kind == "decision" and event.data.get("action") == "approved"
+
+
+def _permission_request(params: Any) -> RequestPermissionRequest | None:
+    """The permission request, or what the guard and the proposal read of it when the SDK's
+    models refuse it whole (0.11's refuse a content item, a location or a status they do not
+    know); None when even that cannot be read."""
+    try:
+        return RequestPermissionRequest.model_validate(params)
+    except ValidationError:
+        pass
+    if not isinstance(params, dict) or not isinstance(params.get("toolCall"), dict):
+        return None
+    call = params["toolCall"]
+    kept = {key: call[key] for key in ("toolCallId", "kind", "title", "rawInput") if key in call}
+    content = [
+        item
+        for item in call.get("content") or []
+        if isinstance(item, dict)
+        and item.get("type") == "content"
+        and isinstance(item.get("content"), dict)
+        and item["content"].get("type") == "text"
+    ]
+    try:
+        return RequestPermissionRequest.model_validate(
+            {**params, "toolCall": {**kept, "content": content}}
+        )
+    except ValidationError:
+        return None

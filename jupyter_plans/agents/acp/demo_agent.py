@@ -9,7 +9,7 @@ every run: `python -m jupyter_plans.agents.acp.demo_agent [--scenario FILE | --n
   once allowed to; its `working` actions straight away in any other mode. With
   `--no-scenario` such a prompt is answered with one message, `ok`.
 - Actions: `{"plan": [[content, status], ...]}` (a TodoWrite plan update, the whole list;
-  `raw_plan` sends entries as given), `{"exit_plan_mode": MARKDOWN}` (ExitPlanMode: "Ready to
+  `raw_plan` sends entries as given, `raw_permission` a permission request's params), `{"exit_plan_mode": MARKDOWN}` (ExitPlanMode: "Ready to
   code?", kind switch_mode, options acceptEdits / default / plan; an allowed option becomes the
   agent's mode, told with current_mode_update), `{"edit": TITLE}` and `{"execute": TITLE}`
   (options allow_always / allow / reject), `{"write": [PATH, TEXT]}` (fs/write_text_file),
@@ -185,6 +185,13 @@ class DemoAgent:
                 "session/update",
                 {"sessionId": session_id, "update": {"sessionUpdate": "plan", "entries": value}},
             )
+        elif name == "raw_permission":  # a request as given, for what the models would refuse
+            params = {"sessionId": session_id, **value}
+            try:
+                outcome = await self.conn._conn.send_request("session/request_permission", params)
+            except Exception as exc:  # noqa: BLE001 - reported to the test
+                outcome = {"error": str(exc)}
+            await self.report(session_id, event="raw_permission", outcome=outcome)
         elif name == "exit_plan_mode":
             return await self.exit_plan_mode(session_id, value)
         elif name == "then_work":  # after an allowed exit_plan_mode, as Claude Code goes on

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from acp.schema import CreateTerminalRequest, RequestPermissionRequest, WriteTextFileRequest
 from pydantic import ValidationError
 
-from .options import reject_outcome
+from .options import cancelled_outcome, reject_outcome
 from .text import clean, cut
 from .wire import REFUSED_BY_GUARD, warn
 
@@ -73,6 +73,22 @@ class Guard:
             f"Refused by the plan guard: {reason}, so the agent's {call.kind} {title!r} was "
             "answered with its reject option and not shown to the client. Propose the plan "
             "and wait for the person's approval before changing anything.",
+        )
+        return True
+
+    async def unreadable(self, message: dict) -> bool:
+        """Answer a permission request the bridge cannot read `cancelled` while the guard
+        holds (what it cannot read it cannot let through); True when answered here."""
+        reason = await self.why()
+        if reason is None:
+            return False
+        await self.bridge.agent.respond(message["id"], {"outcome": cancelled_outcome()})
+        params = message.get("params")
+        await self._record(
+            params.get("sessionId") if isinstance(params, dict) else None,
+            "session/request_permission",
+            f"Refused by the plan guard: {reason}, and the agent's permission request could not "
+            "be read, so it was answered cancelled and did not reach the client.",
         )
         return True
 

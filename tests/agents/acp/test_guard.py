@@ -86,3 +86,37 @@ def test_while_a_proposal_waits_the_guard_holds(tmp_path, person):
             await running
 
     run(main())
+
+
+def test_in_plan_mode_a_permission_request_the_models_refuse_is_still_guarded(tmp_path, person):
+    """An edit whose content the SDK's models do not know (0.11 refuses it whole) is refused as
+    an edit; one that cannot be read at all is answered cancelled; neither reaches the client."""
+    odd = {
+        "toolCall": {
+            "toolCallId": "t1",
+            "title": "Write x.py",
+            "kind": "edit",
+            "content": [{"type": "hologram", "data": 1}],
+            "locations": [{"path": 7}],
+        },
+        "options": [
+            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+        ],
+    }
+    unreadable = {"toolCall": "not an object", "options": "none"}
+
+    async def main():
+        await person("on")
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            actions = [{"raw_permission": odd}, {"raw_permission": unreadable}]
+            await prompt(conn, sid, script(*actions))
+            first, second = client.reports("raw_permission")
+            assert first["outcome"]["outcome"] == {"outcome": "selected", "optionId": "reject"}
+            assert second["outcome"]["outcome"] == {"outcome": "cancelled"}
+            assert client.asked_all == []
+            refused = [e.data["name"] for e in person.events("tool_finished")]
+            assert refused == ["Write x.py", "session/request_permission"]
+
+    run(main())
