@@ -9,7 +9,8 @@ every run: `python -m jupyter_plans.agents.acp.demo_agent [--scenario FILE | --n
   once allowed to; its `working` actions straight away in any other mode. With
   `--no-scenario` such a prompt is answered with one message, `ok`.
 - Actions: `{"plan": [[content, status], ...]}` (a TodoWrite plan update, the whole list;
-  `raw_plan` sends entries as given, `raw_permission` a permission request's params), `{"exit_plan_mode": MARKDOWN}` (ExitPlanMode: "Ready to
+  `raw_plan` sends entries as given, `raw_update` an update, `raw_permission` a permission
+  request's params), `{"exit_plan_mode": MARKDOWN}` (ExitPlanMode: "Ready to
   code?", kind switch_mode, options acceptEdits / default / plan; an allowed option becomes the
   agent's mode, told with current_mode_update), `{"edit": TITLE}` and `{"execute": TITLE}`
   (options allow_always / allow / reject), `{"write": [PATH, TEXT]}` (fs/write_text_file),
@@ -180,10 +181,10 @@ class DemoAgent:
         if name == "plan":
             entries = [plan_entry(content, status=status) for content, status in value]
             await self.conn.session_update(session_id, update_plan(entries))
-        elif name == "raw_plan":  # entries as given, for what the SDK's models would refuse
+        elif name in ("raw_plan", "raw_update"):  # as given, for what the models would refuse
+            update = {"sessionUpdate": "plan", "entries": value} if name == "raw_plan" else value
             await self.conn._conn.send_notification(
-                "session/update",
-                {"sessionId": session_id, "update": {"sessionUpdate": "plan", "entries": value}},
+                "session/update", {"sessionId": session_id, "update": update}
             )
         elif name == "raw_permission":  # a request as given, for what the models would refuse
             params = {"sessionId": session_id, **value}

@@ -7,7 +7,7 @@ import asyncio
 
 from jupyter_plans.agents.acp.mirror import PlanMirror
 
-from .harness import bridged, new_session, prompt, run, script
+from .harness import agent_log, bridged, new_session, prompt, run, script
 
 
 def entries(*pairs):
@@ -141,6 +141,45 @@ def test_a_plan_update_reaches_the_client_and_is_a_revision_by_the_agent(tmp_pat
             (event,) = _plan_events(person)
             assert (event.data["name"], event.data["author"]) == ("acp_plan", "agent")
             assert event.data["result"]["is_error"] is False
+
+    run(main())
+
+
+def test_a_plan_update_of_items_is_mirrored_and_one_of_markdown_only_passed_on(tmp_path, person):
+    """ACP's newer `plan_update` (to clients with the plan capability): its `items` plan is
+    the agent's plan as `plan` is; a `markdown` one is passed on and is no revision."""
+    items = {
+        "sessionUpdate": "plan_update",
+        "plan": {
+            "type": "items",
+            "planId": "todo",
+            "entries": [
+                {"content": "Load", "status": "completed", "priority": "medium"},
+                {"content": "Fit", "status": "in_progress", "priority": "medium"},
+            ],
+        },
+    }
+    markdown = {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": "plan-mode", "content": "# Plan\n\n- Load"},
+    }
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await prompt(conn, sid, script({"raw_update": items}, {"raw_update": markdown}))
+            log = agent_log(tmp_path)
+            sent = [e for e in log if e["message"].get("method") == "session/update"]
+            assert len(sent) >= 2
+            snapshot = person.snapshot()
+            assert snapshot["plan"]["revision"] == 1
+            assert [
+                (s["id"], s["description"], s["status"]) for s in snapshot["plan"]["steps"]
+            ] == [
+                ("e1", "Load", "completed"),
+                ("e2", "Fit", "in_progress"),
+            ]
+            assert len(_plan_events(person)) == 1
 
     run(main())
 
