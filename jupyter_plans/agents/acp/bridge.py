@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
+from ...errors import PlanStoreError
 from .claude import hook_command, with_guard
 from .guard import GUARDED_METHODS, Guard
 from .mirror import PlanMirror
@@ -94,6 +95,19 @@ class Bridge:
         shows it), and never an earlier bridge's (it started at an earlier cursor)."""
         digest = hashlib.sha256(str(agent_session).encode()).hexdigest()[:12]
         return f"acp-{self._started_at}-{digest}-{next(self._numbers)}"
+
+    async def write(self, agent_session: Any, function, *args) -> Any:
+        """Run one of the session's writes with a new call id. Two bridges started at the same
+        point whose agents name their sessions alike make the same ids: the second one's write
+        then takes an id of its own and is tried again."""
+        call_id = self.new_call_id(agent_session)
+        try:
+            return await self.db(lambda: function(*args, call_id=call_id))
+        except PlanStoreError as exc:
+            if "call_id" not in str(exc):
+                raise
+        unique = f"{call_id}-{uuid.uuid4().hex[:8]}"
+        return await self.db(lambda: function(*args, call_id=unique))
 
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -179,12 +193,8 @@ class Bridge:
             return
         steps, adaptations = self.mirror.adapt(entries)
         try:
-            await self.db(
-                self.session.record_agent_plan,
-                MIRROR_NAME,
-                steps,
-                adaptations,
-                self.new_call_id(session_id),
+            await self.write(
+                session_id, self.session.record_agent_plan, MIRROR_NAME, steps, adaptations
             )
         except Exception as exc:  # noqa: BLE001 - the client still gets the plan
             warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
@@ -313,9 +323,15 @@ class Bridge:
         for event in events:
             if event.kind == "decision":
                 decided = event
-                await self.proposals.person_decided(event.seq, event.data.get("action"))
+                data = event.data
+                await self.proposals.person_decided(event.seq, data.get("action"), data.get("hash"))
             elif event.kind == "proposal_submitted":
-                self.proposals.proposal_moved(event.data.get("hash"), event.seq)
+                edited = (
+                    before is not None
+                    and before.kind == "plan_updated"
+                    and before.data.get("author") == "user"
+                )
+                await self.proposals.proposal_submitted(event.data.get("hash"), event.seq, edited)
             elif event.kind == "mode_changed":
                 last_mode = event.data.get("mode")
                 approved = _is_approval(before)

@@ -115,10 +115,10 @@ class Guard:
         return True
 
     async def _record(self, agent_session: Any, title: str, content: str) -> None:
-        session = self.bridge.session
-        call_id = self.bridge.new_call_id(agent_session)
         try:
-            await self.bridge.db(lambda: session.record_refusal(title, content, call_id=call_id))
+            await self.bridge.write(
+                agent_session, self.bridge.session.record_refusal, title, content
+            )
         except Exception as exc:  # noqa: BLE001 - the refusal stands even when it cannot be stored
             warn(f"could not record a refused call ({type(exc).__name__}: {exc})")
 

@@ -57,13 +57,13 @@ class Proposals:
                 [{"content": item, "status": "pending"} for item in list_items(text)]
             )
         try:
-            digest, seq = await bridge.db(
+            digest, seq = await bridge.write(
+                request.session_id,
                 bridge.session.submit_agent_proposal,
                 PROPOSAL_NAME,
                 explanation,
                 steps,
                 text,
-                bridge.new_call_id(request.session_id),
             )
         except Exception as exc:  # noqa: BLE001 - the agent's request still reaches the client
             warn(f"could not store the agent's proposal ({type(exc).__name__}: {exc})")
@@ -118,24 +118,31 @@ class Proposals:
             warn(f"could not record the client's answer ({type(exc).__name__}: {exc})")
             return "unbound"
 
-    async def person_decided(self, seq: int, action: str) -> None:
-        """A `decision` event of the session: answer the agent's waiting request with it."""
+    async def person_decided(self, seq: int, action: str, digest: Any) -> None:
+        """A `decision` event of the session: answer the agent's waiting request with it when
+        it names that request's proposal, else as superseded."""
         for waiting in list(self.requests.values()):
             if waiting.state == "answered" or seq < waiting.seq:
                 continue
+            verdict = action if digest == waiting.digest else "dropped"
             if waiting.state == "deciding":
-                waiting.stashed = action
+                waiting.stashed = verdict
                 continue
-            await self._answer(waiting, action)
+            await self._answer(waiting, verdict)
 
-    def proposal_moved(self, digest: str, seq: int) -> None:
-        """A proposal the bridge did not make (the person edited the waiting one): the
-        requests still waiting now wait for it."""
+    async def proposal_submitted(self, digest: Any, seq: int, edited: bool) -> None:
+        """A proposal the bridge did not make: the person's edit of the waiting one (the
+        requests still waiting now wait for it), or another's (another bridge's agent, a
+        plan_submit), which supersedes them."""
         if digest in self._own:
             return
-        for waiting in self.requests.values():
-            if waiting.state != "answered" and waiting.seq < seq:
+        for waiting in list(self.requests.values()):
+            if waiting.state != "waiting" or waiting.seq >= seq:
+                continue
+            if edited:
                 waiting.digest, waiting.seq = digest, seq
+            else:
+                await self._answer(waiting, "dropped")
 
     async def _answer(self, waiting: Waiting, action: str) -> None:
         if action == "approved":

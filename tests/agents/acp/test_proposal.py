@@ -320,3 +320,88 @@ def test_without_a_plan_from_the_agent_the_proposal_takes_the_stored_steps(tmp_p
             assert person.snapshot()["approved_proposal_hash"] is not None
 
     run(main())
+
+
+def test_an_approval_answers_only_the_agent_whose_proposal_it_names(tmp_path, person):
+    """Two bridges on one session: agent B proposes, then agent A (the session now waits on
+    A's). Approving A's hash answers A with its allow option and B as superseded, with its
+    reject option; the same when the newer proposal comes from a plan_submit call."""
+    db = str(tmp_path / "a.plans.sqlite")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+
+    async def main():
+        await person("on")
+        async with bridged(tmp_path / "b", "--db", db) as (client_b, conn_b, _):
+            async with bridged(tmp_path / "a", "--db", db) as (client_a, conn_a, _):
+                sid_b = await new_session(conn_b, tmp_path)
+                sid_a = await new_session(conn_a, tmp_path)
+                running_b = prompt(conn_b, sid_b, script({"exit_plan_mode": "# B\n\nB's plan."}))
+                await client_b.next_asked()
+                b_hash = person.snapshot()["pending_proposal_hash"]
+                running_a = prompt(conn_a, sid_a, script({"exit_plan_mode": "# A\n\nA's plan."}))
+                await client_a.next_asked()
+                a_hash = person.snapshot()["pending_proposal_hash"]
+                assert a_hash != b_hash
+                await person("approve", a_hash)
+                report_a = await client_a.report("exit_plan_mode")
+                report_b = await client_b.report("exit_plan_mode")
+                assert report_a["outcome"] == {"outcome": "selected", "optionId": "default"}
+                assert report_b["outcome"] == {"outcome": "selected", "optionId": "plan"}
+                await asyncio.wait_for(asyncio.gather(running_a, running_b), 10)
+
+    run(main())
+
+
+def test_a_plan_submit_after_the_agents_request_supersedes_it(tmp_path, person):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, _ = await _proposal(client, conn, person, tmp_path)
+            result = await person(
+                "call_tool",
+                "plan_submit",
+                {
+                    "explanation": "Another plan",
+                    "findings": [],
+                    "objectives": [],
+                    "steps": [{"id": "s1", "description": "Something else"}],
+                },
+            )
+            assert not result.is_error, result.content
+            other = person.snapshot()["pending_proposal_hash"]
+            report = await client.report("exit_plan_mode")
+            assert report["outcome"] == {"outcome": "selected", "optionId": "plan"}
+            await person("approve", other)
+            await asyncio.wait_for(running, 10)
+            assert len(client.reports("exit_plan_mode")) == 1
+
+    run(main())
+
+
+def test_the_persons_edit_of_the_waiting_proposal_keeps_the_agents_request_waiting(
+    tmp_path, person
+):
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, _ = await _proposal(client, conn, person, tmp_path)
+            snapshot = person.snapshot()
+            before = snapshot["pending_proposal_hash"]
+            change = {
+                "expected_revision": snapshot["plan"]["revision"],
+                "explanation": "Fit a robust model instead.",
+                "steps": [
+                    {"id": s["id"], "description": s["description"]}
+                    for s in snapshot["plan"]["steps"]
+                ],
+            }
+            await person("edit_plan", change)
+            edited = person.snapshot()["pending_proposal_hash"]
+            assert edited not in (None, before)
+            await asyncio.sleep(0.3)
+            assert client.reports("exit_plan_mode") == []  # still waiting, now on the edit
+            await person("approve", edited)
+            report = await client.report("exit_plan_mode")
+            assert report["outcome"] == {"outcome": "selected", "optionId": "default"}
+            await asyncio.wait_for(running, 10)
+
+    run(main())
