@@ -145,16 +145,22 @@ class Bridge:
 
     async def _from_agent(self, message: dict | None, line: bytes) -> None:
         method = None if message is None else message.get("method")
-        if message is None or (method is None and "id" not in message):
+        if method is not None and "id" in message:
+            # JSON-RPC lets a peer use an id again once it was answered.
+            self.proposals.forget(message["id"])
+        if message is None:
+            if not await self.guard.batch(line):
+                await self.client.send_line(line)
+        elif method is None and "id" not in message:
             await self.client.send_line(line)
         elif method is None:
             await self._agent_answered(message, line)
         elif method == "session/update" and "id" not in message:
+            await self.client.send_line(line)  # passed on first: recording it may wait
             await self._update(message)
-            await self.client.send_line(line)
         elif method == "session/request_permission" and "id" in message:
             await self._permission(message, line)
-        elif method in GUARDED_METHODS and "id" in message:
+        elif method in GUARDED_METHODS:
             if not await self.guard.call(message):
                 await self.client.send_line(line)
         else:

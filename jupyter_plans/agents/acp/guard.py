@@ -4,13 +4,14 @@ recorded as refused calls."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from acp.schema import CreateTerminalRequest, RequestPermissionRequest, WriteTextFileRequest
 from pydantic import ValidationError
 
 from .options import cancelled_outcome, reject_outcome
-from .text import clean, cut
+from .text import clean, cut, well_formed
 from .wire import REFUSED_BY_GUARD, warn
 
 if TYPE_CHECKING:
@@ -104,7 +105,8 @@ class Guard:
             f"refused by jupyter-plans: {reason}; {what} is not allowed until the person "
             "approves a plan"
         )
-        await self.bridge.agent.respond_error(message["id"], REFUSED_BY_GUARD, text)
+        if "id" in message:
+            await self.bridge.agent.respond_error(message["id"], REFUSED_BY_GUARD, text)
         params = message.get("params")
         await self._record(
             params.get("sessionId") if isinstance(params, dict) else None,
@@ -114,7 +116,33 @@ class Guard:
         )
         return True
 
+    async def batch(self, line: bytes) -> bool:
+        """While the guard holds, refuse a line from the agent that holds no one message (a
+        JSON-RPC batch, or what is no JSON): each request in a batch gets an error, and none of
+        it reaches the client. True when refused here."""
+        try:
+            batch = json.loads(line)
+        except (ValueError, RecursionError):
+            batch = None
+        reason = await self.why()
+        if reason is None:
+            return False
+        requests = batch if isinstance(batch, list) else []
+        for item in requests:
+            if isinstance(item, dict) and "method" in item and "id" in item:
+                text = f"refused by jupyter-plans: {reason}; a batch is not allowed in plan mode"
+                await self.bridge.agent.respond_error(item["id"], REFUSED_BY_GUARD, text)
+        what = f"a batch of {len(requests)} messages" if isinstance(batch, list) else "a line"
+        await self._record(
+            None,
+            "jsonrpc batch" if isinstance(batch, list) else "unreadable line",
+            f"Refused by the plan guard: {reason}, and the agent sent {what} the guard cannot "
+            "read message by message, so none of it reached the client.",
+        )
+        return True
+
     async def _record(self, agent_session: Any, title: str, content: str) -> None:
+        title, content = well_formed(title), well_formed(content)
         try:
             await self.bridge.write(
                 agent_session, self.bridge.session.record_refusal, title, content

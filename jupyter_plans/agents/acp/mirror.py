@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from .text import ELLIPSIS, clean, cut, has_forbidden, is_blank
+from .text import ELLIPSIS, clean, cut, has_forbidden, is_blank, well_formed
 
 MAX_STEPS = 32
 MAX_DESCRIPTION_BYTES = 240
@@ -125,7 +125,9 @@ class PlanMirror:
         if not isinstance(content, str):
             notes.append(f"entry {number} has no text content: stored as {NO_TEXT!r}")
             return NO_TEXT
-        text = content
+        text = well_formed(content)
+        if text != content:
+            notes.append(f"entry {number}: a lone surrogate, which no text holds, made U+FFFD")
         if has_forbidden(text):
             text = clean(text)
             notes.append(

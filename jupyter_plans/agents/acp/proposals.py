@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from ...errors import DecisionRefused
 from .options import approve_outcome, cancelled_outcome, kind_of, reject_outcome
 from .record import PROPOSAL_NAME
-from .text import clean, cut, first_paragraph, is_blank, list_items
+from .text import clean, cut, first_paragraph, is_blank, list_items, well_formed
 from .wire import id_key, warn
 
 if TYPE_CHECKING:
@@ -73,6 +73,13 @@ class Proposals:
             if older.state == "waiting":
                 await self._answer(older, "dropped")
         self.requests[id_key(message["id"])] = Waiting(message["id"], request.options, digest, seq)
+
+    def forget(self, request_id: Any) -> None:
+        """Drop an answered request whose id the agent uses again for a new one."""
+        key = id_key(request_id)
+        waiting = self.requests.get(key)
+        if waiting is not None and waiting.state == "answered":
+            del self.requests[key]
 
     async def client_answered(self, message: dict, line: bytes) -> bool:
         """Take the client's answer to a request made a proposal: the person's decision on it
@@ -157,7 +164,12 @@ class Proposals:
 
 
 def proposal_text(request: RequestPermissionRequest) -> str:
-    """The plan's Markdown: the text content of the tool call, else its raw input's plan."""
+    """The plan's Markdown: the text content of the tool call, else its raw input's plan (lone
+    surrogates, which a string cut inside an emoji holds, made U+FFFD)."""
+    return well_formed(_proposal_text(request))
+
+
+def _proposal_text(request: RequestPermissionRequest) -> str:
     texts = []
     for item in request.tool_call.content or []:
         block = getattr(item, "content", None)

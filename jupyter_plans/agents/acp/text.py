@@ -13,6 +13,7 @@ ELLIPSIS = "…"
 _FORBIDDEN = re.compile(
     "[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _BLANK_CATEGORIES = {"Zs", "Zl", "Zp", "Cf"}
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _HEADING = re.compile(r" {0,3}#{1,6}(\s|$)")
@@ -28,6 +29,12 @@ def cut(text: str, limit: int, mark: str = ELLIPSIS) -> str:
         return text
     room = limit - len(mark.encode())
     return data[:room].decode(errors="ignore") + mark
+
+
+def well_formed(text: str) -> str:
+    """`text` with each lone surrogate (JavaScript writes one when it cuts a string inside an
+    emoji) made U+FFFD, so it can be encoded and stored."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def clean(text: str) -> str:

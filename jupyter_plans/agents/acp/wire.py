@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
@@ -17,6 +18,9 @@ LINE_LIMIT = 50 * 1024 * 1024
 
 # A JSON-RPC error code of the implementation's own range, not one ACP gives a meaning.
 REFUSED_BY_GUARD = -32001
+INVALID_REQUEST = -32600
+# A request's id among its first keys (before its params), as JSON-RPC peers write them.
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,256}")')
 
 
 def id_key(request_id: Any) -> str:
@@ -25,7 +29,10 @@ def id_key(request_id: Any) -> str:
 
 
 def encode(message: dict) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    try:
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate, which JSON can only hold escaped
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
 def warn(text: str) -> None:
@@ -53,8 +60,17 @@ class Peer:
                 if not line.strip():
                     return
             except asyncio.LimitOverrunError as overrun:
-                warn(f"a line from the {self.name} is over {LINE_LIMIT} bytes; dropped")
-                await self._reader.readexactly(overrun.consumed)
+                head = await self._reader.readexactly(overrun.consumed)
+                await self._drop_rest_of_line()
+                request_id = _leading_id(head)
+                warn(f"a line from the {self.name} is over {LINE_LIMIT} bytes; dropped whole")
+                if request_id is not None:
+                    await self.respond_error(
+                        request_id,
+                        INVALID_REQUEST,
+                        f"the message is over {LINE_LIMIT} bytes, the most one line may hold "
+                        "here; it was not passed on",
+                    )
                 continue
             if not line.strip():
                 continue
@@ -65,6 +81,16 @@ class Peer:
             except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deep
                 message = None
             yield (message if isinstance(message, dict) else None), line
+
+    async def _drop_rest_of_line(self) -> None:
+        while True:
+            try:
+                await self._reader.readuntil(b"\n")
+                return
+            except asyncio.IncompleteReadError:
+                return
+            except asyncio.LimitOverrunError as overrun:
+                await self._reader.readexactly(overrun.consumed)
 
     async def send_line(self, line: bytes) -> None:
         if self.closed:
@@ -89,3 +115,17 @@ class Peer:
 
     async def notify(self, method: str, params: dict) -> None:
         await self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def _leading_id(head: bytes) -> Any:
+    """The id of the request that `head` (the start of a line too long to read) begins, when
+    it names its method and its id before its params; else None."""
+    start = head[:65536]
+    params = start.find(b'"params"')
+    found = _ID.search(start, 0, params if params >= 0 else len(start))
+    if found is None or b'"method"' not in start:
+        return None
+    try:
+        return json.loads(found.group(1))
+    except ValueError:
+        return None

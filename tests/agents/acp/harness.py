@@ -154,10 +154,16 @@ def bridge_env(sdk: Path | None = None) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def bridged(
-    tmp_path: Path, *where: str, session: str | None = "s", sdk: Path | None = None, agent_args=()
+    tmp_path: Path,
+    *where: str,
+    session: str | None = "s",
+    sdk: Path | None = None,
+    agent_args=(),
+    agent=None,
 ):
     """The client, its connection to the bridge, and the bridge's process; `where` defaults
-    to `--db tmp_path/a.plans.sqlite`; `sdk` as bridge_env."""
+    to `--db tmp_path/a.plans.sqlite`; `sdk` as bridge_env; `agent` (a command) in place of
+    the scripted agent."""
     client = RecordingClient()
     env = bridge_env(sdk)
     args = list(where or ("--db", str(tmp_path / "a.plans.sqlite")))
@@ -168,9 +174,7 @@ async def bridged(
         "jupyter_plans.agents.acp",
         *args,
         "--",
-        *AGENT,
-        *agent_args,
-        *agent_log_option(tmp_path),
+        *(agent or [*AGENT, *agent_args, *agent_log_option(tmp_path)]),
     ]
     with open(tmp_path / "bridge.stderr", "ab") as stderr:
         async with spawn_agent_process(
