@@ -6,15 +6,18 @@ STAMP := $(VENV)/.installed
 # The venv holds the ACP SDK 0.11 (what Jupyter AI's ACP client takes); the bridge's tests also
 # run the bridge on 0.12, installed here apart and put first on the bridge's PYTHONPATH.
 ACP_SDK_0_12 := build/acp-0.12
+# Jupyter AI 3.2 with jupyter-plans[acp] in one environment of its own (its jupyter-server-mcp pins
+# mcp below 2, so the [mcp] extra is left out): the persona's tests run there too.
+JUPYTER_AI_VENV := build/jupyter-ai-venv
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint chromium agents acp-sdk clean notebooks
+.PHONY: demo test lab bench lint chromium agents acp-sdk jupyter-ai-env clean notebooks
 
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,postgres,acp]'
+	$(PY) -m pip install --quiet -e '.[test,postgres,acp,mcp]'
 	touch $(STAMP)
 
 # The quickstart notebook, run headlessly; prints the card as text.
@@ -47,9 +50,21 @@ $(ACP_SDK_0_12)/.installed: $(STAMP)
 	$(PY) -m pip install --quiet --no-deps --target $(ACP_SDK_0_12) 'agent-client-protocol==0.12.1'
 	touch $@
 
+# Made again only when pyproject.toml changes; pip check must find no conflict.
+jupyter-ai-env: $(JUPYTER_AI_VENV)/.installed
+
+$(JUPYTER_AI_VENV)/.installed: pyproject.toml
+	rm -rf $(JUPYTER_AI_VENV)
+	$(PYTHON) -m venv $(JUPYTER_AI_VENV)
+	$(JUPYTER_AI_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(JUPYTER_AI_VENV)/bin/python -m pip install --quiet -e '.[acp]' 'jupyter-ai==3.2.*' \
+	  'jupyter-ai-acp-client==0.3.3' pytest
+	$(JUPYTER_AI_VENV)/bin/python -m pip check
+	touch $@
+
 # nbval runs a fresh copy of notebooks/, so every run starts from an empty plan file.
 # A throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half of the suite.
-test: $(STAMP) chromium agents acp-sdk
+test: $(STAMP) chromium agents acp-sdk jupyter-ai-env
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
 	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env

@@ -75,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser(
         "mcp",
         help="serve the session's plan tools to an MCP client on stdio",
-        description="An MCP server on stdio bound to one plan session.",
+        description="An MCP server on stdio bound to one plan session. It needs the mcp package "
+        "2.3 or newer: pip install 'jupyter-plans[mcp]'.",
     )
     where = mcp.add_mutually_exclusive_group(required=True)
     where.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
@@ -168,6 +169,12 @@ def _run(args: argparse.Namespace) -> int:
         return run_notebook(args.notebook) if args.notebook else run_demo(args.db)
 
     if args.command == "mcp":
+        from .agents.mcp_requirement import unmet
+
+        reason = unmet()  # an extra, and Jupyter AI 3.2's environment holds mcp 1.x
+        if reason is not None:
+            print(f"jupyter-plans mcp: {reason}", file=sys.stderr)
+            return 1
         from .agents.mcp_server import serve
 
         return serve(db=args.db, notebook=args.notebook, session=args.session)

@@ -188,6 +188,35 @@ def test_imports_run_only_downward():
     assert wrong == [], "imports that run up or across: " + ", ".join(sorted(wrong))
 
 
+def _imports_mcp(node: ast.AST) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == "mcp" for alias in node.names)
+    return (
+        isinstance(node, ast.ImportFrom) and not node.level and node.module.split(".")[0] == "mcp"
+    )
+
+
+def test_only_the_mcp_server_imports_mcp_and_only_the_command_imports_it():
+    """mcp is the `mcp` extra (Jupyter AI 3.2's environment holds mcp 1.x): the MCP server's
+    module alone imports it, and only `jupyter-plans mcp` loads that module, after checking the
+    version (agents.mcp_requirement, which imports mcp inside its function)."""
+    found = {}
+    for module, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        at_top = any(_imports_mcp(node) for node in tree.body)
+        anywhere = any(_imports_mcp(node) for node in ast.walk(tree))
+        if anywhere:
+            found[module] = at_top
+    assert found == {
+        "jupyter_plans.agents.mcp_server": True,
+        "jupyter_plans.agents.mcp_requirement": False,
+    }
+    importers = [
+        n for n, targets in graph().items() if "jupyter_plans.agents.mcp_server" in targets
+    ]
+    assert importers == ["jupyter_plans.cli"]
+
+
 def test_every_folder_says_its_job_in_its_init():
     for init in sorted(PACKAGE.rglob("__init__.py")):
         if "labextension" in init.parts:
