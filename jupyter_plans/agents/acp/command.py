@@ -134,9 +134,15 @@ async def _client_streams() -> tuple[Any, Any]:
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
 
     def feed() -> None:
-        for line in iter(sys.stdin.buffer.readline, b""):
-            loop.call_soon_threadsafe(reader.feed_data, line)
-        loop.call_soon_threadsafe(reader.feed_eof)
+        # os.read, not sys.stdin: a daemon thread blocked in the buffered reader holds its
+        # lock, and the interpreter aborts at exit when the agent ended first.
+        try:
+            for chunk in iter(lambda: os.read(0, 1 << 16), b""):
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+        except (OSError, RuntimeError):  # stdin closed, or the loop already closed
+            pass
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(reader.feed_eof)
 
     threading.Thread(target=feed, daemon=True).start()
     return reader, _StdoutWriter()

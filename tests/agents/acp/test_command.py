@@ -80,3 +80,33 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path):
         "pip install 'jupyter-plans[acp]'"
     ]
     assert not (tmp_path / "x.sqlite").exists()
+
+
+@pytest.mark.parametrize(("agent", "status"), [("true", 0), ("false", 1)])
+def test_the_agent_ending_first_with_stdout_a_file_ends_the_bridge_cleanly(agent, status, tmp_path):
+    """Started by a client that writes nothing yet (stdin an open pipe), with stdout a file:
+    the agent's exit ends the bridge with its status, not with an interpreter abort."""
+    with open(tmp_path / "out", "wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyter_plans.agents.acp",
+                "--db",
+                str(tmp_path / "a.db"),
+                "--",
+                agent,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
+        try:
+            proc.wait(timeout=60)  # stdin stays open: the agent ends first
+        finally:
+            proc.stdin.close()
+        stderr = proc.stderr.read()
+        proc.stderr.close()
+    assert proc.returncode == status, stderr.decode()
+    assert b"Fatal Python error" not in stderr
