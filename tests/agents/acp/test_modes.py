@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from jupyter_plans.session.card import unguarded_note
+
 from .harness import answers_to, bridged, new_session, prompt, run, script
 
 PLAN = [["Read the data", "pending"], ["Fit", "pending"]]
@@ -132,6 +134,11 @@ def test_an_agent_that_approves_itself_and_cannot_be_made_to_ask_is_said_so(tmp_
             await new_session(conn, tmp_path)  # said once per bridge
             await asyncio.sleep(0.3)
             assert len(person.events("agent_unguarded")) == 1
+            # The card and the panel say it while plan mode holds, and only then.
+            assert unguarded_note(person.session, person.snapshot()) is None
+            await person("on")
+            note = unguarded_note(person.session, person.snapshot())
+            assert note == event.data["text"]
         lines = (tmp_path / "bridge.stderr").read_text().splitlines()
         assert sum("its own promise" in line for line in lines) == 1
 
