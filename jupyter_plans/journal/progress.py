@@ -126,7 +126,9 @@ def _line(event: Event, before: dict | None) -> str | None:
             "approved": f"The person approved proposal {proposal}.",
             "changes_requested": f"The person asked for changes to proposal {proposal}.",
             "left": f"The person left plan mode, dropping proposal {proposal}.",
-            "dropped": f"Plan mode started again, dropping proposal {proposal}.",
+            "dropped": f"Proposal {proposal} dropped: {inert(data['why'])}."
+            if data.get("why")
+            else f"Plan mode started again, dropping proposal {proposal}.",
         }.get(data["action"], f"Decision {inert(data['action'])} on proposal {proposal}.")
     if kind == "mode_changed":
         return "Plan mode on." if data["mode"] == "plan" else "Back to default mode."

@@ -105,7 +105,9 @@ def describe_event(event: Event) -> str:
             "approved": "you approved",
             "changes_requested": "you asked for changes to",
             "left": "you left plan mode, dropping",
-            "dropped": "plan mode restarted, dropping",
+            "dropped": f"{data['why']}, dropping"
+            if data.get("why")
+            else "plan mode restarted, dropping",
         }[data["action"]]
         return f"{event.seq}. {words} proposal {(data['hash'] or '')[:12]}"
     if kind == "mode_changed":

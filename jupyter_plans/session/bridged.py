@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .transaction import _Change
 
 MAX_PROPOSAL_TEXT_BYTES = 65536
+AGENT_GONE = "the agent that asked for it is gone"
 
 
 class BridgedWrites:
@@ -89,6 +90,18 @@ class BridgedWrites:
                     else f"proposal {digest[:12]} is not the waiting one {waiting[:12]}"
                 )
             self._decide(change, "changes_requested")
+
+    @_reconnecting
+    def withdraw_agent_proposal(self, digest: str) -> bool:
+        """Drop proposal `digest` while it waits, its agent gone (the bridge that asked for it
+        ended): nobody is left to answer, so no approval may reach a later agent as if it were
+        for its own work. Plan mode stays. True when it was waiting."""
+        with self._writing() as change:
+            if change.state.pending_proposal_hash != digest:
+                return False
+            change.state.pending_proposal_hash = None
+            change.emit("decision", {"action": "dropped", "hash": digest, "why": AGENT_GONE})
+            return True
 
     @_reconnecting
     def record_unguarded(self, agent: str, text: str) -> None:

@@ -132,6 +132,7 @@ class Bridge:
                 task.cancel()
             for future in self._own_calls.values():
                 future.cancel()
+            await self.proposals.withdraw()
             self.db.close()
 
     async def _relay(self, peer: Peer, handle) -> None:

@@ -74,6 +74,17 @@ class Proposals:
                 await self._answer(older, "dropped")
         self.requests[id_key(message["id"])] = Waiting(message["id"], request.options, digest, seq)
 
+    async def withdraw(self) -> None:
+        """At the bridge's end: the proposals its agent still waits on are dropped, as nobody
+        is left to answer them."""
+        for waiting in self.requests.values():
+            if waiting.state != "waiting":
+                continue
+            try:
+                await self.bridge.db(self.bridge.session.withdraw_agent_proposal, waiting.digest)
+            except Exception as exc:  # noqa: BLE001 - the bridge ends either way
+                warn(f"could not drop the gone agent's proposal ({type(exc).__name__}: {exc})")
+
     def forget(self, request_id: Any) -> None:
         """Drop an answered request whose id the agent uses again for a new one."""
         key = id_key(request_id)

@@ -405,3 +405,27 @@ def test_the_persons_edit_of_the_waiting_proposal_keeps_the_agents_request_waiti
             await asyncio.wait_for(running, 10)
 
     run(main())
+
+
+def test_a_proposal_whose_agent_is_gone_is_dropped_and_plan_mode_stays(tmp_path, person):
+    """The bridge ends (its client or agent gone) while its agent's proposal waits: nobody is
+    left to answer it, so it is dropped, and no later agent is told it was approved."""
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            _, running, _ = await _proposal(client, conn, person, tmp_path)
+            digest = person.snapshot()["pending_proposal_hash"]
+            running.cancel()
+        for _ in range(100):  # the bridge's process ends after its client
+            if person.snapshot()["pending_proposal_hash"] is None:
+                break
+            await asyncio.sleep(0.1)
+        snapshot = person.snapshot()
+        assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
+        (decision,) = [e.data for e in person.events("decision")]
+        assert decision["action"] == "dropped" and decision["hash"] == digest
+        assert "gone" in decision["why"]
+        with pytest.raises(DecisionRefused):
+            await person("approve", digest)
+
+    run(main())
