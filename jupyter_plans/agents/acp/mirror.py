@@ -10,12 +10,13 @@ reader can tell what the agent sent from what the plan could hold.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import OrderedDict
 from typing import Any
 
 from .text import ELLIPSIS, clean, cut, has_forbidden, is_blank, well_formed
 
 MAX_STEPS = 32
+REMEMBERED = 4096  # contents whose ids the mirror keeps
 MAX_DESCRIPTION_BYTES = 240
 STATUSES = ("pending", "in_progress", "completed")
 NO_TEXT = "(no text)"
@@ -45,15 +46,16 @@ class PlanMirror:
     """
 
     def __init__(self, stored_steps: list[dict] | None = None) -> None:
-        self._ids: dict[str, list[str]] = defaultdict(list)
+        # The ids given to each content, the least recently seen first (at most REMEMBERED).
+        self._ids: OrderedDict[str, list[str]] = OrderedDict()
         self._count = 0
         self.latest: list[dict] | None = None  # the steps of the agent's latest plan
         # the steps stored last, the stored plan's at first
         self._previous: list[dict] = list(stored_steps or [])
         for stored in self._previous:
             found = _MIRROR_ID.fullmatch(str(stored.get("id", "")))
-            if found and stored["id"] not in self._ids[stored["description"]]:
-                self._ids[stored["description"]].append(stored["id"])
+            if found and stored["id"] not in self._given(stored["description"]):
+                self._given(stored["description"]).append(stored["id"])
                 self._count = max(self._count, int(found.group(1)))
 
     def adapt(self, entries: list[Any]) -> tuple[list[dict], list[str]]:
@@ -86,8 +88,8 @@ class PlanMirror:
                 before = self._previous[number - 1]
                 if status == "in_progress":
                     description = before["description"]  # its wording outside in_progress
-                elif step_id not in self._ids[description]:
-                    self._ids[description].append(step_id)
+                elif step_id not in self._given(description):
+                    self._given(description).append(step_id)
             else:
                 step_id = self._id_for(description, claimed)
                 claimed.add(step_id)
@@ -101,7 +103,21 @@ class PlanMirror:
                 in_progress = True
             steps.append(step(step_id, description, status))
         self.latest = self._previous = steps
+        self._forget()
         return steps, notes
+
+    def _given(self, description: str) -> list[str]:
+        """The ids given to `description`, now its most recently seen."""
+        ids = self._ids.setdefault(description, [])
+        self._ids.move_to_end(description)
+        return ids
+
+    def _forget(self) -> None:
+        """Keep the ids of the REMEMBERED most recently seen contents (those of the latest
+        plan among them): an agent that renames its steps all day does not grow the bridge.
+        A content forgotten and sent again gets a new id."""
+        while len(self._ids) > REMEMBERED:
+            self._ids.popitem(last=False)
 
     def _active_forms(self, texts: list[tuple[str, str]]) -> dict[int, str]:
         """The places whose entry only changed its wording as it started or ended being in
@@ -148,7 +164,7 @@ class PlanMirror:
     def _id_for(self, description: str, claimed: set[str]) -> str:
         """The first id given to `description` that this list has not taken yet, else a new
         one."""
-        ids = self._ids[description]
+        ids = self._given(description)
         for step_id in ids:
             if step_id not in claimed:
                 return step_id

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .bridge import Bridge
 
 MAX_EXPLANATION_BYTES = 500
+KEPT_ANSWERED = 64  # answered requests kept, so a client's later answer is known and ignored
 NO_EXPLANATION = "The agent asks to leave plan mode and start working."
 
 
@@ -73,6 +74,9 @@ class Proposals:
             if older.state == "waiting":
                 await self._answer(older, "dropped")
         self.requests[id_key(message["id"])] = Waiting(message["id"], request.options, digest, seq)
+        answered = [key for key, w in self.requests.items() if w.state == "answered"]
+        for key in answered[:-KEPT_ANSWERED]:  # the oldest: a client's late answer is rare
+            del self.requests[key]
 
     async def withdraw(self) -> None:
         """At the bridge's end: the proposals its agent still waits on are dropped, as nobody

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from jupyter_plans.agents.acp.mirror import PlanMirror
+from jupyter_plans.agents.acp.mirror import REMEMBERED, PlanMirror
 
 from .harness import agent_log, bridged, new_session, prompt, run, script
 
@@ -237,3 +237,16 @@ def test_a_status_the_sdk_would_not_take_is_still_mirrored(tmp_path, person):
             assert "'done'" in event.data["result"]["content"]
 
     run(main())
+
+
+def test_the_mirror_keeps_the_ids_of_the_most_recent_contents_only():
+    """An agent that renames its steps all day does not grow the bridge: the ids of the 4096
+    most recently seen contents are kept; a content forgotten and sent again gets a new id."""
+    mirror = PlanMirror()
+    (first,), _ = mirror.adapt(entries(("Load", "pending")))
+    for n in range(5000):
+        mirror.adapt(entries((f"step {n}", "pending"), ("Plot", "pending")))
+    assert len(mirror._ids) <= REMEMBERED
+    again, _ = mirror.adapt(entries(("Load", "pending"), ("Plot", "pending")))
+    assert again[0]["id"] != first["id"]  # forgotten: a new id
+    assert again[1]["id"] == "e3"  # seen all along: kept
