@@ -207,7 +207,11 @@ class Decisions:
 
     @_reconnecting
     def deliver(self) -> list[Message]:
-        """Take the messages the agent may have now, in order, and mark them delivered."""
+        """Take the messages the agent may have now, in order, and mark them delivered (read
+        first: with nothing waiting, no write waits for another process's lock)."""
+        with self.store.read() as tx:
+            if tx.first("SELECT_WAITING", {"sid": self.session_id}) is None:
+                return []
         with self._writing() as change:
             rows = change.tx.all("SELECT_WAITING", {"sid": self.session_id})
             waiting = [

@@ -8,11 +8,9 @@ session's operations keep their order.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import itertools
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +24,7 @@ from .mirror import PlanMirror
 from .modes import Modes, Select
 from .prompts import opening_blocks
 from .proposals import Proposals
-from .record import MIRROR_NAME
+from .recorder import PlanRecorder, StoreThread
 from .wire import Peer, encode, id_key, warn
 
 if TYPE_CHECKING:
@@ -50,20 +48,6 @@ class AgentSession:
     prompted: bool = False  # its first prompt has gone (with the context block)
 
 
-class StoreThread:
-    """Runs the session's calls, one at a time and in order, off the event loop."""
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jupyter-plans-acp")
-
-    async def __call__(self, function, *args):
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, functools.partial(function, *args))
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
-
-
 class Bridge:
     def __init__(
         self, session: PlanSession, agent: Peer, client: Peer, where: str | None = None
@@ -75,6 +59,7 @@ class Bridge:
         self.agent = agent
         self.client = client
         self.db = StoreThread()
+        self.plans = PlanRecorder(self)  # the agent's plans, recorded off the relay
         self.sessions: dict[str, AgentSession] = {}
         self.mirror = PlanMirror()
         self.guard = Guard(self)
@@ -96,18 +81,19 @@ class Bridge:
         digest = hashlib.sha256(str(agent_session).encode()).hexdigest()[:12]
         return f"acp-{self._started_at}-{digest}-{next(self._numbers)}"
 
-    async def write(self, agent_session: Any, function, *args) -> Any:
-        """Run one of the session's writes with a new call id. Two bridges started at the same
-        point whose agents name their sessions alike make the same ids: the second one's write
-        then takes an id of its own and is tried again."""
+    async def write(self, agent_session: Any, function, *args, thread=None) -> Any:
+        """Run one of the session's writes with a new call id (on `thread`, else the bridge's
+        store thread). Two bridges started at the same point whose agents name their sessions
+        alike make the same ids: the second one's write then takes an id of its own."""
+        thread = thread or self.db
         call_id = self.new_call_id(agent_session)
         try:
-            return await self.db(lambda: function(*args, call_id=call_id))
+            return await thread(lambda: function(*args, call_id=call_id))
         except PlanStoreError as exc:
             if "call_id" not in str(exc):
                 raise
         unique = f"{call_id}-{uuid.uuid4().hex[:8]}"
-        return await self.db(lambda: function(*args, call_id=unique))
+        return await thread(lambda: function(*args, call_id=unique))
 
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -133,6 +119,7 @@ class Bridge:
             for future in self._own_calls.values():
                 future.cancel()
             await self.proposals.withdraw()
+            await self.plans.close()
             self.db.close()
 
     async def _relay(self, peer: Peer, handle) -> None:
@@ -175,6 +162,8 @@ class Bridge:
                 own.set_result(message)
             return
         call = self._client_calls.pop(key, None)
+        if call is not None and call[0] == "session/prompt":
+            await self.plans.flush()  # a turn ends with its plan recorded
         await self.client.send_line(line)
         if call is not None:
             await self.modes.agent_answered(key, call, message)
@@ -198,13 +187,7 @@ class Bridge:
             return
         if not isinstance(entries, list):
             return
-        steps, adaptations = self.mirror.adapt(entries)
-        try:
-            await self.write(
-                session_id, self.session.record_agent_plan, MIRROR_NAME, steps, adaptations
-            )
-        except Exception as exc:  # noqa: BLE001 - the client still gets the plan
-            warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
+        self.plans.record(session_id, entries)
 
     async def _permission(self, message: dict, line: bytes) -> None:
         request = _permission_request(message.get("params"))

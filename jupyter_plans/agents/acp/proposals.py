@@ -52,6 +52,7 @@ class Proposals:
         explanation = (
             NO_EXPLANATION if is_blank(explanation) else cut(explanation, MAX_EXPLANATION_BYTES)
         )
+        await bridge.plans.flush()  # the proposal follows the plans the agent sent before it
         steps = bridge.mirror.latest  # None until the agent sent a plan
         if steps is None and list_items(text):  # the plan's Markdown list, as steps
             steps, _ = bridge.mirror.adapt(

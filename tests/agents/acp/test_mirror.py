@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 
 from jupyter_plans.agents.acp.mirror import REMEMBERED, PlanMirror
 
@@ -250,3 +252,42 @@ def test_the_mirror_keeps_the_ids_of_the_most_recent_contents_only():
     again, _ = mirror.adapt(entries(("Load", "pending"), ("Plot", "pending")))
     assert again[0]["id"] != first["id"]  # forgotten: a new id
     assert again[1]["id"] == "e3"  # seen all along: kept
+
+
+def test_messages_pass_on_while_another_process_holds_the_plan_file(tmp_path, person):
+    """The relay waits for no plan write: with the plan file's write lock held elsewhere, the
+    agent's next message reaches the client while the lock is still held; the turn ends once
+    its plan is recorded."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        connection = sqlite3.connect(tmp_path / "a.plans.sqlite", isolation_level=None)
+        connection.execute("BEGIN IMMEDIATE")
+        held.set()
+        release.wait(30)
+        connection.execute("COMMIT")
+        connection.close()
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await prompt(conn, sid, script({"say": "first"}))  # its context block delivered
+            holder = threading.Thread(target=hold)
+            holder.start()
+            held.wait(10)
+            try:
+                plan = {"plan": [["Load", "pending"]]}
+                running = prompt(conn, sid, script(plan, {"say": "still here"}))
+                for _ in range(100):
+                    if any("still here" in str(u) for _, u in client.updates):
+                        break
+                    await asyncio.sleep(0.05)
+                assert any("still here" in str(u) for _, u in client.updates)
+                assert not running.done()  # the turn's end waits for its plan
+            finally:
+                release.set()
+                holder.join()
+            await asyncio.wait_for(running, 30)
+            assert [s["description"] for s in person.snapshot()["plan"]["steps"]] == ["Load"]
+
+    run(main())
