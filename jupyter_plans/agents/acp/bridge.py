@@ -8,6 +8,7 @@ session's operations keep their order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import itertools
 import uuid
@@ -18,6 +19,7 @@ from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
 from ...errors import PlanStoreError
+from ...store.changes import on_change
 from .claude import hook_command, with_guard
 from .guard import GUARDED_METHODS, Guard
 from .mirror import PlanMirror
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
     from ...session import PlanSession
 
 SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/fork")
-POLL_SECONDS = 0.05  # how often the session is read for the person's decisions
+POLL_SECONDS = 0.05  # how often the session is read for the person's decisions, untold
+NOTIFIED_POLL_SECONDS = 1.0  # and where the file system tells of changes
 OWN_CALL_TIMEOUT = 30.0
 
 
@@ -293,8 +296,31 @@ class Bridge:
     # The person's decisions, from any surface.
 
     async def _watch(self) -> None:
+        """Read the session's new events when it may have changed: at once when the file
+        system or this process's store tells of a commit, else every NOTIFIED_POLL_SECONDS
+        (every POLL_SECONDS where nothing tells: PostgreSQL, a network file system)."""
+        loop, wake = asyncio.get_running_loop(), asyncio.Event()
+
+        def tell(*_: Any) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(wake.set)
+
+        store = self.session.store
+        unwatch = on_change(store.path, tell) if store.path is not None else None
+        unsubscribe = store.subscribe(tell)
+        interval = NOTIFIED_POLL_SECONDS if unwatch is not None else POLL_SECONDS
+        try:
+            await self._follow(wake, interval)
+        finally:
+            unsubscribe()
+            if unwatch is not None:
+                unwatch()
+
+    async def _follow(self, wake: asyncio.Event, interval: float) -> None:
         while True:
-            await asyncio.sleep(POLL_SECONDS)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(wake.wait(), interval)
+            wake.clear()
             try:
                 cursor = await self.db(self.session.cursor)
                 if cursor <= self.seen:

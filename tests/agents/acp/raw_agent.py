@@ -36,8 +36,10 @@ def main(script_path: str, log_path: str) -> None:
     def answer_to(request_id):
         while True:
             message = read()
-            if isinstance(message, dict) and message.get("id") == request_id and (
-                "result" in message or "error" in message
+            if (
+                isinstance(message, dict)
+                and message.get("id") == request_id
+                and ("result" in message or "error" in message)
             ):
                 return message
             handle(message)
