@@ -25,6 +25,7 @@ NETWORK_FILE_SYSTEMS = {
     "fuse.sshfs", "fuse.s3fs", "fuse.gcsfuse", "fuse.rclone", "davfs", "fuse.davfs2",
 }  # fmt: skip
 SIDE_SUFFIXES = ("", "-wal", "-journal")  # a commit changes one of these (WAL, or rollback)
+FOLDER_GONE_SECONDS = 1.0  # how often a deleted folder is looked for again
 
 
 class _Folder:
@@ -44,29 +45,47 @@ class _Folder:
             from watchfiles import watch
         except ImportError:  # the poll alone keeps the cards current
             return
-        try:
-            for changes in watch(
-                self.folder,
-                watch_filter=lambda _change, path: Path(path).name in self._names(),
-                step=STEP_MS,
-                debounce=50,
-                recursive=False,
-                stop_event=self._stop,
-                raise_interrupt=False,
-            ):
-                told = {Path(path).name for _change, path in changes}
-                for name, callbacks in list(self.listeners.items()):
-                    if told & {name + suffix for suffix in SIDE_SUFFIXES}:
-                        for callback in list(callbacks):
-                            _tell(callback)
-        except Exception as exc:  # a folder that went away, no inotify: the poll goes on
-            _log.debug("jupyter_plans: not watching %s: %s", self.folder, exc, exc_info=True)
+        folder = str(self.folder)
+        while not self._stop.is_set():
+            if not self.folder.is_dir():  # deleted: watched again once it is made again
+                self._stop.wait(FOLDER_GONE_SECONDS)
+                continue
+            try:
+                for changes in watch(
+                    self.folder,
+                    watch_filter=lambda _change, path: (
+                        path == folder or Path(path).name in self._names()
+                    ),
+                    step=STEP_MS,
+                    debounce=50,
+                    recursive=False,
+                    stop_event=self._stop,
+                    raise_interrupt=False,
+                ):
+                    if any(path == folder for _change, path in changes):
+                        break  # the folder itself went (or was moved): its watch is dead
+                    self._tell_of(changes)
+            except Exception as exc:  # no inotify, too many watches: the poll goes on
+                _log.debug("jupyter_plans: not watching %s: %s", self.folder, exc, exc_info=True)
+                return
+
+    def _tell_of(self, changes: set) -> None:
+        told = {Path(path).name for _change, path in changes}
+        for name, callbacks in list(self.listeners.items()):
+            if told & {name + suffix for suffix in SIDE_SUFFIXES}:
+                for callback in list(callbacks):
+                    _tell(callback)
 
     def _names(self) -> set[str]:
         return {name + suffix for name in list(self.listeners) for suffix in SIDE_SUFFIXES}
 
     def stop(self) -> None:
         self._stop.set()
+
+    @property
+    def alive(self) -> bool:
+        """False once its thread ended: the folder went away (deleted, perhaps made again)."""
+        return self._thread.is_alive()
 
 
 def _tell(callback: Callable[[], None]) -> None:
@@ -111,19 +130,27 @@ def on_change(plan_file: Path, callback: Callable[[], None]) -> Callable[[], Non
         return None
     with _lock:
         watched = _folders.get(folder)
-        if watched is None:
-            watched = _folders[folder] = _Folder(folder)
+        if watched is None or not watched.alive:
+            # A folder deleted and made again: its old watcher ended; a new one takes over
+            # the listeners it had.
+            fresh = _Folder(folder)
+            if watched is not None:
+                fresh.listeners = watched.listeners
+            watched = _folders[folder] = fresh
         watched.listeners.setdefault(name, []).append(callback)
 
     def stop() -> None:
         with _lock:
-            callbacks = watched.listeners.get(name, [])
+            current = _folders.get(folder)
+            if current is None:
+                return
+            callbacks = current.listeners.get(name, [])
             if callback in callbacks:
                 callbacks.remove(callback)
             if not callbacks:
-                watched.listeners.pop(name, None)
-            if not watched.listeners and _folders.get(folder) is watched:
+                current.listeners.pop(name, None)
+            if not current.listeners:
                 del _folders[folder]
-                watched.stop()
+                current.stop()
 
     return stop

@@ -51,3 +51,34 @@ def test_a_failing_listener_does_not_stop_the_others(tmp_path):
     finally:
         for stop in stops:
             stop()
+
+
+def test_a_folder_deleted_and_made_again_is_watched_again(tmp_path):
+    """A folder deleted and made again is watched again: the listener that was there and one
+    that comes after are both told of a commit in it."""
+    import shutil
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    plan = folder / "a.plans.sqlite"
+    PlanStore(plan).close()
+    first = threading.Event()
+    stop_first = on_change(plan, first.set)
+    try:
+        time.sleep(0.3)
+        shutil.rmtree(folder)
+        folder.mkdir()
+        PlanStore(plan).close()
+        time.sleep(1.5)  # the watcher sees its folder go and come back
+        told = threading.Event()
+        stop = on_change(plan, told.set)
+        try:
+            time.sleep(0.3)
+            first.clear()
+            subprocess.run([sys.executable, "-c", WRITE, str(plan)], check=True)
+            assert told.wait(5), "a commit in the folder made again was not told"
+            assert first.wait(5), "the listener from before was not told"
+        finally:
+            stop()
+    finally:
+        stop_first()
