@@ -22,8 +22,17 @@ if TYPE_CHECKING:
 # How often the stream looks for changes made by any process when the file system sends no
 # notice of them (PostgreSQL, a network file system); a local plan file's notices wake it at once.
 POLL_SECONDS = 0.1
+# How often it looks besides where the file system does tell (a notice wakes it at once).
+NOTIFIED_POLL_SECONDS = 2.0
 KEEP_ALIVE_SECONDS = 15.0
 MAX_PAGE = 1000  # events in one answer of the events route, and in one page of a replay
+# What one stream holds unsent at most: a page of a replay is cut at this many bytes of text,
+# and written a chunk at a time, each once the client took the one before.
+MAX_PAGE_BYTES = 1 << 18
+CHUNK_BYTES = 1 << 16
+# A client that takes no chunk for this long is dropped (its stream ends; it may come back
+# with Last-Event-ID), so a reader that stopped reading holds nothing for long.
+SLOW_READER_SECONDS = 30.0
 
 
 def event_json(event: Any) -> dict:
@@ -36,16 +45,21 @@ def _page(session: PlanSession, after: int) -> tuple[str, int, bool, int]:
     whether more follow, the store's generation), read and written on a plan thread."""
     generation = session.store.generation
     page, more = session.event_page(after, MAX_PAGE)
-    text = "".join(
-        f"id: {e.seq}\nevent: plan\ndata: {pydantic_core.to_json(event_json(e)).decode()}\n\n"
-        for e in page
-    )
-    return text, (page[-1].seq if page else after), more, generation
+    parts, size, last = [], 0, after
+    for e in page:
+        if parts and size >= MAX_PAGE_BYTES:
+            more = True  # the rest of this page comes as the next one
+            break
+        data = pydantic_core.to_json(event_json(e)).decode()
+        parts.append(f"id: {e.seq}\nevent: plan\ndata: {data}\n\n")
+        size += len(parts[-1])
+        last = e.seq
+    return "".join(parts), last, more, generation
 
 
 async def stream_events(handler: PlansHandler, session: PlanSession | None, after: int) -> None:
     cursor, token, quiet_since = after, None, time.monotonic()
-    generation = None
+    generation, interval = None, POLL_SECONDS
     told, watching = asyncio.Event(), None
     loop = asyncio.get_running_loop()
     try:
@@ -54,7 +68,7 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
             if session is None:  # no plan file yet: it may appear
                 session, _ = await off_loop(handler.session)
             if watching is None and session is not None:
-                watching = _watch(session, loop, told)
+                watching, interval = _watch(session, loop, told)
             more = False
             if session is not None:
                 current = await off_loop(session.store.change_token)
@@ -73,7 +87,7 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
             if not more:
-                await _pause(told)
+                await _pause(told, interval)
     except StreamClosedError:
         return  # the client went away
     except PlanStoreError:
@@ -88,7 +102,7 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
     any process commits, sent as `event: sessions` whenever they differ from the last sent:
     the Plan panel follows `%plan new` and another process's new session with it."""
     told, watching, loop = asyncio.Event(), None, asyncio.get_running_loop()
-    sent, token, quiet_since = None, None, time.monotonic()
+    sent, token, quiet_since, interval = None, None, time.monotonic(), POLL_SECONDS
     try:
         await _begin(handler)
         session = None
@@ -103,11 +117,11 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
                     await _send(handler, f"event: sessions\ndata: {text}\n\n")
                     sent, quiet_since = text, time.monotonic()
             if watching is None and session is not None:
-                watching = _watch(session, loop, told)
+                watching, interval = _watch(session, loop, told)
             if time.monotonic() - quiet_since > KEEP_ALIVE_SECONDS:
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
-            await _pause(told)
+            await _pause(told, interval)
     except (StreamClosedError, PlanStoreError, web.HTTPError):
         return  # the client went away, or the notebook and its plan file did
     finally:
@@ -122,23 +136,32 @@ async def _begin(handler: PlansHandler) -> None:
     await _send(handler, "retry: 1000\n\n")
 
 
-async def _pause(told: asyncio.Event) -> None:
+async def _pause(told: asyncio.Event, interval: float) -> None:
     """Until the file system tells of a change, or the poll's interval has passed."""
     try:
-        await asyncio.wait_for(told.wait(), POLL_SECONDS)
+        await asyncio.wait_for(told.wait(), interval)
     except asyncio.TimeoutError:
         pass
     told.clear()
 
 
-def _watch(session: PlanSession, loop: Any, told: asyncio.Event) -> Any:
+def _watch(session: PlanSession, loop: Any, told: asyncio.Event) -> tuple[Any, float]:
     """Set `told` when the file system tells of a change to the session's plan file; returns
-    what stops it (nothing to stop where no notice comes: the stream's poll does the work)."""
+    what stops it and the poll's interval now (POLL_SECONDS where no notice comes)."""
     path = session.store.path
     stop = None if path is None else on_change(path, lambda: loop.call_soon_threadsafe(told.set))
-    return stop or (lambda: None)
+    if stop is None:
+        return (lambda: None), POLL_SECONDS
+    return stop, NOTIFIED_POLL_SECONDS
 
 
 async def _send(handler: PlansHandler, text: str) -> None:
-    handler.write(text)
-    await handler.flush()
+    """Write `text` a chunk at a time, each once the client took the one before; a client
+    that takes none for SLOW_READER_SECONDS is dropped (StreamClosedError)."""
+    for start in range(0, len(text), CHUNK_BYTES):
+        handler.write(text[start : start + CHUNK_BYTES])
+        try:
+            await asyncio.wait_for(handler.flush(), SLOW_READER_SECONDS)
+        except asyncio.TimeoutError:
+            handler.request.connection.stream.close()
+            raise StreamClosedError() from None

@@ -362,3 +362,44 @@ def test_the_sessions_stream_of_a_missing_notebook_is_404_not_a_stream(server):
     response = connection.getresponse()
     assert response.status == 404
     assert "nowhere.ipynb" in json.loads(response.read())["message"]
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_streams_that_never_read_hold_little_of_the_servers_memory(server):
+    """20 event streams over a long history whose clients never read: each holds at most
+    a page of text (256 KiB) unsent, not the history (before: 658 MB for the 20 here)."""
+    name = "long_history.ipynb"
+    (server["root"] / name).write_text("{}")
+    session = PlanStore(server["root"] / "long_history.plans.sqlite").session("default")
+    words = "a step whose description is long enough to weigh " * 4
+    for revision in range(1500):
+        steps = [{"id": f"s{n}", "description": f"{words}{revision} {n}"} for n in range(25)]
+        result = session.call_tool("update_plan", {"expected_revision": revision, "steps": steps})
+        assert not result.is_error, result.content
+    before = _rss_mb(server["pid"])
+    sockets = []
+    request = (
+        f"GET /api/plans/events?path={name} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Accept: text/event-stream\r\nAuthorization: token {TOKEN}\r\n\r\n"
+    ).encode()
+    import socket
+
+    try:
+        for _ in range(20):
+            client = socket.create_connection(("127.0.0.1", server["port"]))
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.sendall(request)
+            sockets.append(client)  # and never read
+        time.sleep(8)  # each stream writes until its client's socket is full
+        grown = _rss_mb(server["pid"]) - before
+        print(f"20 streams that never read grew the server by {grown:.0f} MB")
+        assert grown < 60, f"the server grew by {grown:.0f} MB for 20 streams that never read"
+    finally:
+        for client in sockets:
+            client.close()
