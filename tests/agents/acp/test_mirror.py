@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 
 from jupyter_plans.agents.acp.mirror import REMEMBERED, PlanMirror
 
@@ -277,11 +278,13 @@ def test_messages_pass_on_while_another_process_holds_the_plan_file(tmp_path, pe
             held.wait(10)
             try:
                 plan = {"plan": [["Load", "pending"]]}
+                started = time.monotonic()
                 running = prompt(conn, sid, script(plan, {"say": "still here"}))
-                for _ in range(100):
+                for _ in range(400):
                     if any("still here" in str(u) for _, u in client.updates):
                         break
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(0.01)
+                print(f"relayed {time.monotonic() - started:.3f} s after the prompt, lock held")
                 assert any("still here" in str(u) for _, u in client.updates)
                 assert not running.done()  # the turn's end waits for its plan
             finally:
