@@ -14,6 +14,9 @@ def _key(text: str) -> str:
     return " ".join(text.split()).casefold().rstrip(".")
 
 
+objective_key = _key
+
+
 def check_finishable(plan: dict | None) -> None:
     """Refuse finish_plan unless the plan has steps and every one is completed."""
     steps = plan["steps"] if plan is not None else []

@@ -47,6 +47,8 @@ SELECT_SESSIONS = select(
 # The session's statements (session/).
 _RECORDED_CALL = (events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
 SELECT_RECORDED = select(events.c.result, events.c.call_digest).where(*_RECORDED_CALL)
+# A call recorded before schema 5 has no digest: its event tells what it was.
+SELECT_RECORDED_EVENT = select(events.c.kind, events.c.data).where(*_RECORDED_CALL)
 _RECORDED = select(events.c.result).where(*_RECORDED_CALL).scalar_subquery()
 _RECORDED_DIGEST = select(events.c.call_digest).where(*_RECORDED_CALL).scalar_subquery()
 SELECT_STATE = (

@@ -1,6 +1,7 @@
 """The plan file itself: how it is opened, configured, and which files are refused untouched."""
 
 import hashlib
+import json
 import os
 import sqlite3
 
@@ -218,3 +219,100 @@ def test_a_store_of_schema_3_keeps_its_retries_after_the_call_id_index_is_narrow
             assert index["name"] == "plans_events_call"
             where = " ".join(map(str, index.get("dialect_options", {}).values()))
             assert "call_id IS NOT NULL" in where.replace("(", "").replace(")", "")
+
+
+def _back_to_version_4(db):
+    """The store as schema 4 left it: no call_digest column, so no digest of any call."""
+    with PlanStore(db) as store, store.engine.begin() as conn:
+        conn.exec_driver_sql("ALTER TABLE plans_events DROP COLUMN call_digest")
+        conn.exec_driver_sql("UPDATE plans_schema_version SET version = 4")
+
+
+def test_a_call_recorded_before_digests_is_refused_when_reused_with_other_arguments(db):
+    """A call id recorded under schema 4 (no digest) keeps its meaning after the migration:
+    the same call returns its recorded result, any other call under it is refused."""
+    plan = {"expected_revision": 0, "steps": [{"id": "a", "description": "load"}]}
+    decision = {"title": "Use parquet", "rationale": "It is smaller.", "sources": ["notes"]}
+    with PlanStore(db) as store:
+        session = store.session("s")
+        first = session.call_tool("update_plan", plan, call_id="c1")
+        recorded = session.call_tool("record_decision", decision, call_id="d1")
+    _back_to_version_4(db)
+    with PlanStore(db) as store:
+        session = store.session("s")
+        cursor = session.cursor()
+        assert session.call_tool("update_plan", plan, call_id="c1") == first
+        assert session.call_tool("update_plan", json.dumps(plan), call_id="c1") == first
+        assert session.call_tool("record_decision", decision, call_id="d1") == recorded
+        assert session.cursor() == cursor  # retries change nothing
+        others = [
+            ("update_plan", {**plan, "steps": [{"id": "a", "description": "drop"}]}, "c1"),
+            ("update_plan", {**plan, "expected_revision": 1}, "c1"),
+            ("update_plan", {**plan, "explanation": "Why."}, "c1"),
+            ("plan_submit", plan, "c1"),
+            ("record_decision", plan, "c1"),
+            ("record_decision", {**decision, "title": "Use CSV"}, "d1"),
+            ("record_decision", {**decision, "sources": []}, "d1"),
+            ("update_plan", plan, "d1"),
+            ("no_such_tool", {}, "d1"),
+        ]
+        for name, args, call_id in others:
+            result = session.call_tool(name, args, call_id=call_id)
+            assert result.is_error, (name, args, call_id)
+            assert f"'{call_id}' was already used for a different call" in result.content
+        assert session.snapshot().plan.revision == 1
+        assert session.cursor() == cursor + len(others)  # one tool_finished event each
+        assert session.call_tool("update_plan", plan, call_id="c1") == first
+
+
+def test_a_call_recorded_before_digests_that_reopened_steps_is_still_its_own_retry(db):
+    """A plan the call reopened is stored with the reopened statuses; its retry, with the
+    statuses the call sent, is still the same call."""
+    steps = [
+        {"id": "a", "description": "load", "status": "completed", "evidence": "loaded"},
+        {
+            "id": "b",
+            "description": "fit",
+            "depends_on": ["a"],
+            "status": "completed",
+            "evidence": "fitted",
+        },
+    ]
+    again = [{**steps[0], "status": "in_progress", "evidence": None}, steps[1]]
+    with PlanStore(db) as store:
+        session = store.session("s")
+        session.call_tool("update_plan", {"expected_revision": 0, "steps": steps})
+        reopening = {"expected_revision": 1, "steps": again}
+        first = session.call_tool("update_plan", reopening, call_id="c2")
+        assert "Reopened as pending" in first.content
+    _back_to_version_4(db)
+    with PlanStore(db) as store:
+        session = store.session("s")
+        assert session.call_tool("update_plan", reopening, call_id="c2") == first
+        other = {"expected_revision": 1, "steps": [again[0], {**again[1], "description": "x"}]}
+        result = session.call_tool("update_plan", other, call_id="c2")
+        assert result.is_error and "already used for a different call" in result.content
+
+
+def test_a_finish_recorded_before_digests_is_refused_when_reused_with_another_review(db):
+    plan = {
+        "expected_revision": 0,
+        "objectives": ["Load the data", "Fit the model"],
+        "steps": [{"id": "a", "description": "load", "status": "completed", "evidence": "ok"}],
+    }
+    review = [
+        {"objective": "Load the data", "outcome": "met", "evidence": "rows: 10"},
+        {"objective": "Fit the model", "outcome": "met", "evidence": "r2: 0.9"},
+    ]
+    with PlanStore(db) as store:
+        session = store.session("s")
+        assert not session.call_tool("update_plan", plan).is_error
+        first = session.call_tool("finish_plan", {"review": review}, call_id="f1")
+        assert not first.is_error, first.content
+    _back_to_version_4(db)
+    with PlanStore(db) as store:
+        session = store.session("s")
+        assert session.call_tool("finish_plan", {"review": review}, call_id="f1") == first
+        other = [review[0], {**review[1], "evidence": "r2: 0.1"}]
+        result = session.call_tool("finish_plan", {"review": other}, call_id="f1")
+        assert result.is_error and "'f1' was already used for a different call" in result.content
