@@ -354,6 +354,15 @@ def _problem(line: str) -> tuple[int, Any, str] | None:
     answer_id = request_id if type(request_id) in (int, str) else None
     if has_id and request_id is not None and answer_id is None:
         return types.INVALID_REQUEST, None, "Invalid request: an id is a string or a number"
+    if not _encodable(message):
+        # A lone surrogate (JavaScript writes one when it cuts a string inside an emoji): no
+        # reply could carry it, so it is answered here, with the id when the id can be sent.
+        return (
+            types.INVALID_REQUEST,
+            answer_id if _encodable(answer_id) else None,
+            "Invalid request: the message holds a lone surrogate (U+D800 to U+DFFF), which no "
+            "text can carry",
+        )
     if message.get("jsonrpc") != "2.0":
         return types.INVALID_REQUEST, answer_id, 'Invalid request: "jsonrpc" must be "2.0"'
     if "method" in message and not isinstance(message["method"], str):
@@ -363,6 +372,14 @@ def _problem(line: str) -> tuple[int, Any, str] | None:
     except ValueError:
         return types.INVALID_REQUEST, answer_id, "Invalid request: not a JSON-RPC message"
     return None
+
+
+def _encodable(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def serve(db: str | None = None, notebook: str | None = None, session: str | None = None) -> int:

@@ -578,6 +578,14 @@ def _reply(client: RawClient) -> dict:
         ('{"id": 5, "method": "ping"}', -32600, 5),  # no "jsonrpc"
         ('{"jsonrpc": "1.0", "id": "x", "method": "ping"}', -32600, "x"),
         ('{"jsonrpc": "2.0", "id": 6, "method": 7}', -32600, 6),
+        # A lone surrogate (JavaScript cuts a string inside an emoji): in the id, in params.
+        ('{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}', -32600, None),
+        (
+            '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": '
+            '{"name": "update_plan", "arguments": {"explanation": "a\\ud800"}}}',
+            -32600,
+            8,
+        ),
     ],
 )
 def test_a_line_that_is_not_a_message_gets_a_json_rpc_error(tmp_path, line, code, answer_id):
