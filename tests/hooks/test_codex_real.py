@@ -24,6 +24,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.agents.codex_trust import guard_warning, hooks_of
+from tests.agents.acp.real import codex_config
 from tests.standins.responses import ResponsesStandin, after_tool, call, outputs, text, turn
 
 AGENTS_DIR = Path(
@@ -35,23 +36,7 @@ VERSION = "0.166.0"
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
 TIMEOUT = 120  # one `codex exec` (Node and Codex start slowly on a loaded machine)
-CONFIG = """\
-model = "gpt-5.5"
-model_provider = "standin"
-approval_policy = "never"
-sandbox_mode = "workspace-write"
-
-[model_providers.standin]
-name = "standin"
-base_url = "{url}/v1"
-wire_api = "responses"
-env_key = "STANDIN_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-"""
+CONFIG = codex_config("never")
 
 
 def _require_codex() -> None:

@@ -93,29 +93,38 @@ def claude_env(home: Path, model: AnthropicStandin) -> dict[str, str]:
     }
 
 
-CODEX_CONFIG = """\
+def codex_config(approval: str) -> str:
+    """Codex's config.toml for the stand-in model (`{url}` to fill), offline: approvals as
+    APPROVAL, workspace-write, no analytics."""
+    return f"""\
 model = "gpt-5.5"
 model_provider = "standin"
-approval_policy = "on-request"
+approval_policy = "{approval}"
 sandbox_mode = "workspace-write"
 
 [model_providers.standin]
 name = "standin"
-base_url = "{url}/v1"
+base_url = "{{url}}/v1"
 wire_api = "responses"
 env_key = "STANDIN_API_KEY"
 request_max_retries = 0
 stream_max_retries = 0
 
-[tools.update_plan]
-enabled = true
-
 [analytics]
 enabled = false
+"""
+
+
+CODEX_CONFIG = (
+    codex_config("on-request")
+    + """
+[tools.update_plan]
+enabled = true
 
 [notice]
 hide_full_access_warning = true
 """
+)
 
 
 def codex_env(home: Path, model: ResponsesStandin) -> dict[str, str]:

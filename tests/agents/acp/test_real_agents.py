@@ -6,6 +6,7 @@ them these tests skip with the reason, and fail in CI."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -16,29 +17,12 @@ from acp import text_block
 from jupyter_plans.agents.context import OPEN
 from tests.standins.script import Turn, call, text
 
+from .discovery_claude import PLAN, STARTED, TODOS
 from .harness import Person
 from .real import BY_NAME, TIMEOUT, RealClient, answer_all, require, started
 
 PROMPT_TIMEOUT = 180.0  # a whole turn of a real agent, its model's stand-in and its tools
 CLAUDES = ["claude-0.101", "claude-0.23"]
-TODOS = [
-    {"content": "Read the sales data", "status": "pending", "activeForm": "Reading the sales data"},
-    {"content": "Drop empty rows", "status": "pending", "activeForm": "Dropping empty rows"},
-    {
-        "content": "Plot monthly totals",
-        "status": "pending",
-        "activeForm": "Plotting monthly totals",
-    },
-]
-STARTED = [dict(TODOS[0], status="in_progress"), *TODOS[1:]]
-PLAN = """# Clean the sales data
-
-Load sales.csv, drop the empty rows and plot the monthly totals.
-
-1. Read the sales data
-2. Drop empty rows
-3. Plot monthly totals
-"""
 CONTEXT = OPEN.split(" ")[0]  # the context block's opening tag, as JSON text holds it
 EXPLANATION = "Load sales.csv, drop the empty rows and plot the monthly totals."
 STEPS = ["Read the sales data", "Drop empty rows", "Plot monthly totals"]
@@ -113,6 +97,21 @@ def modes_told(client: RealClient) -> list[str]:
     return [u.current_mode_id for u in client.kinds("current_mode_update")]
 
 
+@contextlib.asynccontextmanager
+async def behind_bridge(agent, tmp_path: Path, script):
+    """AGENT behind the bridge on tmp_path/a.plans.sqlite (session s), its model answering
+    SCRIPT; yields the run and the person's view of the plan. The raw messages both ways are
+    kept in tmp_path/wire.jsonl."""
+    db = tmp_path / "a.plans.sqlite"
+    async with started(agent, tmp_path, script, bridge_db=db) as run:
+        person = Person(db)
+        try:
+            yield run, person
+        finally:
+            person.close()
+            run.save(tmp_path / "wire.jsonl")
+
+
 def run_real(coroutine) -> None:
     asyncio.run(coroutine)
 
@@ -125,7 +124,6 @@ def test_claude_plan_mode_by_config_option_guard_mirror_and_proposal(name, tmp_p
     proposal, and the person's approval answers it with the option that keeps edits asking."""
     agent = BY_NAME[name]
     require(agent)
-    db = tmp_path / "a.plans.sqlite"
     cwd = tmp_path / "work"
     script = [
         *load(name, "TodoWrite", "ExitPlanMode"),
@@ -137,49 +135,42 @@ def test_claude_plan_mode_by_config_option_guard_mirror_and_proposal(name, tmp_p
     ]
 
     async def main():
-        async with started(agent, tmp_path, script, bridge_db=db) as run:
-            person = Person(db)
-            try:
-                sid = (await run.new_session()).session_id
-                await asyncio.wait_for(
-                    run.conn.set_config_option(config_id="mode", session_id=sid, value="plan"),
-                    TIMEOUT,
-                )
-                assert person.snapshot()["mode"] == "plan"
-                turn = prompt(run, sid, "Clean the sales data")
-                asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
-                # The only request that reached the client is the plan's.
-                assert asked.tool_call.kind == "switch_mode"
-                snapshot = person.snapshot()
-                digest = snapshot["pending_proposal_hash"]
-                assert digest is not None
-                assert snapshot["plan"]["explanation"] == EXPLANATION
-                assert step_rows(snapshot) == [
-                    ("e1", STEPS[0], "pending"),
-                    ("e2", STEPS[1], "pending"),
-                    ("e3", STEPS[2], "pending"),
-                ]
-                # The step in progress kept its id and wording through its active form.
-                mirrored = [
-                    e.data["plan"]["phases"][0]["steps"] for e in person.events("plan_updated")
-                ]
-                assert [(s["id"], s["description"], s["status"]) for s in mirrored[1]][0] == (
-                    "e1",
-                    STEPS[0],
-                    "in_progress",
-                )
-                assert not (cwd / "x.txt").exists() and not (cwd / "y.txt").exists()
-                assert refused_titles(person) == ["Write x.txt", "touch y.txt"]
-                await person("approve", digest)
-                await asyncio.wait_for(turn, PROMPT_TIMEOUT)
-                assert person.snapshot()["mode"] == "default"
-                # Edits still ask: the agent was given the option that leaves it in default.
-                assert modes_told(run.client)[-1] == "default"
-                assert "acceptEdits" not in modes_told(run.client)
-                assert len(run.client.asked_all) == 1
-            finally:
-                person.close()
-                run.save(tmp_path / "wire.jsonl")
+        async with behind_bridge(agent, tmp_path, script) as (run, person):
+            sid = (await run.new_session()).session_id
+            await asyncio.wait_for(
+                run.conn.set_config_option(config_id="mode", session_id=sid, value="plan"),
+                TIMEOUT,
+            )
+            assert person.snapshot()["mode"] == "plan"
+            turn = prompt(run, sid, "Clean the sales data")
+            asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
+            # The only request that reached the client is the plan's.
+            assert asked.tool_call.kind == "switch_mode"
+            snapshot = person.snapshot()
+            digest = snapshot["pending_proposal_hash"]
+            assert digest is not None
+            assert snapshot["plan"]["explanation"] == EXPLANATION
+            assert step_rows(snapshot) == [
+                ("e1", STEPS[0], "pending"),
+                ("e2", STEPS[1], "pending"),
+                ("e3", STEPS[2], "pending"),
+            ]
+            # The step in progress kept its id and wording through its active form.
+            mirrored = [e.data["plan"]["phases"][0]["steps"] for e in person.events("plan_updated")]
+            assert [(s["id"], s["description"], s["status"]) for s in mirrored[1]][0] == (
+                "e1",
+                STEPS[0],
+                "in_progress",
+            )
+            assert not (cwd / "x.txt").exists() and not (cwd / "y.txt").exists()
+            assert refused_titles(person) == ["Write x.txt", "touch y.txt"]
+            await person("approve", digest)
+            await asyncio.wait_for(turn, PROMPT_TIMEOUT)
+            assert person.snapshot()["mode"] == "default"
+            # Edits still ask: the agent was given the option that leaves it in default.
+            assert modes_told(run.client)[-1] == "default"
+            assert "acceptEdits" not in modes_told(run.client)
+            assert len(run.client.asked_all) == 1
 
     run_real(main())
 
@@ -188,7 +179,6 @@ def test_claude_plan_mode_by_config_option_guard_mirror_and_proposal(name, tmp_p
 def test_claude_entering_plan_mode_itself_puts_the_session_in_plan_mode(name, tmp_path):
     agent = BY_NAME[name]
     require(agent)
-    db = tmp_path / "a.plans.sqlite"
     cwd = tmp_path / "work"
     script = [
         *load(name, "EnterPlanMode"),
@@ -198,24 +188,19 @@ def test_claude_entering_plan_mode_itself_puts_the_session_in_plan_mode(name, tm
     ]
 
     async def main():
-        async with started(agent, tmp_path, script, bridge_db=db) as run:
-            person = Person(db)
-            try:
-                new = await run.new_session()
-                sid, first = new.session_id, new.modes.current_mode_id
-                assert person.snapshot()["mode"] == "default"
-                await prompt(run, sid, "Plan the cleaning")
-                assert person.snapshot()["mode"] == "plan"
-                assert [e.data["mode"] for e in person.events("mode_changed")] == ["plan"]
-                assert not (cwd / "x.txt").exists()
-                assert refused_titles(person) == ["Write x.txt"]
-                assert run.client.asked_all == []
-                # The person's off gives the agent back the mode it had before plan mode.
-                await person("off")
-                await until(lambda: modes_told(run.client)[-1:] == [first], f"mode {first}")
-            finally:
-                person.close()
-                run.save(tmp_path / "wire.jsonl")
+        async with behind_bridge(agent, tmp_path, script) as (run, person):
+            new = await run.new_session()
+            sid, first = new.session_id, new.modes.current_mode_id
+            assert person.snapshot()["mode"] == "default"
+            await prompt(run, sid, "Plan the cleaning")
+            assert person.snapshot()["mode"] == "plan"
+            assert [e.data["mode"] for e in person.events("mode_changed")] == ["plan"]
+            assert not (cwd / "x.txt").exists()
+            assert refused_titles(person) == ["Write x.txt"]
+            assert run.client.asked_all == []
+            # The person's off gives the agent back the mode it had before plan mode.
+            await person("off")
+            await until(lambda: modes_told(run.client)[-1:] == [first], f"mode {first}")
 
     run_real(main())
 
@@ -231,7 +216,6 @@ def test_codex_plan_mode_by_collaboration_mode_guard_and_proposal(tmp_path):
     absent); its final plan becomes a proposal whose steps are the Markdown's list."""
     agent = BY_NAME["codex-2.6"]
     require(agent)
-    db = tmp_path / "a.plans.sqlite"
     cwd = tmp_path / "work"
     script = [
         # In read-only, Codex runs a command in its read-only sandbox without asking ...
@@ -245,45 +229,40 @@ def test_codex_plan_mode_by_collaboration_mode_guard_and_proposal(tmp_path):
     ]
 
     async def main():
-        async with started(agent, tmp_path, script, bridge_db=db) as run:
-            person = Person(db)
-            try:
-                new = await run.new_session()
-                sid = new.session_id
-                assert new.modes.current_mode_id == "agent"
-                await asyncio.wait_for(
-                    run.conn.set_config_option(
-                        config_id="collaboration_mode", session_id=sid, value="plan"
-                    ),
-                    TIMEOUT,
-                )
-                assert person.snapshot()["mode"] == "plan"
-                await until(
-                    lambda: "read-only" in modes_told(run.client), "the bridge's read-only mode"
-                )
-                for words in ("Clean the sales data", "Write the file"):
-                    assert (await prompt(run, sid, words)).stop_reason == "cancelled"
-                assert not [p.name for p in cwd.iterdir()]
-                assert refused_titles(person) == ["touch z.txt", "Edit files"]
-                assert run.client.asked_all == []
-                answers = asyncio.ensure_future(
-                    answer_all(run.client, lambda asked: None)  # the person decides, not it
-                )
-                turn = prompt(run, sid, "Go on")
-                snapshot = await until(
-                    lambda: (s := person.snapshot())["pending_proposal_hash"] and s, "a proposal"
-                )
-                assert snapshot["plan"]["explanation"] == EXPLANATION
-                assert [d for _, d, _ in step_rows(snapshot)] == STEPS
-                await person("approve", snapshot["pending_proposal_hash"])
-                await asyncio.wait_for(turn, PROMPT_TIMEOUT)
-                answers.cancel()
-                assert person.snapshot()["mode"] == "default"
-                assert len(run.client.asked_all) == 1  # "Implement this plan?" only
-                assert not [p.name for p in cwd.iterdir()]
-            finally:
-                person.close()
-                run.save(tmp_path / "wire.jsonl")
+        async with behind_bridge(agent, tmp_path, script) as (run, person):
+            new = await run.new_session()
+            sid = new.session_id
+            assert new.modes.current_mode_id == "agent"
+            await asyncio.wait_for(
+                run.conn.set_config_option(
+                    config_id="collaboration_mode", session_id=sid, value="plan"
+                ),
+                TIMEOUT,
+            )
+            assert person.snapshot()["mode"] == "plan"
+            await until(
+                lambda: "read-only" in modes_told(run.client), "the bridge's read-only mode"
+            )
+            for words in ("Clean the sales data", "Write the file"):
+                assert (await prompt(run, sid, words)).stop_reason == "cancelled"
+            assert not [p.name for p in cwd.iterdir()]
+            assert refused_titles(person) == ["touch z.txt", "Edit files"]
+            assert run.client.asked_all == []
+            answers = asyncio.ensure_future(
+                answer_all(run.client, lambda asked: None)  # the person decides, not it
+            )
+            turn = prompt(run, sid, "Go on")
+            snapshot = await until(
+                lambda: (s := person.snapshot())["pending_proposal_hash"] and s, "a proposal"
+            )
+            assert snapshot["plan"]["explanation"] == EXPLANATION
+            assert [d for _, d, _ in step_rows(snapshot)] == STEPS
+            await person("approve", snapshot["pending_proposal_hash"])
+            await asyncio.wait_for(turn, PROMPT_TIMEOUT)
+            answers.cancel()
+            assert person.snapshot()["mode"] == "default"
+            assert len(run.client.asked_all) == 1  # "Implement this plan?" only
+            assert not [p.name for p in cwd.iterdir()]
 
     run_real(main())
 
@@ -291,43 +270,37 @@ def test_codex_plan_mode_by_collaboration_mode_guard_and_proposal(tmp_path):
 def test_codex_the_persons_on_and_off_set_its_collaboration_mode_and_back(tmp_path):
     agent = BY_NAME["codex-2.6"]
     require(agent)
-    db = tmp_path / "a.plans.sqlite"
 
     async def main():
-        async with started(agent, tmp_path, [], bridge_db=db) as run:
-            person = Person(db)
-            try:
-                sid = (await run.new_session()).session_id
+        async with behind_bridge(agent, tmp_path, []) as (run, person):
+            sid = (await run.new_session()).session_id
 
-                def values():
-                    updates = run.client.kinds("config_option_update")
-                    if not updates:
-                        return {}
-                    return {
-                        getattr(o, "root", o).id: getattr(o, "root", o).current_value
-                        for o in updates[-1].config_options
-                    }
+            def values():
+                updates = run.client.kinds("config_option_update")
+                if not updates:
+                    return {}
+                return {
+                    getattr(o, "root", o).id: getattr(o, "root", o).current_value
+                    for o in updates[-1].config_options
+                }
 
-                await person("on")
-                await until(
-                    lambda: (
-                        values().get("collaboration_mode") == "plan"
-                        and values().get("mode") == "read-only"
-                    ),
-                    "plan and read-only",
-                )
-                await person("off")
-                await until(
-                    lambda: (
-                        values().get("collaboration_mode") == "default"
-                        and values().get("mode") == "agent"
-                    ),
-                    "default and agent again",
-                )
-                assert sid
-            finally:
-                person.close()
-                run.save(tmp_path / "wire.jsonl")
+            await person("on")
+            await until(
+                lambda: (
+                    values().get("collaboration_mode") == "plan"
+                    and values().get("mode") == "read-only"
+                ),
+                "plan and read-only",
+            )
+            await person("off")
+            await until(
+                lambda: (
+                    values().get("collaboration_mode") == "default"
+                    and values().get("mode") == "agent"
+                ),
+                "default and agent again",
+            )
+            assert sid
 
     run_real(main())
 
@@ -339,7 +312,6 @@ def test_claude_revise_answers_reject_and_the_notes_open_the_next_prompt(name, t
     the app's own words."""
     agent = BY_NAME[name]
     require(agent)
-    db = tmp_path / "a.plans.sqlite"
     script = [
         *load(name, "ExitPlanMode"),
         *proposes(PLAN),
@@ -348,32 +320,25 @@ def test_claude_revise_answers_reject_and_the_notes_open_the_next_prompt(name, t
     ]
 
     async def main():
-        async with started(agent, tmp_path, script, bridge_db=db) as run:
-            person = Person(db)
-            try:
-                await person("start_planning", "Clean the sales data")
-                sid = (await run.new_session()).session_id
-                await until(lambda: "plan" in modes_told(run.client), "plan mode set")
-                turn = prompt(run, sid, "Go ahead")
-                digest = await until(
-                    lambda: person.snapshot()["pending_proposal_hash"], "a proposal"
-                )
-                await person("revise", "Use the median, not the mean")
-                assert (await turn).stop_reason in ("end_turn", "cancelled")
-                snapshot = person.snapshot()
-                assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
-                decisions = [e.data for e in person.events("decision")]
-                assert decisions == [{"action": "changes_requested", "hash": digest}]
-                assert "acceptEdits" not in modes_told(run.client)
-                await prompt(run, sid, "Try again")
-                first = json.dumps(run.model.turns()[0].body)
-                assert CONTEXT in first and "Clean the sales data" in first
-                last = run.model.turns()[-1].body
-                notes = json.dumps(last).rfind("Use the median, not the mean")
-                assert 0 <= notes < json.dumps(last).rfind("Try again")
-            finally:
-                person.close()
-                run.save(tmp_path / "wire.jsonl")
+        async with behind_bridge(agent, tmp_path, script) as (run, person):
+            await person("start_planning", "Clean the sales data")
+            sid = (await run.new_session()).session_id
+            await until(lambda: "plan" in modes_told(run.client), "plan mode set")
+            turn = prompt(run, sid, "Go ahead")
+            digest = await until(lambda: person.snapshot()["pending_proposal_hash"], "a proposal")
+            await person("revise", "Use the median, not the mean")
+            assert (await turn).stop_reason in ("end_turn", "cancelled")
+            snapshot = person.snapshot()
+            assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
+            decisions = [e.data for e in person.events("decision")]
+            assert decisions == [{"action": "changes_requested", "hash": digest}]
+            assert "acceptEdits" not in modes_told(run.client)
+            await prompt(run, sid, "Try again")
+            first = json.dumps(run.model.turns()[0].body)
+            assert CONTEXT in first and "Clean the sales data" in first
+            last = run.model.turns()[-1].body
+            notes = json.dumps(last).rfind("Use the median, not the mean")
+            assert 0 <= notes < json.dumps(last).rfind("Try again")
 
     run_real(main())
 
@@ -383,34 +348,28 @@ def test_codex_the_apps_answer_is_the_persons_decision_and_revise_reaches_it(tmp
     `revise_plan`, and stays in plan mode."""
     agent = BY_NAME["codex-2.6"]
     require(agent)
-    db = tmp_path / "a.plans.sqlite"
     script = [
         [text(f"Here is the plan.\n\n<proposed_plan>\n{CODEX_PLAN}</proposed_plan>\n")],
         [text("Revising.")],
     ]
 
     async def main():
-        async with started(agent, tmp_path, script, bridge_db=db) as run:
-            person = Person(db)
-            try:
-                await person("on")
-                sid = (await run.new_session()).session_id
-                await until(lambda: "read-only" in modes_told(run.client), "read-only")
-                turn = prompt(run, sid, "Clean the sales data")
-                asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
-                assert asked.tool_call.title == "Implement this plan?"
-                digest = person.snapshot()["pending_proposal_hash"]
-                assert digest is not None
-                asked.choose("revise_plan")
-                await asyncio.wait_for(turn, PROMPT_TIMEOUT)
-                snapshot = person.snapshot()
-                assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
-                assert [e.data for e in person.events("decision")] == [
-                    {"action": "changes_requested", "hash": digest}
-                ]
-                assert CONTEXT in json.dumps(run.model.turns()[0].body)
-            finally:
-                person.close()
-                run.save(tmp_path / "wire.jsonl")
+        async with behind_bridge(agent, tmp_path, script) as (run, person):
+            await person("on")
+            sid = (await run.new_session()).session_id
+            await until(lambda: "read-only" in modes_told(run.client), "read-only")
+            turn = prompt(run, sid, "Clean the sales data")
+            asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
+            assert asked.tool_call.title == "Implement this plan?"
+            digest = person.snapshot()["pending_proposal_hash"]
+            assert digest is not None
+            asked.choose("revise_plan")
+            await asyncio.wait_for(turn, PROMPT_TIMEOUT)
+            snapshot = person.snapshot()
+            assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
+            assert [e.data for e in person.events("decision")] == [
+                {"action": "changes_requested", "hash": digest}
+            ]
+            assert CONTEXT in json.dumps(run.model.turns()[0].body)
 
     run_real(main())
