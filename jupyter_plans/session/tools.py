@@ -16,7 +16,7 @@ from ..plan.intake import (
     recorded_tool_name,
     tool_name_refusal,
 )
-from ..plan.review import check_finishable, objective_key, reviewed
+from ..plan.review import check_finishable, reviewed
 from ..plan.revision import body_hash, build_plan, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.validation import Refused, quote, read_json
@@ -26,7 +26,8 @@ from ..store.transaction import reconnecting as _reconnecting
 if TYPE_CHECKING:
     from ..plan.models import FinalReview, Message, Question, ToolResult
 from .decisions import check_person_text
-from .transaction import EarlierUse, _Change, _decode_event, _dumps, _loads, models
+from .recorded import same_as_recorded
+from .transaction import EarlierUse, _Change, _dumps, _loads, models
 
 ENFORCEMENT = "session-metadata-only"
 
@@ -98,7 +99,7 @@ class AgentTools:
         with self._writing(call_id, look_later) as change:
             change.digest = digest
             # Before every other check: a retry of an accepted call changes nothing.
-            if change.recorded is not None and self._same_as_recorded(change, call):
+            if change.recorded is not None and same_as_recorded(change, self.session_id, call):
                 return models.ToolResult.model_validate_json(change.recorded)
             try:
                 if change.recorded is not None:
@@ -121,19 +122,6 @@ class AgentTools:
                 if change.unlooked:
                     raise EarlierUse from None  # a retry of an accepted call is not refused
                 return _refused(change, name, call_id, str(refusal))
-
-    def _same_as_recorded(self, change: _Change, call: _Call) -> bool:
-        """Whether `call` is the accepted call recorded under its id: by digest, or for a call
-        recorded before digests were (schema 4), by what its event holds."""
-        if change.recorded_digest is not None:
-            return change.recorded_digest == call.digest
-        if call.parsed is None:  # a call that could not have been accepted
-            return False
-        key = {"sid": self.session_id, "call_id": call.call_id}
-        row = change.tx.first("SELECT_RECORDED_EVENT", key)
-        return row is not None and recorded_as(
-            call.name, call.parsed, row.kind, _decode_event(row.kind, row.data)
-        )
 
     @_reconnecting
     def record_refusal(self, name: Any, content: str, *, call_id: str | None = None) -> ToolResult:
@@ -406,49 +394,3 @@ def _refused(change: _Change, name: Any, call_id: str | None, content: str) -> T
     data = {"name": recorded_tool_name(name), "call_id": call_id, "result": result.model_dump()}
     change.emit("tool_finished", data)
     return result
-
-
-def recorded_as(name: str, parsed: Any, kind: str, data: dict) -> bool:
-    """Whether a call of tool `name` with the checked arguments `parsed` is the one whose
-    accepted event is `kind` with `data` (a call recorded without a digest). The event holds
-    the arguments in their stored form: an optional field sent empty or left out, the order
-    of a review's items and the evidence of a step the call reopened are not told apart."""
-    if name in ("update_plan", "plan_submit"):
-        if kind != "plan_updated" or data["name"] != name:
-            return False
-        plan = data["plan"]
-        expected = parsed.expected_revision
-        if expected != plan["revision"] - 1 and not (name == "plan_submit" and expected is None):
-            return False
-        body = parsed.body
-        if any(body[key] != plan[key] for key in ("explanation", "findings", "objectives")):
-            return False
-        phases = body["phases"], plan["phases"]
-        return len(phases[0]) == len(phases[1]) and all(
-            _same_phase(given, stored) for given, stored in zip(*phases, strict=True)
-        )
-    if name == "record_decision":
-        return kind == "decision_recorded" and data == parsed
-    if name == "ask_user":
-        return kind == "question_asked" and data["question"] == parsed
-    if name == "finish_plan":
-        if kind != "plan_finished" or len(parsed) != len(data["review"]):
-            return False
-
-        def items(review: list[dict]) -> dict:
-            return {objective_key(i["objective"]): (i["outcome"], i["evidence"]) for i in review}
-
-        return items(parsed) == items(data["review"])
-    return False
-
-
-def _same_phase(given: dict, stored: dict) -> bool:
-    """A phase of a call's plan against the stored one, whose completed steps the call may
-    have reopened (status pending, evidence cleared)."""
-    if {**given, "steps": None} != {**stored, "steps": None}:
-        return False
-    reopened = {"status": "pending", "evidence": None}
-    return len(given["steps"]) == len(stored["steps"]) and all(
-        step == kept or (step["status"] == "completed" and {**step, **reopened} == kept)
-        for step, kept in zip(given["steps"], stored["steps"], strict=True)
-    )
