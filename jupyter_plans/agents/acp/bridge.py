@@ -88,6 +88,8 @@ class Bridge:
         """Run one of the session's writes with a new call id (on `thread`, else the bridge's
         store thread). Two bridges started at the same point whose agents name their sessions
         alike make the same ids: the second one's write then takes an id of its own."""
+        if thread is None:  # after the agent's plans sent before it, as the messages came
+            await self.plans.flush()
         thread = thread or self.db
         call_id = self.new_call_id(agent_session)
         try:
