@@ -26,9 +26,9 @@ POLL_SECONDS = 0.1
 NOTIFIED_POLL_SECONDS = 2.0
 KEEP_ALIVE_SECONDS = 15.0
 MAX_PAGE = 1000  # events in one answer of the events route, and in one page of a replay
-# What one stream holds unsent at most: a page of a replay is cut at this many bytes of text,
+# What one stream holds unsent at most: a page of a replay is cut at this many characters,
 # and written a chunk at a time, each once the client took the one before.
-MAX_PAGE_BYTES = 1 << 18
+MAX_PAGE_CHARS = 1 << 18
 CHUNK_BYTES = 1 << 16
 # A client that takes no chunk for this long is dropped (its stream ends; it may come back
 # with Last-Event-ID), so a reader that stopped reading holds nothing for long.
@@ -47,7 +47,7 @@ def _page(session: PlanSession, after: int) -> tuple[str, int, bool, int]:
     page, more = session.event_page(after, MAX_PAGE)
     parts, size, last = [], 0, after
     for e in page:
-        if parts and size >= MAX_PAGE_BYTES:
+        if parts and size >= MAX_PAGE_CHARS:
             more = True  # the rest of this page comes as the next one
             break
         data = pydantic_core.to_json(event_json(e)).decode()
@@ -158,8 +158,9 @@ def _watch(session: PlanSession, loop: Any, told: asyncio.Event) -> tuple[Any, f
 async def _send(handler: PlansHandler, text: str) -> None:
     """Write `text` a chunk at a time, each once the client took the one before; a client
     that takes none for SLOW_READER_SECONDS is dropped (StreamClosedError)."""
-    for start in range(0, len(text), CHUNK_BYTES):
-        handler.write(text[start : start + CHUNK_BYTES])
+    data = text.encode()
+    for start in range(0, len(data), CHUNK_BYTES):
+        handler.write(data[start : start + CHUNK_BYTES])
         try:
             await asyncio.wait_for(handler.flush(), SLOW_READER_SECONDS)
         except asyncio.TimeoutError:

@@ -24,7 +24,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.agents.codex_trust import guard_warning, hooks_of
-from tests.agents.acp.real import codex_config
+from tests.agents.acp.real import base_env, codex_config
 from tests.standins.responses import ResponsesStandin, after_tool, call, outputs, text, turn
 
 AGENTS_DIR = Path(
@@ -68,12 +68,7 @@ def world(tmp_path):
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True)
     env = {
-        "HOME": str(home),
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "TMPDIR": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
+        **base_env(home),
         "CODEX_HOME": str(codex_home),
         "STANDIN_API_KEY": "sk-standin",
         "NO_BROWSER": "1",

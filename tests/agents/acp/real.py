@@ -66,7 +66,8 @@ class RealAgent:
         return None
 
 
-def _base_env(home: Path) -> dict[str, str]:
+def base_env(home: Path) -> dict[str, str]:
+    """An agent's environment with HOME (and its XDG folders, TMPDIR) at `home`, made."""
     home.mkdir(parents=True, exist_ok=True)
     return {
         "HOME": str(home),
@@ -81,7 +82,7 @@ def _base_env(home: Path) -> dict[str, str]:
 
 def claude_env(home: Path, model: AnthropicStandin) -> dict[str, str]:
     return {
-        **_base_env(home),
+        **base_env(home),
         "ANTHROPIC_BASE_URL": model.url,
         "ANTHROPIC_API_KEY": "sk-ant-standin",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -132,7 +133,7 @@ def codex_env(home: Path, model: ResponsesStandin) -> dict[str, str]:
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=model.url), encoding="utf-8")
     return {
-        **_base_env(home),
+        **base_env(home),
         "CODEX_HOME": str(codex_home),
         "STANDIN_API_KEY": "sk-standin",
         "MODEL_PROVIDER": "standin",
