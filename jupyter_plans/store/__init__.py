@@ -16,7 +16,8 @@ from ..errors import PlanStoreError
 from ..plan.intake import session_id_refusal
 from . import migrations
 from .compiled import StatementCache
-from .sqlite import WRITE_OPTION, SQLiteBackend, read_only_reason
+from .sqlite import WRITE_OPTION, SQLiteBackend
+from .tracking import FollowsFile
 from .transaction import ATTEMPTS, FOLLOWS, Tx, reconnecting
 from .transaction import _line as _first_line
 
@@ -69,7 +70,7 @@ def _hide_password(text: str) -> str:
     return f"{scheme}://{user}:***@{tail}" if ":" in credentials else text
 
 
-class Store:
+class Store(FollowsFile):
     """A durable home for plan sessions: a SQLite file beside the notebook, or a database URL."""
 
     def __init__(self, url_or_path: str | os.PathLike) -> None:
@@ -92,6 +93,8 @@ class Store:
         self._reads_file, self._writes_file = (False, True) if self._file else (None, None)
         self._generation = 0  # how many times the store opened another file at its path
         self._follow_lock = threading.Lock()
+        self._gone_to_trash = False  # the plan went to the trash with its notebook
+        self.moves = 0  # how many times the plan file moved with its notebook, while open
         if self._file:
             self._path_text = self._backend.path_text
             self._backend.opened = self._backend.identity()
@@ -200,65 +203,6 @@ class Store:
         for handle in gone:
             self._backend.forget(handle)
 
-    # A replaced plan file. Another program (or a person) may delete the plan file, or put
-    # another in its place (os.replace), while this store has it open: SQLite would go on
-    # reading and writing the old file, which nobody else sees any more. So every transaction
-    # looks (one lstat) that the path still names the file its connection has open, and if
-    # not, the store lets go of that file and opens what is at the path now.
-
-    def _on_file(self, write: bool) -> bool:
-        """Whether this thread's connection has the file at the path open; for a read while
-        there is no file, whether it reads the empty database."""
-        identity = self._local.identity
-        try:
-            found = os.lstat(self._path_text)
-        except (FileNotFoundError, NotADirectoryError):
-            return identity is None and not write
-        return identity is not None and found.st_ino == identity[1] and found.st_dev == identity[0]
-
-    def _follow(self, write: bool) -> None:
-        """Open what is at the path now, in place of the file this thread's connection had
-        open: for a write, a plan file (made as a new store is, where there is none); for a
-        read of no file, nothing (reads see an empty store). A file that is not a plan file
-        is refused in one line, and so is a write this process cannot make there. Other
-        threads' connections are let go of when they next begin (their generation is an
-        earlier one)."""
-        self._let_go(self._local)
-        backend = self._backend
-        with self._follow_lock:
-            found = backend.identity()
-            # Nothing to do if another thread has opened it already.
-            if found != backend.opened or (found is None and write):
-                self._open_again(look=found is not None or write)
-        if write and backend.read_only:
-            raise PlanStoreError(backend.read_only)
-
-    def _open_again(self, look: bool) -> None:
-        """Under the follow lock: let go of the file the store had open and, if `look`, open
-        what is at the path now."""
-        backend = self._backend
-        self._generation += 1
-        self.plan_cache.clear()  # plans parsed from the old file's events
-        backend.let_go()
-        if look:
-            backend.look()
-            self._migrate()
-            backend.opened = backend.identity()
-
-    @property
-    def generation(self) -> int:
-        """How many times the store has opened another file at its path than it had open (the
-        plan file was deleted or replaced); a watcher that sees it change shows everything
-        again, since the new file's history is another one."""
-        return self._generation
-
-    def check_file(self) -> None:
-        """Open what is at the path now if the plan file was deleted or replaced since the
-        store last looked; raise PlanStoreError, in one line, if it is not a plan file.
-        Every operation does this by itself; this lets a caller ask before it begins."""
-        if self._file and self._backend.identity() != self._backend.opened:
-            self._follow(False)
-
     def written_states(self, tx: Tx) -> dict[str, Any]:
         """In a write transaction: what this thread's connection last committed to each
         session row, kept only while no other connection has committed since (SQLite tells,
@@ -290,16 +234,6 @@ class Store:
             self._refuse_read_only()
         backend = self._backend
         return Tx(self._statements, backend.begin_write, self, self._writes_file, backend.pipelines)
-
-    def _refuse_read_only(self) -> None:
-        """Refuse, in one line, a write to a plan file this process cannot write; once the file
-        (or its folder) has been made writable, open it again, for writing."""
-        backend = self._backend
-        with self._follow_lock:
-            if backend.read_only and read_only_reason(backend.path) is None:
-                self._open_again(look=True)
-        if backend.read_only:
-            raise PlanStoreError(backend.read_only)
 
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""

@@ -12,18 +12,18 @@ import contextlib
 import os
 import sqlite3
 import threading
-import time
 import zlib
 from pathlib import Path
 from urllib.parse import quote
 
 from ..errors import PlanStoreError
 from .migrations import LATEST
+
+# What a file must be before it is opened as a plan file (imported from here as before).
+from .preflight import SIDE_FILES, check_plan_file, reading_uri
 from .transaction import WRITE_OPTION
 
 BUSY_TIMEOUT_MS = 10_000
-SIDE_FILES = ("-wal", "-shm")
-_VERSIONS = "plans_schema_version"
 _EFFECTIVE = os.access in os.supports_effective_ids  # the ids this process writes with
 
 FileIdentity = tuple[int, int]  # (device, inode): which file a path names
@@ -39,22 +39,6 @@ def file_identity(path: str) -> FileIdentity | None:
     return found.st_dev, found.st_ino
 
 
-def wal_in_use(path_text: str) -> bool:
-    """Whether a writer's WAL (both side files, not empty) may hold commits the file has not."""
-    try:
-        return all(os.stat(path_text + suffix).st_size > 0 for suffix in SIDE_FILES)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-
-
-def reading_uri(path: Path | str, through_wal: bool | None = None) -> str:
-    """A URI that reads a plan file and creates no side file (which a reader that cannot write
-    would leave, 444 for a 444 file, blocking its owner): through a writer's WAL, else immutable."""
-    text = str(path)
-    through_wal = wal_in_use(text) if through_wal is None else through_wal
-    return f"file:{quote(text)}?mode=ro" + ("" if through_wal else "&immutable=1")
-
-
 def read_only_reason(path: Path) -> str | None:
     """Why this process cannot change the plan file at `path`, in one line; None if it can."""
     if not os.access(path.parent, os.W_OK | os.X_OK, effective_ids=_EFFECTIVE):
@@ -64,96 +48,6 @@ def read_only_reason(path: Path) -> str | None:
     else:
         return None
     return f"{path} is read-only: this process cannot write {what}; the plan can only be read"
-
-
-def check_plan_file(path: Path) -> int:
-    """Refuse, without writing a byte, a file that is not ours to open; return its plan
-    schema version (0 for a new or empty file)."""
-    if path.is_symlink():
-        raise PlanStoreError(f"{path} is a symbolic link; a plan file must be a regular file")
-    if not path.exists():
-        if not path.parent.is_dir():
-            raise PlanStoreError(f"cannot create {path}: the folder {path.parent} does not exist")
-        return 0
-    if not path.is_file():
-        raise PlanStoreError(f"{path} is not a regular file")
-    if path.stat().st_size == 0:
-        return 0
-    # Side files made by a look that raced a closing writer go again if the file is refused.
-    sides = [path.with_name(path.name + suffix) for suffix in SIDE_FILES]
-    created = [side for side in sides if not side.exists()]
-    try:
-        return _preflight(path)
-    except PlanStoreError:
-        for side in created:
-            side.unlink(missing_ok=True)
-        raise
-
-
-def _preflight(path: Path) -> int:
-    through_wal = wal_in_use(str(path))
-    _check_length(path, through_wal)
-    try:
-        conn = sqlite3.connect(reading_uri(path, through_wal), uri=True)
-    except sqlite3.Error as exc:
-        raise PlanStoreError(f"cannot open {path}: {exc}") from None
-    try:
-        kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
-        if not kinds:
-            return 0  # an SQLite file with nothing in it: a new store
-        if kinds.get(_VERSIONS) != "table":
-            raise PlanStoreError(
-                f"{path} is an SQLite database of another program (it has tables or views of "
-                "its own and no plan tables); choose another file for the plan"
-            )
-        rows = conn.execute(f"SELECT version, typeof(version) FROM {_VERSIONS} LIMIT 2").fetchall()
-        version = rows[0][0] if len(rows) == 1 and rows[0][1] == "integer" else 0
-        if version > LATEST:
-            raise PlanStoreError(
-                f"{path} has plan schema version {version}, newer than the {LATEST} this "
-                "jupyter-plans knows; upgrade jupyter-plans to open it"
-            )
-        if version < 1:
-            found = "more than one row" if len(rows) > 1 else "no row"
-            found = f"the version {repr(rows[0][0])[:40]}" if len(rows) == 1 else found
-            raise PlanStoreError(
-                f"{path} is not a readable plan file: its plans_schema_version table holds "
-                f"{found}, not one version from 1 to {LATEST}; choose another file for the plan"
-            )
-        return version
-    except sqlite3.DatabaseError as exc:
-        raise PlanStoreError(f"{path} is not a readable plan file: {exc}") from None
-    finally:
-        conn.close()
-
-
-def _check_length(path: Path, through_wal: bool) -> None:
-    """Refuse a file that is not SQLite (which SQLite may read as empty), or shorter than its
-    header says: the end of the plan was cut off.
-
-    The header's page count is trusted only when SQLite marks it valid; a checkpoint in
-    another process may grow the file as this runs, so a short file is looked at again
-    before it is refused.
-    """
-    for attempt in range(3):
-        with open(path, "rb") as file:
-            header = file.read(100)
-            size = file.seek(0, 2)
-        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-            if through_wal:
-                return  # its pages may still be in the WAL: the read-only open tells
-            raise PlanStoreError(f"{path} is not a readable plan file: not an SQLite database")
-        page_size = int.from_bytes(header[16:18], "big")
-        page_size = 65536 if page_size == 1 else page_size
-        pages = int.from_bytes(header[28:32], "big")
-        valid = header[24:28] == header[92:96]
-        if not valid or size >= pages * page_size:
-            return
-        time.sleep(0.05 * (attempt + 1))
-    raise PlanStoreError(
-        f"{path} is not a readable plan file: it is truncated ({size} bytes; its header "
-        f"says {pages * page_size}); restore it from a copy"
-    )
 
 
 class SQLiteBackend:
@@ -173,20 +67,27 @@ class SQLiteBackend:
     pipelines = False  # a statement is a call into the library, not a round trip
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        self._engine = None
+        self.repoint(path)
         self.look()
-        self.path_text = str(path)
-        self._uri = f"file:{quote(self.path_text)}?mode="
         # The file this store opened, once it has: see PlanStore._on_file. None while there
         # is no plan file at the path (reads then see an empty store).
         self.opened: FileIdentity | None = None
-        self._sides = [self.path_text + suffix for suffix in SIDE_FILES]
         self._opened_sides: list[FileIdentity | None] = [None, None]
-        self._engine = None
         self._version_lock = threading.Lock()
         self._version_conn: sqlite3.Connection | None = None
         self._version_file: FileIdentity | None = None
         self._version_epoch = 0
+
+    def repoint(self, path: Path) -> None:
+        """Use the plan file at `path` from now on: it moved there with its notebook."""
+        self.path = path
+        self.path_text = str(path)
+        self._uri = f"file:{quote(self.path_text)}?mode="
+        self._sides = [self.path_text + suffix for suffix in SIDE_FILES]
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
 
     def look(self) -> None:
         """Look at the path before opening it: refuse what is no plan file, and tell whether this

@@ -101,7 +101,7 @@ class Tx:
                     # Again: the operation is run again after a pause, as one lost later is.
                     raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
                 raise PlanStoreError(f"cannot use {store}: {_line(exc)}") from exc
-            if write is None or store._on_file(write):
+            if write is None or store._on_file(write, self._cursor):
                 return self
             try:
                 self._cursor.execute("ROLLBACK")

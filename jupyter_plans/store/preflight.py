@@ -1,0 +1,121 @@
+"""What a file must be before it is opened as a plan file: a look that writes nothing."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from ..errors import PlanStoreError
+from .migrations import LATEST
+
+SIDE_FILES = ("-wal", "-shm")
+_VERSIONS = "plans_schema_version"
+
+
+def wal_in_use(path_text: str) -> bool:
+    """Whether a writer's WAL (both side files, not empty) may hold commits the file has not."""
+    try:
+        return all(os.stat(path_text + suffix).st_size > 0 for suffix in SIDE_FILES)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
+def reading_uri(path: Path | str, through_wal: bool | None = None) -> str:
+    """A URI that reads a plan file and creates no side file (which a reader that cannot write
+    would leave, 444 for a 444 file, blocking its owner): through a writer's WAL, else immutable."""
+    text = str(path)
+    through_wal = wal_in_use(text) if through_wal is None else through_wal
+    return f"file:{quote(text)}?mode=ro" + ("" if through_wal else "&immutable=1")
+
+
+def check_plan_file(path: Path) -> int:
+    """Refuse, without writing a byte, a file that is not ours to open; return its plan
+    schema version (0 for a new or empty file)."""
+    if path.is_symlink():
+        raise PlanStoreError(f"{path} is a symbolic link; a plan file must be a regular file")
+    if not path.exists():
+        if not path.parent.is_dir():
+            raise PlanStoreError(f"cannot create {path}: the folder {path.parent} does not exist")
+        return 0
+    if not path.is_file():
+        raise PlanStoreError(f"{path} is not a regular file")
+    if path.stat().st_size == 0:
+        return 0
+    # Side files made by a look that raced a closing writer go again if the file is refused.
+    sides = [path.with_name(path.name + suffix) for suffix in SIDE_FILES]
+    created = [side for side in sides if not side.exists()]
+    try:
+        return _preflight(path)
+    except PlanStoreError:
+        for side in created:
+            side.unlink(missing_ok=True)
+        raise
+
+
+def _preflight(path: Path) -> int:
+    through_wal = wal_in_use(str(path))
+    _check_length(path, through_wal)
+    try:
+        conn = sqlite3.connect(reading_uri(path, through_wal), uri=True)
+    except sqlite3.Error as exc:
+        raise PlanStoreError(f"cannot open {path}: {exc}") from None
+    try:
+        kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
+        if not kinds:
+            return 0  # an SQLite file with nothing in it: a new store
+        if kinds.get(_VERSIONS) != "table":
+            raise PlanStoreError(
+                f"{path} is an SQLite database of another program (it has tables or views of "
+                "its own and no plan tables); choose another file for the plan"
+            )
+        rows = conn.execute(f"SELECT version, typeof(version) FROM {_VERSIONS} LIMIT 2").fetchall()
+        version = rows[0][0] if len(rows) == 1 and rows[0][1] == "integer" else 0
+        if version > LATEST:
+            raise PlanStoreError(
+                f"{path} has plan schema version {version}, newer than the {LATEST} this "
+                "jupyter-plans knows; upgrade jupyter-plans to open it"
+            )
+        if version < 1:
+            found = "more than one row" if len(rows) > 1 else "no row"
+            found = f"the version {repr(rows[0][0])[:40]}" if len(rows) == 1 else found
+            raise PlanStoreError(
+                f"{path} is not a readable plan file: its plans_schema_version table holds "
+                f"{found}, not one version from 1 to {LATEST}; choose another file for the plan"
+            )
+        return version
+    except sqlite3.DatabaseError as exc:
+        raise PlanStoreError(f"{path} is not a readable plan file: {exc}") from None
+    finally:
+        conn.close()
+
+
+def _check_length(path: Path, through_wal: bool) -> None:
+    """Refuse a file that is not SQLite (which SQLite may read as empty), or shorter than its
+    header says: the end of the plan was cut off.
+
+    The header's page count is trusted only when SQLite marks it valid; a checkpoint in
+    another process may grow the file as this runs, so a short file is looked at again
+    before it is refused.
+    """
+    for attempt in range(3):
+        with open(path, "rb") as file:
+            header = file.read(100)
+            size = file.seek(0, 2)
+        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+            if through_wal:
+                return  # its pages may still be in the WAL: the read-only open tells
+            raise PlanStoreError(f"{path} is not a readable plan file: not an SQLite database")
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(header[28:32], "big")
+        valid = header[24:28] == header[92:96]
+        if not valid or size >= pages * page_size:
+            return
+        time.sleep(0.05 * (attempt + 1))
+    raise PlanStoreError(
+        f"{path} is not a readable plan file: it is truncated ({size} bytes; its header "
+        f"says {pages * page_size}); restore it from a copy"
+    )
