@@ -101,6 +101,16 @@ def _parser() -> argparse.ArgumentParser:
         help="the most characters the block may have (default and maximum 14000)",
     )
 
+    move = commands.add_parser(
+        "move",
+        help="move a notebook and its plan file together (a rename outside Jupyter)",
+        description="Move OLD.ipynb to NEW.ipynb (or into a folder) with its plan file, safely "
+        "while a kernel or an agent has the plan open. If OLD was moved already, its plan file "
+        "alone is taken along.",
+    )
+    move.add_argument("old", metavar="OLD.ipynb")
+    move.add_argument("new", metavar="NEW.ipynb")
+
     # Parsed by jupyter_plans.hooks.command: listed here for --help only (see main).
     commands.add_parser(
         "hook",
@@ -178,6 +188,14 @@ def _run(args: argparse.Namespace) -> int:
         from .agents.mcp_server import serve
 
         return serve(db=args.db, notebook=args.notebook, session=args.session)
+
+    if args.command == "move":
+        from pathlib import Path
+
+        from .notebook.move import move_notebook
+
+        print(move_notebook(Path(args.old), Path(args.new)))
+        return 0
 
     from .session import PlanStore
 

@@ -42,6 +42,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from ..errors import PlanStoreError
 from ..plan.catalog import every_step_completed
 from ..session import PlanSession, PlanStore
+from ..store import follow
 from ..store.locate import DEFAULT_TEMPLATE, plan_database
 from .toolbox import Toolbox
 
@@ -302,7 +303,8 @@ def open_session(
     """The store and session named on the command line (raises PlanStoreError)."""
     if notebook is not None:
         db = plan_database(DEFAULT_TEMPLATE, Path(notebook))
-    store = PlanStore(db)
+    notebook_path = Path(notebook).absolute() if notebook else None
+    store = follow.open_for(notebook_path, db, PlanStore, "jupyter-plans mcp")
     try:
         return store, store.session(session_id)
     except BaseException:

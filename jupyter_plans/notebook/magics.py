@@ -12,6 +12,7 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.text import describe_event, status_line
 from ..plan.validation import quote
 from ..session import PlanSession, PlanStore
+from ..store import follow
 from ..store import locate as _locate
 
 _VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export")
@@ -53,9 +54,11 @@ class PlanMagics(Magics):
         super().__init__(shell=shell, **kwargs)
         from .watch import CardWatcher
 
-        self.notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
-        session_id = _locate.session_name(self.session_id, self.notebook)
-        self.store = PlanStore(_locate.plan_database(self.database, self.notebook))
+        notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
+        self._notebook = (0, notebook)  # (the store's moves when known, the notebook)
+        session_id = _locate.session_name(self.session_id, notebook)
+        where = _locate.plan_database(self.database, notebook)
+        self.store = follow.open_for(notebook, where, PlanStore, "jupyter_plans")
         self.session: PlanSession = self.store.session(session_id)
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self._shown_proposal = self.session.waiting_proposal()
@@ -64,6 +67,15 @@ class PlanMagics(Magics):
         # Called with the verb after %plan approve, revise or TASK succeeds (an attached
         # agent goes on in that cell); kept by whoever added them, who removes them.
         self.decision_hooks: list = []
+
+    @property
+    def notebook(self):
+        """The notebook this kernel runs for; after a rename in Jupyter took its plan file
+        along, the new one (the kernel's own idea of its path is fixed when it starts)."""
+        moves, notebook = self._notebook
+        if self.store.moves != moves:
+            self._notebook = (self.store.moves, follow.notebook_of(self.store, notebook))
+        return self._notebook[1]
 
     # The card.
 

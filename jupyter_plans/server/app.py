@@ -7,6 +7,7 @@ from typing import Any
 
 from jupyter_server.utils import url_path_join
 
+from .contents import follow_contents
 from .files import PlanFiles
 from .handlers import CardHandler, DecisionHandler, EventsHandler, SessionsHandler, SnapshotHandler
 
@@ -15,6 +16,7 @@ def setup(serverapp: Any) -> None:
     web_app = serverapp.web_app
     files = PlanFiles(os.fspath(serverapp.root_dir))
     web_app.settings["jupyter_plans_files"] = files
+    follow_contents(serverapp)
     base = url_path_join(web_app.settings["base_url"], "api", "plans")
     web_app.add_handlers(
         ".*$",

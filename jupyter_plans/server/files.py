@@ -31,6 +31,7 @@ class PlanFiles:
     def __init__(self, root_dir: str) -> None:
         self.root = Path(root_dir).resolve()
         self._stores: dict[Path, PlanStore] = {}
+        self._followed: list[PlanStore] = []
         self._lock = threading.Lock()
 
     def locate(self, notebook: str | None) -> tuple[Path, Path]:
@@ -70,6 +71,11 @@ class PlanFiles:
         """
         with self._lock:
             store = self._stores.get(plan)
+            if store is not None and store.path != plan:
+                # It followed its notebook elsewhere (a rename); streams that have it go on,
+                # and it is closed with the others.
+                self._followed.append(self._stores.pop(plan))
+                store = None
             if store is None:
                 if not plan.exists() and not create:
                     return None
@@ -80,6 +86,6 @@ class PlanFiles:
 
     def close(self) -> None:
         with self._lock:
-            stores, self._stores = list(self._stores.values()), {}
+            stores, self._stores = [*self._stores.values(), *self._followed], {}
         for store in stores:
             store.close()

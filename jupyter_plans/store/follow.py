@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import sys
 from pathlib import Path
 
 from ..errors import PlanStoreError
@@ -89,6 +90,85 @@ def orphans(notebook: Path) -> list[Path]:
 
 def _same(a: Path, b: Path) -> bool:
     return os.path.normpath(os.path.abspath(a)) == os.path.normpath(os.path.abspath(b))
+
+
+# A notebook opening its plan.
+
+
+def before_open(notebook: Path | None, plan: str) -> str | None:
+    """Before a notebook's plan file is opened (by the kernel, the server, an agent started with
+    --notebook): refuse, in one line, a plan file that says it is another notebook's, still
+    there; where there is no plan file, say in one line (returned) which plan file beside it
+    was left by a notebook renamed outside Jupyter, and how to take it along. Nothing is
+    adopted. Only the plan file beside the notebook (the default) is looked at."""
+    if notebook is None or Path(plan) != plan_file(notebook):
+        return None
+    plan_path = Path(plan)
+    if plan_path.exists():
+        other = claimed_by_another(plan_path, notebook)
+        if other is not None:
+            raise PlanStoreError(
+                f"{plan_path.name} is the plan of {other.name}, which is still there, not of "
+                f"{notebook.name}: it is not taken over; remove or rename {plan_path.name} to "
+                f"start {notebook.name}'s own plan"
+            )
+        return None
+    left = orphans(notebook)
+    if not left:
+        return None
+    found = left[0]
+    gone = owner(found)
+    more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
+    return (
+        f"{notebook.name} has no plan file, but {found.name}{more} beside it is the plan of "
+        f"{gone.name if gone else '?'}, which is gone; if that was this notebook, take its plan "
+        f"along with: jupyter-plans move {_shell(gone)} {_shell(notebook)}"
+    )
+
+
+def open_for(notebook: Path | None, where: str, opener, speaker: str):
+    """`opener(where)`, the plan store of `notebook`, after the look of before_open (its notice
+    is said on stderr by `speaker`), recorded as that notebook's."""
+    notebook = None if notebook is None else notebook.absolute()
+    notice = before_open(notebook, where)
+    store = opener(where)
+    claim(store, notebook)
+    if notice:
+        print(f"{speaker}: {notice}", file=sys.stderr)
+    return store
+
+
+def claim(store, notebook: Path | None) -> None:
+    """Record in the plan file beside `notebook` that it is that notebook's, once."""
+    if notebook is None or store.path is None or store.path != plan_file(notebook):
+        return
+    name = os.path.relpath(notebook, store.path.parent)
+    with contextlib.suppress(PlanStoreError):  # a plan file this process cannot write
+        with store.read() as tx:
+            if tx.scalar("SELECT_SETTING", {"key": NOTEBOOK_KEY}) is not None:
+                return
+        with store.write() as tx:
+            if tx.scalar("SELECT_SETTING", {"key": NOTEBOOK_KEY}) is None:
+                tx.execute("UPSERT_SETTING", {"key": NOTEBOOK_KEY, "value": name})
+
+
+def notebook_of(store, notebook: Path | None) -> Path | None:
+    """The notebook whose plan `store` has open now: after its plan file moved with it, the one
+    the file names; else `notebook`."""
+    if notebook is None or not getattr(store, "moves", 0) or store.path is None:
+        return notebook
+    with contextlib.suppress(PlanStoreError):
+        with store.read() as tx:
+            name = tx.scalar("SELECT_SETTING", {"key": NOTEBOOK_KEY})
+        if name:
+            return Path(os.path.normpath(store.path.parent / name))
+    return notebook
+
+
+def _shell(path: Path | None) -> str:
+    import shlex
+
+    return shlex.quote(os.path.relpath(path)) if path is not None else "OLD.ipynb"
 
 
 # Moving, copying and discarding.

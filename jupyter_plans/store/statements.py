@@ -34,6 +34,7 @@ CURRENT_KEY = "current_session"
 _SID = bindparam("sid")
 
 SELECT_CURRENT = select(settings.c.value).where(settings.c.key == CURRENT_KEY)
+SELECT_SETTING = select(settings.c.value).where(settings.c.key == bindparam("key"))
 SELECT_SESSIONS = select(
     sessions.c.session_id,
     sessions.c.cursor,
@@ -207,6 +208,14 @@ def UPSERT_CURRENT(insert):  # noqa: N802
     return (
         insert(settings)
         .values(key=CURRENT_KEY, value=bindparam("value"))
+        .on_conflict_do_update(index_elements=[settings.c.key], set_={"value": bindparam("value")})
+    )
+
+
+def UPSERT_SETTING(insert):  # noqa: N802
+    return (
+        insert(settings)
+        .values(key=bindparam("key"), value=bindparam("value"))
         .on_conflict_do_update(index_elements=[settings.c.key], set_={"value": bindparam("value")})
     )
 

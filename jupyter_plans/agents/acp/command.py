@@ -70,12 +70,15 @@ def main(argv: list[str]) -> int:
     db = args.db
     if db is not None and "://" not in db:  # the agent's hooks run in the agent's folder
         db = str(Path(db).expanduser().absolute())
+    notebook = None
     if args.notebook is not None:
-        db = str(plan_file(Path(args.notebook).expanduser().absolute()))
+        notebook = Path(args.notebook).expanduser().absolute()
+        db = str(plan_file(notebook))
     from ...session import PlanStore
+    from ...store import follow
 
     try:
-        store = PlanStore(db)
+        store = follow.open_for(notebook, db, PlanStore, "jupyter-plans acp")
     except PlanStoreError as error:
         print(f"jupyter-plans acp: {error}", file=sys.stderr)
         return 1

@@ -1,0 +1,124 @@
+"""The plan follows its notebook through Jupyter's contents service (DESIGN section 11): a rename
+or move takes the plan file along, a copy (Duplicate, copy and paste, Save As) gets its own copy,
+and a delete sends the plan file where the notebook went.
+
+Jupyter Server tells of these in events, but an event's listeners run after the request has
+been answered; so the contents manager's own rename, copy and delete are wrapped, and the plan
+file has followed before the person (or a script) hears that the notebook did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+from pathlib import Path
+from typing import Any
+
+from ..errors import PlanStoreError
+from ..store import follow
+from ..store.locate import SUFFIX, plan_file
+
+_log = logging.getLogger("jupyter_plans")
+
+# A plan file's companions while it is open: SQLite's, not the person's.
+NOTEBOOK = ".ipynb"  # the files plans belong to; a script of the same stem has none
+HIDDEN = ("*" + SUFFIX + "-wal", "*" + SUFFIX + "-shm")
+
+
+def follow_contents(serverapp: Any) -> None:
+    """Make the server's contents manager take plan files along; nothing where its files are
+    not a folder on this machine (a manager of another kind has no plan files beside them)."""
+    manager = serverapp.contents_manager
+    root = getattr(manager, "root_dir", None)
+    if not root or not hasattr(manager, "_get_os_path"):
+        serverapp.log.info("jupyter_plans: plan files do not follow notebooks in %r", manager)
+        return
+    manager.hide_globs = [*manager.hide_globs, *(g for g in HIDDEN if g not in manager.hide_globs)]
+    where = functools.partial(_os_path, Path(root))
+    _wrap(manager, "rename", lambda _made, old, new, *_a, **_k: _renamed(where(old), where(new)))
+    _wrap(manager, "copy", lambda made, source, *_a, **_k: _copied(where(source), made, where))
+    _wrap(manager, "delete", lambda _made, path, *_a, **_k: _deleted(where(path), manager))
+    sessions = getattr(serverapp, "session_manager", None)
+    if sessions is not None and inspect.iscoroutinefunction(sessions.update_session):
+        _follow_save_as(sessions, where)
+
+
+def _os_path(root: Path, path: str) -> Path:
+    return root / path.strip("/")
+
+
+def _wrap(manager: Any, name: str, after) -> None:
+    """Run `after` (blocking, on a thread where the manager is asynchronous) once the
+    manager's `name` has succeeded; what it cannot do is logged, and the notebook's own
+    operation stands."""
+    original = getattr(manager, name)
+
+    def run_after(args, kwargs, result) -> None:
+        try:
+            after(result, *args, **kwargs)
+        except (PlanStoreError, OSError) as exc:
+            _log.error(
+                "jupyter_plans: the plan file did not follow the notebook's %s: %s", name, exc
+            )
+
+    if inspect.iscoroutinefunction(original):
+
+        @functools.wraps(original)
+        async def wrapped(*args, **kwargs):
+            result = await original(*args, **kwargs)
+            await asyncio.to_thread(run_after, args, kwargs, result)
+            return result
+
+    else:
+
+        @functools.wraps(original)
+        def wrapped(*args, **kwargs):
+            result = original(*args, **kwargs)
+            run_after(args, kwargs, result)
+            return result
+
+    setattr(manager, name, wrapped)
+
+
+def _renamed(old: Path, new: Path) -> None:
+    if new.is_dir():
+        follow.mark_moved_folder(new)  # its plan files went with it; open stores learn where
+    elif old.suffix == NOTEBOOK and follow.move(old, new, replace_stale=True) is not None:
+        _log.info("jupyter_plans: %s followed its notebook to %s", plan_file(old), plan_file(new))
+
+
+def _copied(source: Path, made: Any, where) -> None:
+    if isinstance(made, dict) and made.get("type") == "notebook" and made.get("path"):
+        follow.copy(source, where(made["path"]))
+
+
+def _deleted(path: Path, manager: Any) -> None:
+    if path.suffix == NOTEBOOK and not path.exists():
+        follow.discard(path, to_trash=bool(getattr(manager, "delete_to_trash", True)))
+
+
+def _follow_save_as(sessions: Any, where) -> None:
+    """Save As writes the notebook under its new name and then moves the kernel's session
+    there: if the notebook is still at the old name, the new one is a copy, with a copy of
+    the plan. (After a rename the old name is gone and its plan moved already.)"""
+    original = sessions.update_session
+
+    @functools.wraps(original)
+    async def update_session(session_id, **kwargs):
+        before = None
+        if kwargs.get("path"):
+            found = await sessions.get_session(session_id=session_id)
+            before = found.get("path") if found else None
+        result = await original(session_id, **kwargs)
+        if before and before != kwargs["path"]:
+            old, new = where(before), where(kwargs["path"])
+            if old.suffix == NOTEBOOK and old.is_file():
+                try:
+                    await asyncio.to_thread(follow.copy, old, new)
+                except (PlanStoreError, OSError) as exc:
+                    _log.error("jupyter_plans: the copy saved as %s has no plan: %s", new, exc)
+        return result
+
+    sessions.update_session = update_session
