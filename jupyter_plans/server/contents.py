@@ -13,7 +13,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import PlanStoreError
@@ -43,6 +43,8 @@ def follow_contents(serverapp: Any) -> None:
     sessions = getattr(serverapp, "session_manager", None)
     if sessions is not None and inspect.iscoroutinefunction(sessions.update_session):
         _follow_save_as(sessions, where)
+        if inspect.iscoroutinefunction(manager.rename):
+            _move_sessions(manager, sessions)
 
 
 def _os_path(root: Path, path: str) -> Path:
@@ -122,3 +124,28 @@ def _follow_save_as(sessions: Any, where) -> None:
         return result
 
     sessions.update_session = update_session
+
+
+def _move_sessions(manager: Any, sessions: Any) -> None:
+    """A notebook renamed through the REST API alone keeps its kernel: the kernel's session
+    moves with it, as JupyterLab moves it, so that a restarted kernel opens the plan under
+    the new name (the server gives a kernel its notebook's path when it starts)."""
+    rename = manager.rename
+
+    @functools.wraps(rename)
+    async def renamed(old_path, new_path, *args, **kwargs):
+        result = await rename(old_path, new_path, *args, **kwargs)
+        try:
+            old, new = old_path.strip("/"), new_path.strip("/")
+            for found in await sessions.list_sessions():
+                if found.get("path") == old:
+                    # The kernel's notebook path is made from the session's name (JupyterLab
+                    # names a session after its file, and renames it with the file).
+                    named = found.get("name") == PurePosixPath(old).name
+                    extra = {"name": PurePosixPath(new).name} if named else {}
+                    await sessions.update_session(found["id"], path=new, **extra)
+        except Exception as exc:  # noqa: BLE001 - the rename stands; the kernel keeps its path
+            _log.warning("jupyter_plans: the kernel's session kept the old path: %s", exc)
+        return result
+
+    manager.rename = renamed

@@ -93,7 +93,7 @@ class Store(FollowsFile):
         self._reads_file, self._writes_file = (False, True) if self._file else (None, None)
         self._generation = 0  # how many times the store opened another file at its path
         self._follow_lock = threading.Lock()
-        self._gone_to_trash = False  # the plan went to the trash with its notebook
+        self._gone: str | None = None  # why the plan file is gone: its notebook's trash, ...
         self.moves = 0  # how many times the plan file moved with its notebook, while open
         if self._file:
             self._path_text = self._backend.path_text

@@ -274,8 +274,9 @@ def _locked(plan: Path):
         writer.execute("PRAGMA journal_mode=WAL")
         sides = [file_identity(str(plan) + suffix) for suffix in SIDE_FILES]
         writer.execute("BEGIN IMMEDIATE")
-        if moved_to(writer):
-            raise PlanStoreError(f"{plan} was moved already (to {moved_to(writer)})")
+        went = moved_to(writer)
+        if went is not None and file_identity(went) != file_identity(str(plan)):
+            raise PlanStoreError(f"{plan} was moved already (to {went or 'the trash'})")
         reader = sqlite3.connect(str(plan), isolation_level=None)
         yield writer, reader, sides
     except sqlite3.Error as exc:

@@ -59,19 +59,30 @@ class FollowsFile:
         backend = self._backend
         with self._follow_lock:
             if went == "":
-                self._gone_to_trash = True
-            elif went is not None and went != backend.path_text:
+                self._gone = (
+                    f"{backend.path} went to the trash with its notebook; restore the notebook "
+                    "from the trash to go on with its plan"
+                )
+            elif went is not None and os.path.lexists(went) and went != backend.path_text:
                 self._open_again(look=True, at=Path(went))
                 return
+            elif went is not None and went != backend.path_text:
+                self._gone = (
+                    f"{backend.path} moved with its notebook to {went}, which has moved again "
+                    "since; restart the kernel (or the agent) to open the notebook's plan"
+                )
             found = backend.identity()
+            if self._gone and found is None:
+                # Reads see nothing; a write makes no new plan file at a name the notebook left.
+                if backend.opened is not None:
+                    self._open_again(look=False)
+                if write:
+                    raise PlanStoreError(self._gone)
+                return
+            self._gone = None
             # Nothing to do if another thread has opened it already.
             if found != backend.opened or (found is None and write):
                 self._open_again(look=found is not None or write)
-        if write and self._gone_to_trash:
-            raise PlanStoreError(
-                f"{backend.path} went to the trash with its notebook; restore the notebook "
-                "from the trash to go on with its plan"
-            )
         if write and backend.read_only:
             raise PlanStoreError(backend.read_only)
 

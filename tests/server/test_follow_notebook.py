@@ -1,0 +1,248 @@
+"""The plan follows its notebook (DESIGN section 11) through a real `jupyter server` and a real
+kernel it started: rename and move while an agent process writes, copy, delete, the hidden
+side files, and what every surface sees afterwards."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from jupyter_client import BlockingKernelClient
+from jupyter_core.paths import jupyter_runtime_dir
+
+from jupyter_plans import PlanStore
+from tests.server.test_server import request
+
+NOTEBOOK = {
+    "cells": [],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def make_notebook(root: Path, name: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(NOTEBOOK))
+    return path
+
+
+def plan_of(root: Path, notebook: str) -> Path:
+    return root / notebook.replace(".ipynb", ".plans.sqlite")
+
+
+def decisions(plan: Path) -> list[str]:
+    with PlanStore(plan) as store:
+        return [d.title for d in store.session("default").snapshot().decisions]
+
+
+def integrity(plan: Path) -> str:
+    connection = sqlite3.connect(plan)
+    try:
+        return connection.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        connection.close()
+
+
+class Kernel:
+    """A kernel the server started for a notebook (POST /api/sessions), driven over ZMQ."""
+
+    def __init__(self, server, notebook: str) -> None:
+        status, body = request(
+            server,
+            "POST",
+            "/api/sessions",
+            {"path": notebook, "type": "notebook", "name": notebook, "kernel": {"name": "python3"}},
+        )
+        assert status == 201, body
+        self.server, self.session_id, self.kernel_id = server, body["id"], body["kernel"]["id"]
+        self.client = self._connect()
+
+    def _connect(self) -> BlockingKernelClient:
+        client = BlockingKernelClient()
+        client.load_connection_file(Path(jupyter_runtime_dir()) / f"kernel-{self.kernel_id}.json")
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        return client
+
+    def run(self, code: str) -> str:
+        """What the cell printed; its error, raised."""
+        msg_id = self.client.execute(code)
+        printed = []
+        while True:
+            msg = self.client.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream":
+                printed.append(content["text"])
+            elif kind == "error":
+                raise AssertionError("\n".join(content["traceback"]))
+            elif kind == "status" and content["execution_state"] == "idle":
+                return "".join(printed)
+
+    def restart(self) -> None:
+        self.client.stop_channels()
+        status, body = request(self.server, "POST", f"/api/kernels/{self.kernel_id}/restart", {})
+        assert status == 200, body
+        self.client = self._connect()
+
+    def close(self) -> None:
+        self.client.stop_channels()
+        request(self.server, "DELETE", f"/api/sessions/{self.session_id}")
+
+
+LOAD = (
+    "get_ipython().config.PlanMagics.auto_display = False\n"
+    "%load_ext jupyter_plans\n"
+    "import jupyter_plans\n"
+)
+SHOW = (
+    "s = jupyter_plans.current_session()\n"
+    "print(s.store.path.name, s.cursor(), len(s.snapshot().decisions), "
+    "jupyter_plans._magics.notebook.name)"
+)
+
+
+@pytest.fixture
+def name():
+    return f"Untitled-{uuid.uuid4().hex[:8]}.ipynb"
+
+
+def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tmp_path):
+    root = server["root"]
+    make_notebook(root, name)
+    kernel = Kernel(server, name)
+    try:
+        kernel.run(LOAD + "jupyter_plans.current_session().on()")
+        old_plan = plan_of(root, name)
+        assert old_plan.exists()
+        stop = tmp_path / "stop"
+        agent = subprocess.Popen(
+            [sys.executable, "-m", "tests.server._agent_writer", str(old_plan), str(stop)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).parents[2],
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while len(decisions(old_plan)) < 20 and time.monotonic() < deadline:
+                time.sleep(0.05)  # the agent is writing
+            new = "analysis-" + name.removeprefix("Untitled-")
+            status, body = request(server, "PATCH", f"/api/contents/{name}", {"path": new})
+            assert status == 200, body
+            # The plan has followed before the answer came.
+            new_plan = plan_of(root, new)
+            assert new_plan.exists() and not old_plan.exists()
+            time.sleep(1.0)  # the agent goes on writing, now to the renamed plan
+        finally:
+            stop.touch()
+            out, _ = agent.communicate(timeout=60)
+        accepted = [line for line in out.split() if line.startswith("w")]
+        assert out.split()[-1] == "stopped" and len(accepted) > 20
+        leftovers = sorted(p.name for p in root.iterdir() if p.name.startswith(old_plan.name))
+        assert leftovers == []  # no file at the old name for a new notebook to adopt
+        kept = decisions(new_plan)
+        assert set(accepted) <= set(kept)  # every accepted write, none lost
+        assert integrity(new_plan) == "ok"
+
+        # The running kernel: its next write and read are the renamed plan's.
+        shown = kernel.run("jupyter_plans.current_session().off()\n" + SHOW)
+        with PlanStore(new_plan) as store:
+            cursor = store.session("default").cursor()
+        assert shown.split() == [new_plan.name, str(cursor), str(len(kept)), new]
+        assert not old_plan.exists()
+
+        # The server routes with the new path, and the CLI.
+        status, body = request(server, "GET", f"/api/plans/snapshot?path={new}")
+        assert status == 200 and body["cursor"] == cursor and len(body["decisions"]) == len(kept)
+        cli = subprocess.run(
+            [sys.executable, "-m", "jupyter_plans.cli", "snapshot", "--db", str(new_plan)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert json.loads(cli.stdout)["cursor"] == cursor
+
+        # A restarted kernel opens the plan under the new name (its session moved with it).
+        kernel.restart()
+        shown = kernel.run(LOAD + SHOW)
+        assert shown.split() == [new_plan.name, str(cursor), str(len(kept)), new]
+    finally:
+        kernel.close()
+
+
+def test_a_move_into_a_folder_and_back(server, name):
+    root = server["root"]
+    make_notebook(root, name)
+    with PlanStore(plan_of(root, name)) as store:
+        session = store.session("default")
+        session.call_tool("record_decision", {"title": "before", "rationale": "r"})
+        (root / "sub").mkdir(exist_ok=True)
+        status, _ = request(server, "PATCH", f"/api/contents/{name}", {"path": f"sub/{name}"})
+        assert status == 200
+        assert plan_of(root / "sub", name).exists() and not plan_of(root, name).exists()
+        # The open store follows: its next write lands in the moved file.
+        session.call_tool("record_decision", {"title": "after", "rationale": "r"})
+        assert store.path == plan_of(root / "sub", name)
+    assert decisions(plan_of(root / "sub", name)) == ["before", "after"]
+    status, _ = request(server, "PATCH", f"/api/contents/sub/{name}", {"path": name})
+    assert status == 200 and decisions(plan_of(root, name)) == ["before", "after"]
+
+
+def test_a_copy_gets_its_own_copy_of_the_plan(server, name):
+    root = server["root"]
+    make_notebook(root, name)
+    with PlanStore(plan_of(root, name)) as store:
+        store.session("default").call_tool("record_decision", {"title": "one", "rationale": "r"})
+    status, body = request(server, "POST", "/api/contents", {"copy_from": name})
+    assert status == 201, body
+    copy = body["path"]
+    assert copy != name and plan_of(root, copy).exists()
+    assert decisions(plan_of(root, copy)) == ["one"]
+    with PlanStore(plan_of(root, copy)) as store:  # independent from then on
+        store.session("default").call_tool("record_decision", {"title": "two", "rationale": "r"})
+    assert decisions(plan_of(root, name)) == ["one"]
+    assert decisions(plan_of(root, copy)) == ["one", "two"]
+    from jupyter_plans.store.follow import recorded_notebook
+
+    assert recorded_notebook(plan_of(root, copy)) == copy
+
+
+def test_a_delete_sends_the_plan_where_the_notebook_goes(server, name):
+    root = server["root"]
+    make_notebook(root, name)
+    with PlanStore(plan_of(root, name)) as store:
+        store.session("default").call_tool("record_decision", {"title": "kept", "rationale": "r"})
+        status, _ = request(server, "DELETE", f"/api/contents/{name}")
+        assert status == 204
+        assert not (root / name).exists() and not plan_of(root, name).exists()
+        assert [p for p in root.iterdir() if p.name.startswith(name[:-6])] == []
+        # The open store does not make a new plan file for a deleted notebook.
+        with pytest.raises(Exception, match="trash"):
+            store.session("default").call_tool("record_decision", {"title": "x", "rationale": "r"})
+        assert not plan_of(root, name).exists()
+    # In the trash beside the notebook, with what was committed.
+    trashed = [p for p in Path.home().glob(".local/share/Trash/files/*") if p.name == name]
+    trashed += [p for p in Path("/").glob(f"*/.Trash-*/files/{name}")]
+    trashed += [p for p in root.parents[-2].glob(f".Trash-*/files/{name}")]
+    assert trashed, "the notebook went to no trash this test knows"
+    plan = trashed[0].with_name(plan_of(root, name).name)
+    assert decisions(plan) == ["kept"]
+
+
+def test_the_plan_files_side_files_are_hidden_from_the_file_browser(server, name):
+    root = server["root"]
+    make_notebook(root, name)
+    with PlanStore(plan_of(root, name)) as store:
+        store.session("default").on()
+        assert Path(str(plan_of(root, name)) + "-wal").exists()
+        status, body = request(server, "GET", "/api/contents/")
+    names = {entry["name"] for entry in body["content"]}
+    assert status == 200 and plan_of(root, name).name in names
+    assert not {n for n in names if n.endswith(("-wal", "-shm"))}
