@@ -192,24 +192,26 @@ def test_the_hook_install_registers_hooks_that_answer(tmp_path):
     assert json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
-def test_the_copy_after_a_rename_takes_every_commit_while_the_old_file_is_open(tmp_path):
-    """Configuration, "Renaming a notebook": the command copies the plan, commits still in
-    the `-wal` file included, while another process (here a store) holds the old file open."""
+def test_the_move_command_takes_the_plan_along_while_the_old_file_is_open(tmp_path):
+    """Command line, `jupyter-plans move`: the notebook and its plan file move together, commits
+    still in the `-wal` file included, while a store holds the old file open; the store's next
+    write lands in the moved file."""
     text = README.read_text(encoding="utf-8")
-    section = text.split("**Renaming a notebook.**", 1)[1].split("\n### ", 1)[0]
-    (command,) = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+    (line,) = [x for x in text.splitlines() if x.startswith("jupyter-plans move ")]
+    argv = shlex.split(line.split("#", 1)[0])
+    old, new = argv[2], argv[3]
+    (tmp_path / old).write_text("{}")
     steps = [{"id": "load", "description": "Load the survey"}]
-    with PlanStore(tmp_path / "Untitled.plans.sqlite") as old:
-        session = old.session()
+    with PlanStore(tmp_path / old.replace(".ipynb", ".plans.sqlite")) as store:
+        session = store.session()
         for revision in range(3):
             update = {"expected_revision": revision, "steps": steps}
             assert not session.call_tool("update_plan", update).is_error
-        assert (tmp_path / "Untitled.plans.sqlite-wal").stat().st_size > 0  # not checkpointed
-        argv = shlex.split(command.strip())
-        assert argv[0] == "python"
-        subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, check=True)
-        with PlanStore(tmp_path / "analysis.plans.sqlite") as new:
-            copied = new.session()
-            assert copied.session_id == session.session_id
-            assert copied.snapshot().plan.revision == 3
-            assert [e.seq for e in copied.events()] == [e.seq for e in session.events()]
+        assert Path(f"{store.path}-wal").stat().st_size > 0  # not checkpointed
+        command = [sys.executable, "-m", "jupyter_plans.cli", *argv[1:]]
+        subprocess.run(command, cwd=tmp_path, check=True, capture_output=True)
+        update = {"expected_revision": 3, "steps": steps}
+        assert not session.call_tool("update_plan", update).is_error
+        assert sorted(p.name for p in tmp_path.iterdir())[:2] == [new, new[:-6] + ".plans.sqlite"]
+    with PlanStore(tmp_path / new.replace(".ipynb", ".plans.sqlite")) as moved:
+        assert moved.session().snapshot().plan.revision == 4

@@ -40,6 +40,7 @@ class CardWatcher:
         self._thread = threading.get_ident()
         self._unsubscribe = store.subscribe(self._on_commit)
         self._unwatch = None
+        self._watched = None  # the plan file's path that the file system tells of
 
     def add(self, card: PlanCard) -> None:
         self._cards.add(card)
@@ -70,10 +71,18 @@ class CardWatcher:
             return  # a terminal IPython: no event loop, and no widget to keep current
         self._token = self.store.change_token()
         self._task = self._loop.create_task(self._poll())
-        if self.store.path is not None:
+        self._watch()
+
+    def _watch(self) -> None:
+        """Be told of changes to the plan file where it is now (it moves with its notebook)."""
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+        self._watched = self.store.path
+        if self._watched is not None:
             loop = self._loop
             self._unwatch = on_change(
-                self.store.path, lambda: loop.is_closed() or loop.call_soon_threadsafe(self._look)
+                self._watched, lambda: loop.is_closed() or loop.call_soon_threadsafe(self._look)
             )
 
     async def _poll(self) -> None:
@@ -98,6 +107,8 @@ class CardWatcher:
         if token != self._token:
             self._token = token
             self.refresh()
+        if self.store.path != self._watched and self._task is not None:
+            self._watch()
 
     def refresh(self, session_id: str | None = None) -> None:
         if self.store.generation != self._generation:

@@ -246,3 +246,28 @@ def test_the_plan_files_side_files_are_hidden_from_the_file_browser(server, name
     names = {entry["name"] for entry in body["content"]}
     assert status == 200 and plan_of(root, name).name in names
     assert not {n for n in names if n.endswith(("-wal", "-shm"))}
+
+
+def test_save_as_gives_the_copy_its_own_plan(server, name):
+    """Save As in JupyterLab: the notebook is saved under the new name, then its kernel's
+    session moves there; the old notebook stays, so the new one is a copy."""
+    root = server["root"]
+    make_notebook(root, name)
+    kernel = Kernel(server, name)
+    try:
+        with PlanStore(plan_of(root, name)) as store:
+            store.session("default").call_tool("record_decision", {"title": "a", "rationale": "r"})
+        copy = "saved-as-" + name
+        model = {"type": "notebook", "format": "json", "content": NOTEBOOK}
+        status, _ = request(server, "PUT", f"/api/contents/{copy}", model)
+        assert status == 201
+        status, _ = request(
+            server, "PATCH", f"/api/sessions/{kernel.session_id}", {"path": copy, "name": copy}
+        )
+        assert status == 200
+        assert decisions(plan_of(root, copy)) == ["a"] and decisions(plan_of(root, name)) == ["a"]
+        from jupyter_plans.store.follow import recorded_notebook
+
+        assert recorded_notebook(plan_of(root, copy)) == copy
+    finally:
+        kernel.close()

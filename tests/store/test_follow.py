@@ -120,10 +120,12 @@ def test_move_into_a_folder_and_of_a_notebook_moved_by_hand(tmp_path):
     assert follow.recorded_notebook(tmp_path / "b.plans.sqlite") == "b.ipynb"
 
 
-def test_load_ext_names_the_command_for_a_plan_left_by_a_renamed_notebook(ip, tmp_path, capsys):
+def test_load_ext_names_the_command_for_a_plan_left_by_a_renamed_notebook(
+    ip, tmp_path, capsys, monkeypatch
+):
     with_plan(notebook(tmp_path, "Untitled.ipynb"), "kept")
     os.rename(tmp_path / "Untitled.ipynb", tmp_path / "analysis.ipynb")  # outside Jupyter
-    ip.user_ns["__session__"] = str(tmp_path / "analysis.ipynb")
+    monkeypatch.setitem(ip.user_ns, "__session__", str(tmp_path / "analysis.ipynb"))
     ip.run_line_magic("load_ext", "jupyter_plans")
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1
@@ -136,12 +138,14 @@ def test_load_ext_names_the_command_for_a_plan_left_by_a_renamed_notebook(ip, tm
     assert titles(tmp_path / "Untitled.plans.sqlite") == ["kept"]
 
 
-def test_a_plan_file_of_another_notebook_still_there_is_never_adopted(ip, tmp_path, capsys):
+def test_a_plan_file_of_another_notebook_still_there_is_never_adopted(
+    ip, tmp_path, capsys, monkeypatch
+):
     a = notebook(tmp_path, "a.ipynb")
     plan = with_plan(a, "a's")
     b = notebook(tmp_path, "b.ipynb")
     (tmp_path / "b.plans.sqlite").write_bytes(plan.read_bytes())  # copied by hand
-    ip.user_ns["__session__"] = str(b)
+    monkeypatch.setitem(ip.user_ns, "__session__", str(b))
     ip.run_line_magic("load_ext", "jupyter_plans")
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1 and "b.plans.sqlite is the plan of a.ipynb" in said[0]
