@@ -13,6 +13,7 @@ from ..plan.text import render_text
 from ..plan.validation import quote
 from ..session import PlanSession
 from ..session.card import MIME_TYPE, card_data, card_html, unguarded_note
+from ..store import follow
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 
@@ -87,6 +88,7 @@ class PlanCard(anywidget.AnyWidget):
     ) -> None:
         self.notebook_path = notebook_path
         self.session = session
+        self._moves = session.store.moves
         super().__init__(
             **(data := card_data(session, notebook)),
             guard_warning=self._guard_warning(data["snapshot"]),
@@ -101,6 +103,12 @@ class PlanCard(anywidget.AnyWidget):
         if self.superseded_by is not None:
             return
         data = card_data(self.session, self.notebook)
+        if self.session.store.moves != self._moves:  # renamed: the card names the new notebook
+            self._moves = self.session.store.moves
+            self.notebook_path = follow.notebook_of(self.session.store, self.notebook_path)
+            if self.notebook_path is not None:
+                self.notebook = self.notebook_path.name
+                data = card_data(self.session, self.notebook)
         with self.hold_sync():
             self.snapshot = data["snapshot"]
             self.changes = data["changes"]

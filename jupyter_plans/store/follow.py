@@ -19,25 +19,16 @@ from pathlib import Path
 
 from ..errors import PlanStoreError
 from .locate import SUFFIX, plan_file
+from .preflight import moved_to
 from .sqlite import BUSY_TIMEOUT_MS, SIDE_FILES, check_plan_file, file_identity, reading_uri
 
 NOTEBOOK_KEY = "notebook"  # the notebook's path, relative to the plan file's folder
 MOVED_KEY = "moved_to"  # in a file that was moved: the new file's absolute path; "" for the trash
-READ_MOVED = "SELECT value FROM plans_settings WHERE key = 'moved_to'"
 _READ = "SELECT value FROM plans_settings WHERE key = ?"
 _WRITE = (
     "INSERT INTO plans_settings (key, value) VALUES (?, ?) "
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 )
-
-
-def moved_to(cursor) -> str | None:
-    """Where the file a connection has open went: a path, "" for the trash, None if it did not."""
-    try:
-        row = cursor.execute(READ_MOVED).fetchone()
-    except sqlite3.Error:
-        return None  # no plan tables (a new file)
-    return None if row is None else row[0]
 
 
 def recorded_notebook(plan: Path) -> str | None:

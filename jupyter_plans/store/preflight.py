@@ -12,6 +12,8 @@ from ..errors import PlanStoreError
 from .migrations import LATEST
 
 SIDE_FILES = ("-wal", "-shm")
+# In a plan file that moved with its notebook: the new file's absolute path; "" for the trash.
+READ_MOVED = "SELECT value FROM plans_settings WHERE key = 'moved_to'"
 _VERSIONS = "plans_schema_version"
 
 
@@ -119,3 +121,13 @@ def _check_length(path: Path, through_wal: bool) -> None:
         f"{path} is not a readable plan file: it is truncated ({size} bytes; its header "
         f"says {pages * page_size}); restore it from a copy"
     )
+
+
+def moved_to(cursor) -> str | None:
+    """Where the plan file a connection has open went with its notebook: a path, "" for the
+    trash, None if it did not (see follow.py). Read to the end, so no read lock stays."""
+    try:
+        rows = cursor.execute(READ_MOVED).fetchall()
+    except sqlite3.Error:
+        return None  # no plan tables (a new file)
+    return rows[0][0] if rows else None

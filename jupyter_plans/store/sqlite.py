@@ -20,7 +20,7 @@ from ..errors import PlanStoreError
 from .migrations import LATEST
 
 # What a file must be before it is opened as a plan file (imported from here as before).
-from .preflight import SIDE_FILES, check_plan_file, reading_uri
+from .preflight import SIDE_FILES, check_plan_file, moved_to, reading_uri
 from .transaction import WRITE_OPTION
 
 BUSY_TIMEOUT_MS = 10_000
@@ -74,6 +74,8 @@ class SQLiteBackend:
         # is no plan file at the path (reads then see an empty store).
         self.opened: FileIdentity | None = None
         self._opened_sides: list[FileIdentity | None] = [None, None]
+        self._keeper: sqlite3.Connection | None = None
+        self._keeper_lock = threading.Lock()
         self._version_lock = threading.Lock()
         self._version_conn: sqlite3.Connection | None = None
         self._version_file: FileIdentity | None = None
@@ -175,6 +177,7 @@ class SQLiteBackend:
             return None
         try:
             connection = self.reader() if self.read_only else self.connect()[0]
+            self._keep()
         except sqlite3.Error as exc:
             if self.identity() != opened:
                 return None
@@ -183,6 +186,25 @@ class SQLiteBackend:
             connection.close()
             return None
         return connection, opened
+
+    def _keep(self) -> None:
+        """Hold one connection on the opened file, through which the store learns where the
+        file went if it moves with its notebook (a thread that had none open cannot)."""
+        with self._keeper_lock:
+            if self._keeper is None and not self.read_only:
+                self._keeper = self.connect()[0]
+
+    def went(self) -> str | None:
+        """Where the opened file moved with its notebook ("" for the trash); None if it did
+        not, or no connection is held on it."""
+        with self._keeper_lock:
+            return None if self._keeper is None else moved_to(self._keeper)
+
+    def _let_keeper_go(self) -> None:
+        with self._keeper_lock:
+            if self._keeper is not None:
+                self._keeper.close()
+                self._keeper = None
 
     def reader(self) -> sqlite3.Connection:
         """For a store that cannot write: a connection that reads and creates nothing."""
@@ -219,6 +241,7 @@ class SQLiteBackend:
         still the old file's; connections that still have the old file open keep theirs.
         """
         self.opened = None
+        self._let_keeper_go()
         for side, known in zip(self._sides, self._opened_sides, strict=True):
             if known is not None and file_identity(side) == known:
                 try:
@@ -269,6 +292,7 @@ class SQLiteBackend:
             self._version_conn = None
 
     def dispose(self) -> None:
+        self._let_keeper_go()
         with self._version_lock:
             self._close_version_connection()
         if self._engine is not None:

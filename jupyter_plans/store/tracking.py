@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanStoreError
-from .follow import moved_to
+from .preflight import moved_to
 from .sqlite import file_identity, read_only_reason
 
 
@@ -53,10 +53,12 @@ class FollowsFile:
         is refused in one line, and so is a write this process cannot make there. A plan file
         that moved with its notebook is opened where it went. Other threads' connections are
         let go of when they next begin (their generation is an earlier one)."""
+        backend = self._backend
         went = getattr(self._local, "moved", None)
         self._local.moved = None
+        if went is None and backend.opened is not None and backend.identity() != backend.opened:
+            went = backend.went()  # this thread had no connection on the file that went
         self._let_go(self._local)
-        backend = self._backend
         with self._follow_lock:
             if went == "":
                 self._gone = (

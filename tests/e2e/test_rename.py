@@ -39,6 +39,10 @@ def test_a_notebook_renamed_in_jupyterlab_keeps_its_plan_everywhere(page, lab, d
     assert not [p.name for p in root.iterdir() if p.name.startswith(OLD[:-6])]
 
     panel.locator(".jp-plans-notebook").get_by_text(NEW).wait_for(timeout=10_000)
+    # The live card in the notebook names it by its new name too.
+    page.locator(".jp-OutputArea .jp-plans-card .jp-plans-notebook").get_by_text(NEW).wait_for(
+        timeout=10_000
+    )
     panel.get_by_text("The agent is researching").wait_for(timeout=10_000)
     page.screenshot(path=str(root.parent / "after-rename.png"))
 

@@ -134,7 +134,9 @@ def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tm
             while len(decisions(old_plan)) < 20 and time.monotonic() < deadline:
                 time.sleep(0.05)  # the agent is writing
             new = "analysis-" + name.removeprefix("Untitled-")
+            asked = time.perf_counter()
             status, body = request(server, "PATCH", f"/api/contents/{name}", {"path": new})
+            took = time.perf_counter() - asked
             assert status == 200, body
             # The plan has followed before the answer came.
             new_plan = plan_of(root, new)
@@ -149,6 +151,7 @@ def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tm
         assert leftovers == []  # no file at the old name for a new notebook to adopt
         kept = decisions(new_plan)
         assert set(accepted) <= set(kept)  # every accepted write, none lost
+        print(f"rename took {took * 1000:.0f} ms with {len(accepted)} writes accepted around it")
         assert integrity(new_plan) == "ok"
 
         # The running kernel: its next write and read are the renamed plan's.

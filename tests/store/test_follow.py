@@ -189,3 +189,34 @@ def test_seen_cursors_follow_the_rename(tmp_path):
     with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
         assert last_seen(store.session("default"), "analysis.ipynb") == 1
     assert json.loads((tmp_path / "analysis.ipynb").read_text())["nbformat"] == 4
+
+
+def test_a_thread_that_never_had_the_file_open_follows_the_move_too(tmp_path):
+    """A server answers on a pool of threads: one that opens its first connection after the
+    move finds the old path empty, and learns where the plan went from the store."""
+    import threading
+
+    old = notebook(tmp_path, "Untitled.ipynb")
+    plan = with_plan(old, "one")
+    store = PlanStore(plan)
+    assert store.session("default").cursor() == 1
+    os.rename(old, tmp_path / "analysis.ipynb")
+    follow.move(old, tmp_path / "analysis.ipynb")
+    store.check_file()  # what the server asks before it answers
+    failures = []
+
+    def write() -> None:
+        try:
+            store.session("default").call_tool(
+                "record_decision", {"title": "two", "rationale": "r"}
+            )
+        except Exception as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    thread.join()
+    assert failures == [] and store.path == tmp_path / "analysis.plans.sqlite"
+    assert titles(store.path) == ["one", "two"]
+    assert not [name for name in files(tmp_path) if name.startswith("Untitled")]
+    store.close()
