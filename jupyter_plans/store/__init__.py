@@ -187,6 +187,7 @@ class Store(FollowsFile):
             # immutable view of it (see reading_uri) would not see its owner's later commits.
             local.fresh = identity is not None and self._backend.read_only is not None
             local.written = None  # a new connection knows nothing it wrote
+            local.looked_at = None  # nor whether the file moved (see _on_file)
             return local.cursor
         raise PlanStoreError(f"cannot open {self}: the file at its path keeps being replaced")
 
@@ -213,10 +214,14 @@ class Store(FollowsFile):
         check = self._backend.others_commits
         if check is None:
             return {}
-        version = tx.value(check)
-        written = getattr(self._local, "written", None)
+        local = self._local
+        # Read at BEGIN (see _on_file), once a transaction.
+        version, local.version = getattr(local, "version", None), None
+        if version is None:
+            version = tx.value(check)
+        written = getattr(local, "written", None)
         if written is None or written[0] != version:
-            written = self._local.written = (version, {})
+            written = local.written = (version, {})
         return written[1]
 
     def _lost(self, cursor: Any) -> bool:

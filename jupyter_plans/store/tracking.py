@@ -10,6 +10,8 @@ from ..errors import PlanStoreError
 from .preflight import moved_to
 from .sqlite import file_identity, read_only_reason
 
+OTHERS_COMMITS = "PRAGMA data_version"
+
 
 class FollowsFile:
     """The part of Store that looks, in every transaction, that its path still names the file
@@ -37,12 +39,19 @@ class FollowsFile:
             and identity is not None
             and (found.st_dev, found.st_ino) == tuple(identity)
         )
-        if cursor is not None and identity is not None and (write or not here):
+        local = self._local
+        if cursor is not None and identity is not None and write and here:
             # A move commits its marker before it removes the old file: a writer that got the
-            # lock in between must not write to it.
+            # lock in between must not write to it. Only another connection commits a marker,
+            # and SQLite says (data_version) whether one has committed since this one looked.
+            local.version = version = cursor.execute(OTHERS_COMMITS).fetchone()[0]
+            if version == getattr(local, "looked_at", None):
+                return True
+            local.looked_at = version
+        if cursor is not None and identity is not None and (write or not here):
             went = moved_to(cursor)
             if went is not None and not (here and file_identity(went) == tuple(identity)):
-                self._local.moved = went
+                local.moved = went
                 return False
         return here
 
