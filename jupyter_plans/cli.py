@@ -71,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("verb", metavar="VERB", help="on, off, approve or revise")
     plan.add_argument("rest", nargs="*", metavar="ARG", help="HASH for approve, NOTES for revise")
+    plan.add_argument("--by", metavar="NAME", help="who decides (default: this system's user name)")
 
     mcp = commands.add_parser(
         "mcp",
@@ -218,7 +219,7 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         if args.command == "call":
             return _call(session, args)
-        return _decide(session, args.verb, args.rest)
+        return _decide(session, args.verb, args.rest, _who(args.by))
 
 
 def _call(session, args: argparse.Namespace) -> int:
@@ -258,7 +259,21 @@ def _context(session, limit: int | None) -> int:
     return 0
 
 
-def _decide(session, verb: str, rest: list[str]) -> int:
+def _who(name: str | None) -> dict:
+    """The person deciding on the command line: --by, else the system's user name."""
+    import getpass
+
+    from .plan.who import person
+
+    if name is None:
+        try:
+            name = getpass.getuser()
+        except Exception:  # noqa: BLE001 - no user entry for this uid
+            name = None
+    return person({"name": name, "via": "cli"})
+
+
+def _decide(session, verb: str, rest: list[str], by: dict) -> int:
     from .plan.validation import quote
 
     # Verbs match without case; a hash never does.
@@ -268,20 +283,20 @@ def _decide(session, verb: str, rest: list[str]) -> int:
     if verb in ("on", "off"):
         if rest:
             raise DecisionRefused(f"{verb} takes no arguments; found {quote(' '.join(rest))}")
-        getattr(session, verb)()
+        getattr(session, verb)(by=by)
     elif verb == "approve":
         if len(rest) > 1:
             raise DecisionRefused(f"approve takes at most one HASH; found {quote(' '.join(rest))}")
         if rest:
-            session.approve(rest[0])
+            session.approve(rest[0], by=by)
         else:
-            return _approve_after_asking(session)
+            return _approve_after_asking(session, by)
     else:
-        session.revise(" ".join(rest))
+        session.revise(" ".join(rest), by=by)
     return 0
 
 
-def _approve_after_asking(session) -> int:
+def _approve_after_asking(session, by: dict) -> int:
     """approve without HASH: show the waiting proposal and its hash on a terminal, ask, and
     approve exactly what was shown; without a terminal, refuse (a script names the hash)."""
     from .plan.text import render_text
@@ -303,7 +318,7 @@ def _approve_after_asking(session) -> int:
         answer = ""
     if answer.strip().lower() not in ("y", "yes"):
         raise DecisionRefused(f"not approved: proposal {waiting[:12]} still waits")
-    session.approve(waiting)
+    session.approve(waiting, by=by)
     print(f"Approved proposal {waiting[:12]}.")
     return 0
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from ..errors import DecisionRefused, PlanStoreError
+from ..plan.who import person
 
 if TYPE_CHECKING:
     from .openai_compat import OpenAIAgent
@@ -53,7 +54,7 @@ class AgentMagics(Magics):
         try:
             agent = self._attach()
             if text:
-                agent.session.queue_message(text, "person")
+                agent.session.queue_message(text, "person", by=person(None, "magic"))
             agent.run()
         except (AgentError, DecisionRefused, PlanStoreError) as problem:
             print(f"%agent: {problem}", file=sys.stderr)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..plan.models import Event
 from ..plan.revision import diff_steps
+from ..plan.who import who_and_where
 from .markdown import clipped, inert
 
 # The event of an accepted call, by kind: which tool it was.
@@ -100,7 +101,12 @@ def _plan_line(event: Event, before: dict | None) -> str:
         return f"The agent proposed a plan as revision {revision}: {size}" + (
             f" ({changed})." if changed else "."
         )
-    who = "The person edited" if name == "user_edit" else "The agent updated"
+    if name == "user_edit":
+        person, where = who_and_where(event.data.get("by"))
+        who = f"{inert(person) if person else 'The person'} edited"
+        where = f" {where}" if where else ""
+    else:
+        who, where = "The agent updated", ""
     if before is None and name != "user_edit":
         return (
             f"The agent wrote the plan (revision {revision}): {_count(len(plan['steps']), 'step')}"
@@ -108,7 +114,7 @@ def _plan_line(event: Event, before: dict | None) -> str:
             f"{_count(len(plan['objectives']), 'objective')}."
         )
     changed = _changes(before, plan) or "nothing in the steps changed"
-    return f"{who} the plan to revision {revision}: {changed}."
+    return f"{who} the plan{where} to revision {revision}: {changed}."
 
 
 def _line(event: Event, before: dict | None) -> str | None:
@@ -121,22 +127,45 @@ def _line(event: Event, before: dict | None) -> str | None:
     if kind == "proposal_submitted":
         return f"Proposal `{data['hash'][:12]}` (revision {data['revision']}) waits for the person."
     if kind == "decision":
-        proposal = f"`{(data['hash'] or '')[:12]}`"
-        return {
-            "approved": f"The person approved proposal {proposal}.",
-            "changes_requested": f"The person asked for changes to proposal {proposal}.",
-            "left": f"The person left plan mode, dropping proposal {proposal}.",
-            "dropped": f"Proposal {proposal} dropped: {inert(data['why'])}."
-            if data.get("why")
-            else f"Plan mode started again, dropping proposal {proposal}.",
-        }.get(data["action"], f"Decision {inert(data['action'])} on proposal {proposal}.")
+        return verdict_line(data)
     if kind == "mode_changed":
-        return "Plan mode on." if data["mode"] == "plan" else "Back to default mode."
+        where = _where(data)
+        return ("Plan mode on" if data["mode"] == "plan" else "Back to default mode") + f"{where}."
     if kind == "decision_recorded":
         return f"The agent recorded a decision: {inert(data['title'])} (see decisions.md)."
+    return _other_line(event)
+
+
+def _where(data: dict) -> str:
+    """ ", by alice in the panel" for a person's act; "" when the event says nobody."""
+    name, where = who_and_where(data.get("by"))
+    if name is None and not where:
+        return ""
+    return f", {'by ' + inert(name) + ' ' if name else ''}{where}".rstrip()
+
+
+def verdict_line(data: dict) -> str:
+    """A decision on a proposal in words, with who made it and where."""
+    proposal = f"`{(data['hash'] or '')[:12]}`"
+    name, where = who_and_where(data.get("by"))
+    who = inert(name) if name else "The person"
+    where = f" {where}" if where else ""
+    return {
+        "approved": f"{who} approved proposal {proposal}{where}.",
+        "changes_requested": f"{who} asked for changes to proposal {proposal}{where}.",
+        "left": f"{who} left plan mode{where}, dropping proposal {proposal}.",
+        "dropped": f"Proposal {proposal} dropped: {inert(data['why'])}."
+        if data.get("why")
+        else f"Plan mode started again, dropping proposal {proposal}.",
+    }.get(data["action"], f"Decision {inert(data['action'])} on proposal {proposal}.")
+
+
+def _other_line(event: Event) -> str | None:
+    data, kind = event.data, event.kind
     if kind == "message_queued":
         if data["source"] == "person":
-            return f"The person wrote: {inert(clipped(data['text']))}"
+            name, _ = who_and_where(data.get("by"))
+            return f"{inert(name) if name else 'The person'} wrote: {inert(clipped(data['text']))}"
         if data["source"] == "automatic":
             return f"Automatic work was queued: {inert(clipped(data['text']))}"
         return None  # a notice restates a decision the account already tells

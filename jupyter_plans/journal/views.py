@@ -18,7 +18,7 @@ from ..errors import PlanStoreError
 from ..plan.fold import fold
 from ..plan.models import Event, Snapshot
 from .markdown import inert
-from .progress import progress_lines
+from .progress import progress_lines, verdict_line
 
 FILES = ("checkpoint.md", "plan.md", "decisions.md", "progress.md")
 
@@ -245,8 +245,15 @@ def _plan(history: _History) -> list[str]:
 
 def _decisions(history: _History) -> list[str]:
     recorded = [event for event in history.events if event.kind == "decision_recorded"]
-    if not recorded:
-        return ["No lasting decision has been recorded."]
+    verdicts = [event for event in history.events if event.kind == "decision"]
+    lines = _lasting(recorded) if recorded else ["No lasting decision has been recorded."]
+    if verdicts:  # the person's, with who made each and where
+        lines += ([] if lines[-1] == "" else [""]) + ["## Decisions on proposals", ""]
+        lines += [f"- Event {event.seq}: {verdict_line(event.data)}" for event in verdicts]
+    return lines
+
+
+def _lasting(recorded: list) -> list[str]:
     lines: list[str] = []
     for number, event in enumerate(recorded, 1):
         data = event.data

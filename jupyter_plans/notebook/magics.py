@@ -11,11 +11,16 @@ from traitlets import Bool, Float, Unicode, validate
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.text import describe_event, status_line
 from ..plan.validation import quote
+from ..plan.who import local_person, person
 from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store import locate as _locate
 
 _VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export")
+
+
+def MAGIC() -> dict:  # noqa: N802 - read as a constant: who acts through %plan
+    return person(None, "magic")
 
 
 @magics_class
@@ -161,7 +166,7 @@ class PlanMagics(Magics):
             if verb in _VERBS:
                 getattr(self, f"_verb_{verb}")(rest)
             else:
-                self.session.start_planning(words)
+                self.session.start_planning(words, by=MAGIC())
                 print(f"Plan mode on; the agent has your task: {words}")
         except (DecisionRefused, PlanStoreError) as refusal:
             print(f"%plan {verb}: {refusal}", file=sys.stderr)
@@ -176,12 +181,12 @@ class PlanMagics(Magics):
 
     def _verb_on(self, rest: str) -> None:
         self._no_arguments("on", rest)
-        self.session.on()
+        self.session.on(by=MAGIC())
         print("Plan mode on: the agent researches and proposes; nothing changes until you approve.")
 
     def _verb_off(self, rest: str) -> None:
         self._no_arguments("off", rest)
-        self.session.off()
+        self.session.off(by=MAGIC())
         print("Plan mode off.")
 
     def _verb_approve(self, rest: str) -> None:
@@ -191,13 +196,14 @@ class PlanMagics(Magics):
                 f"approve takes only the 64-hex hash of the waiting proposal; found {quote(rest)}"
             )
         # Without a hash: the proposal this kernel last showed, only while it still waits.
-        snapshot = self.session.approve(rest) if rest else self.session.approve_shown()
+        by = MAGIC()
+        snapshot = self.session.approve(rest, by=by) if rest else self.session.approve_shown(by)
         print(f"Approved proposal {snapshot.approved_proposal_hash[:12]}; the agent may proceed.")
 
     def _verb_revise(self, rest: str) -> None:
         if not rest:
             raise DecisionRefused("revise needs NOTES: say what should change")
-        self.session.revise(rest)
+        self.session.revise(rest, by=MAGIC())
         print("Your notes went to the agent; the proposal is withdrawn until it submits again.")
 
     def _verb_status(self, rest: str) -> None:
@@ -211,7 +217,9 @@ class PlanMagics(Magics):
             raise DecisionRefused(f"history takes a number of events; found {quote(rest)}")
         count = int(rest or 10)
         events = self.session.events(after=max(0, self.session.cursor() - count))
-        print("\n".join(describe_event(e) for e in events) or "Nothing has happened yet.")
+        reader = local_person()
+        told = [describe_event(e, reader) for e in events]
+        print("\n".join(told) or "Nothing has happened yet.")
 
     def _verb_new(self, rest: str) -> None:
         self._no_arguments("new", rest)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import PlanStoreError
 from ..plan.text import describe_event
+from ..plan.who import local_person
 
 _log = logging.getLogger("jupyter_plans")
 
@@ -50,4 +51,5 @@ def since_last_seen(session: Any, notebook: str) -> str | None:
     head = f"Since you last looked (event {seen}): {count} event{'' if count == 1 else 's'}"
     if count > len(events):
         head += f", the last {len(events)} below; %plan history {count} lists them all"
-    return "\n".join([head + ".", *(describe_event(event) for event in events)])
+    reader = local_person()
+    return "\n".join([head + ".", *(describe_event(event, reader) for event in events)])

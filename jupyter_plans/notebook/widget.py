@@ -11,6 +11,7 @@ import traitlets
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.text import render_text
 from ..plan.validation import quote
+from ..plan.who import person
 from ..session import PlanSession
 from ..session.card import MIME_TYPE, card_data, card_html, unguarded_note
 from ..store import follow
@@ -134,18 +135,21 @@ class PlanCard(anywidget.AnyWidget):
             self.session.mark_shown(content.get("hash"))
             return
         verbs = {
-            "approve": lambda: self.session.approve(_shown_hash(content)),
-            "revise": lambda: self.session.revise(content.get("notes", "")),
-            "off": self.session.off,
-            "on": self.session.on,
-            "edit": lambda: self.session.edit_plan(content.get("change")),
-            "answer": lambda: self.session.answer(content.get("text", "")),
+            "approve": lambda by: self.session.approve(_shown_hash(content), by=by),
+            "revise": lambda by: self.session.revise(content.get("notes", ""), by=by),
+            "off": lambda by: self.session.off(by=by),
+            "on": lambda by: self.session.on(by=by),
+            "edit": lambda by: self.session.edit_plan(content.get("change"), by=by),
+            "answer": lambda by: self.session.answer(content.get("text", ""), by=by),
         }
         if action not in verbs:
             self.error = f"the card sent an unknown action {quote(action)}"
             return
         try:
-            verbs[action]()
+            # Who: the identity the JupyterLab page holds for its user, sent with the click;
+            # where it has none, the kernel's person (as for %plan).
+            page = content.get("by")
+            verbs[action](person(page if isinstance(page, str) else None, "card"))
         except (DecisionRefused, PlanStoreError) as refusal:
             self.error = str(refusal)
         else:

@@ -26,6 +26,11 @@ def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
             state["mode"] = data["mode"]
         elif event.kind == "decision_recorded":
             state["decisions"].append(
-                {"title": data["title"], "rationale": data["rationale"], "sources": data["sources"]}
+                {
+                    "title": data["title"],
+                    "rationale": data["rationale"],
+                    "sources": data["sources"],
+                    "by": data.get("by"),
+                }
             )
     return Snapshot.model_validate(state)

@@ -66,6 +66,8 @@ class Decision(_Model):
     title: str
     rationale: str
     sources: list[str] = Field(default_factory=list)
+    # Who recorded it, as a person's act carries it (DESIGN section 12); an agent's is null.
+    by: dict | None = None
 
 
 class Proposal(_Model):

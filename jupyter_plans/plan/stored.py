@@ -63,6 +63,7 @@ def _schemas() -> tuple[Any, Any]:
             "plan": cs.typed_dict_field(plan),
             "result": required(),
             "enforcement": required(),
+            "by": cs.typed_dict_field(value, required=False),  # the person's edit: who
         }
     )
     return event, record(body)
@@ -98,7 +99,17 @@ def encode_plan_event(data: dict, body: str | None, result: str) -> str:
     return (
         f'{{"name":{_string(data["name"])}{_id("call_id", data)}{_id("turn_id", data)}'
         f',"plan":{{"revision":{plan["revision"]:d}{_id("turn_id", plan)}{_id("call_id", plan)}'
-        f',{body[1:]},"result":{result},"enforcement":{_string(data["enforcement"])}}}'
+        f',{body[1:]},"result":{result},"enforcement":{_string(data["enforcement"])}'
+        f"{_by(data)}}}"
+    )
+
+
+def _by(data: dict) -> str:
+    by = data.get("by")
+    if by is None:
+        return ""
+    return f',"by":{{"name":{"null" if by["name"] is None else _string(by["name"])}' + (
+        f',"via":{_string(by["via"])}}}'
     )
 
 
@@ -123,4 +134,6 @@ def decode_plan_event(text: str) -> dict:
     plan = data["plan"]
     plan["steps"] = [step for phase in plan["phases"] for step in phase["steps"]]
     data["author"] = "user" if data["name"] == USER_EDIT else "agent"
+    if data["author"] == "user":
+        data.setdefault("by", None)  # an edit made before who decided was kept
     return data

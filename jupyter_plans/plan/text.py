@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .who import said
+
 if TYPE_CHECKING:
     from .models import Event, Snapshot
 
@@ -89,33 +91,36 @@ def status_line(
     return line
 
 
-def describe_event(event: Event) -> str:
-    """An event in words, for %plan history."""
+def describe_event(event: Event, reader: str | None = None) -> str:
+    """An event in words, for %plan history: a person's act says who and where ("by alice in
+    the panel"; "by you" for the `reader`, this kernel's person)."""
     data = event.data
     kind = event.kind
+    by = said(data.get("by"), reader)
+    by = f" {by}" if by else ""
     if kind == "plan_updated":
-        who = "you edited" if data["name"] == "user_edit" else f"agent {data['name']}"
-        return f"{event.seq}. {who}: revision {data['plan']['revision']}"
+        if data["name"] == "user_edit":
+            return f"{event.seq}. edited{by}: revision {data['plan']['revision']}"
+        return f"{event.seq}. agent {data['name']}: revision {data['plan']['revision']}"
     if kind == "tool_finished":
         return f"{event.seq}. agent {data['name']} refused: {data['result']['content']}"
     if kind == "proposal_submitted":
         return f"{event.seq}. proposal {data['hash'][:12]} waits for a decision"
     if kind == "decision":
         words = {
-            "approved": "you approved",
-            "changes_requested": "you asked for changes to",
-            "left": "you left plan mode, dropping",
-            "dropped": f"{data['why']}, dropping"
-            if data.get("why")
-            else "plan mode restarted, dropping",
+            "approved": "approved",
+            "changes_requested": "changes requested",
+            "left": "dropped, plan mode left",
+            "dropped": f"dropped, {data.get('why') or 'plan mode restarted'}",
         }[data["action"]]
-        return f"{event.seq}. {words} proposal {(data['hash'] or '')[:12]}"
+        return f"{event.seq}. proposal {(data['hash'] or '')[:12]}: {words}{by}"
     if kind == "mode_changed":
-        return f"{event.seq}. mode is now {data['mode']}"
+        return f"{event.seq}. mode is now {data['mode']}{by}"
     if kind == "decision_recorded":
         return f"{event.seq}. agent recorded a decision: {data['title']}"
     if kind == "message_queued":
-        return f"{event.seq}. message queued from {data['source']}: {_clip(data['text'])}"
+        source = f"the person{by}" if data["source"] == "person" else data["source"]
+        return f"{event.seq}. message queued from {source}: {_clip(data['text'])}"
     if kind == "message_delivered":
         return f"{event.seq}. message {data['message_id']} delivered to the agent"
     if kind == "turn_cancelled":

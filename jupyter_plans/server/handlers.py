@@ -31,6 +31,7 @@ class DecisionBody(BaseModel):
     action: Literal["on", "off", "approve", "revise"]
     hash: str | None = None
     notes: str | None = None
+    via: Literal["panel", "palette", "card"] | None = None  # where the person clicked
 
 
 class PlansHandler(APIHandler):
@@ -198,10 +199,14 @@ class DecisionHandler(PlansHandler):
 
     def _decide(self, body: DecisionBody) -> Snapshot:
         session, _ = self.session(create=True)
+        # Who: the identity Jupyter authenticated for this request, never one the body names.
+        user = self.current_user
+        name = getattr(user, "username", None) if user is not None else None
+        by = {"name": name or None, "via": body.via or "server"}
         verbs = {
-            "on": session.on,
-            "off": session.off,
-            "approve": lambda: session.approve(body.hash),
-            "revise": lambda: session.revise(body.notes or ""),
+            "on": lambda: session.on(by=by),
+            "off": lambda: session.off(by=by),
+            "approve": lambda: session.approve(body.hash, by=by),
+            "revise": lambda: session.revise(body.notes or "", by=by),
         }
         return verbs[body.action]()

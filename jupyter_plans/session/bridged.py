@@ -5,10 +5,11 @@ reject of that proposal, which carries no notes. Each is one transaction, as a t
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
 from ..plan.revision import body_hash, build_plan, proposal_body
+from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
@@ -78,10 +79,12 @@ class BridgedWrites:
             return digest, self._propose(change, digest, body, text=kept)
 
     @_reconnecting
-    def request_changes(self, digest: str) -> None:
+    def request_changes(self, digest: str, by: Any = None) -> None:
         """A reject of proposal `digest` without notes (a client's answer): the wait ends and
         plan mode stays, as with revise, and nothing is queued for the agent."""
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             waiting = change.state.pending_proposal_hash
             if waiting != digest:
                 raise DecisionRefused(

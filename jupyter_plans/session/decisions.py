@@ -15,6 +15,7 @@ from ..plan.revision import body_hash, build_plan, describe_diff, diff_steps, pr
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.stored import USER_EDIT
 from ..plan.validation import Refused, quote
+from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
@@ -34,25 +35,31 @@ class Decisions:
     `session_id`, `_writing`, `snapshot` and the tools' `_store_plan` and `_propose`)."""
 
     @_reconnecting
-    def on(self) -> Snapshot:
-        """Enter plan mode; a proposal still waiting is dropped."""
+    def on(self, by: Any = None) -> Snapshot:
+        """Enter plan mode; a proposal still waiting is dropped. `by`: who (plan/who.py)."""
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             self._enter_plan_mode(change)
         return self.snapshot()
 
     @_reconnecting
-    def start_planning(self, task: str) -> Snapshot:
+    def start_planning(self, task: str, by: Any = None) -> Snapshot:
         """Enter plan mode and queue `task` as the person's message: the task to plan."""
         check_person_text("the task", task)
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             self._enter_plan_mode(change)
             self._queue(change, "person", task)
         return self.snapshot()
 
     @_reconnecting
-    def off(self) -> Snapshot:
+    def off(self, by: Any = None) -> Snapshot:
         """Leave plan mode: clear any wait and cancel the newest turn."""
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             s = change.state
             if s.pending_proposal_hash is not None:
                 self._decide(change, "left")
@@ -65,9 +72,11 @@ class Decisions:
         return self.snapshot()
 
     @_reconnecting
-    def approve(self, hash: str | None = None) -> Snapshot:  # noqa: A002 - the documented name
+    def approve(self, hash: str | None = None, by: Any = None) -> Snapshot:  # noqa: A002
         """Approve the waiting proposal (only it: a given hash must match in full)."""
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             s = change.state
             pending = s.pending_proposal_hash
             if pending is None:
@@ -95,7 +104,7 @@ class Decisions:
         """The hash of the proposal a card of this process last showed, if any."""
         return _shown.get(self.store, {}).get(self.session_id)
 
-    def approve_shown(self) -> Snapshot:
+    def approve_shown(self, by: Any = None) -> Snapshot:
         """Approve the proposal this process last showed, and only while it is the one
         waiting: what the person read is what is approved."""
         shown = self.shown_proposal()
@@ -107,12 +116,14 @@ class Decisions:
                 f"proposal {waiting[:12]} waits but has not been shown here; show it with "
                 "%plan, read it, then approve"
             )
-        return self.approve(shown)
+        return self.approve(shown, by=by)
 
     @_reconnecting
-    def revise(self, notes: str) -> Snapshot:
+    def revise(self, notes: str, by: Any = None) -> Snapshot:
         """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent."""
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             if change.state.pending_proposal_hash is None:
                 raise DecisionRefused("nothing to revise: no proposal is waiting for a decision")
             check_person_text("the notes", notes)
@@ -134,7 +145,7 @@ class Decisions:
             )
 
     @_reconnecting
-    def edit_plan(self, changes: dict) -> Snapshot:
+    def edit_plan(self, changes: dict, by: Any = None) -> Snapshot:
         """The person's edit of the plan: the same input as update_plan, authored by the user.
 
         Explanation, findings and objectives left out are kept. If a proposal is waiting, the
@@ -144,7 +155,9 @@ class Decisions:
             args: CheckedPlan = CATALOG["update_plan"].parse(changes)
         except Refused as refusal:
             raise DecisionRefused(f"edit refused: {refusal}") from None
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             s = change.state
             try:
                 check_expected_revision(args.expected_revision, s.revision, required=True)
@@ -197,12 +210,15 @@ class Decisions:
     # The queue.
 
     @_reconnecting
-    def queue_message(self, text: str, source: str = "automatic") -> Message:
-        """Queue a message for the agent: a person's words, automatic work, or a notice."""
+    def queue_message(self, text: str, source: str = "automatic", by: Any = None) -> Message:
+        """Queue a message for the agent: a person's words (`by` says whose), automatic work,
+        or a notice."""
         if source not in ("person", "automatic", "notice"):
             raise ValueError(f"source is {source!r}; it must be person, automatic or notice")
         check_person_text("the message", text)
+        by = person(by) if source == "person" else None
         with self._writing() as change:
+            change.by = by
             return self._queue(change, source, text)
 
     @_reconnecting

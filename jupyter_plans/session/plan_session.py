@@ -106,7 +106,12 @@ class PlanSession(AgentTools, Decisions, BridgedWrites):
             "approved_proposal_hash": row.approved_proposal_hash if row is not None else None,
             "plan": plan,
             "decisions": [
-                {"title": d.title, "rationale": d.rationale, "sources": _loads(d.sources)}
+                {
+                    "title": d.title,
+                    "rationale": d.rationale,
+                    "sources": _loads(d.sources),
+                    "by": None,
+                }
                 for d in decided
             ],
         }

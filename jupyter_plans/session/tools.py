@@ -20,6 +20,7 @@ from ..plan.review import check_finishable, reviewed
 from ..plan.revision import body_hash, build_plan, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.validation import Refused, quote, read_json
+from ..plan.who import person
 from ..store.transaction import Tx
 from ..store.transaction import reconnecting as _reconnecting
 
@@ -285,10 +286,12 @@ class AgentTools:
         return row.question if row is not None else None
 
     @_reconnecting
-    def answer(self, text: str) -> Message:
+    def answer(self, text: str, by: Any = None) -> Message:
         """The person's answer to the open question, queued as the person's message."""
         check_person_text("the answer", text)
+        by = person(by)
         with self._writing() as change:
+            change.by = by
             if self._open_question(change.tx) is None:
                 raise DecisionRefused("nothing to answer: the agent has no open question")
             return self._queue(change, "person", text)

@@ -12,7 +12,8 @@ import pydantic_core
 
 from ..errors import ConnectionLost, PlanStoreError
 from ..lazy import LazyModule
-from ..plan.stored import decode_plan_event, encode_plan_event
+from ..plan.stored import USER_EDIT, decode_plan_event, encode_plan_event
+from ..plan.who import PERSON_KINDS
 from ..store.transaction import Tx
 
 if TYPE_CHECKING:
@@ -32,7 +33,23 @@ _loads = pydantic_core.from_json
 
 
 def _decode_event(kind: str, text: str) -> dict:
-    return decode_plan_event(text) if kind == "plan_updated" else _loads(text)
+    if kind == "plan_updated":
+        return decode_plan_event(text)
+    data = _loads(text)
+    if kind in PERSON_KINDS and "by" not in data:
+        # A person's act written before who decided was kept.
+        if kind != "message_queued" or data.get("source") == "person":
+            data["by"] = None
+    return data
+
+
+def _by_person(kind: str, data: dict) -> bool:
+    """Whether an event of this change is the person's act (the change's `by` goes with it)."""
+    if kind == "message_queued":
+        return data.get("source") == "person"
+    if kind == "plan_updated":
+        return data.get("name") == USER_EDIT
+    return kind in PERSON_KINDS
 
 
 class EventData(NamedTuple):
@@ -106,6 +123,7 @@ class _Change:
     unlooked: bool = False  # an earlier use of the call id was not looked for (EarlierUse)
     events: list[dict] = field(default_factory=list)
     rows: list[tuple[Any, dict]] = field(default_factory=list)
+    by: dict | None = None  # the person whose act this change is (plan/who.py)
 
     def emit(
         self,
@@ -116,6 +134,8 @@ class _Change:
         body: str | None = None,  # a plan's body, as stored, when it was made before
     ) -> int:
         self.state.cursor += 1
+        if self.by is not None and _by_person(kind, data):
+            data = {**data, "by": self.by}
         result_text = None if result is None else _dumps(result)
         if kind == "plan_updated":  # as plan/stored.py says, with the texts already made
             text = encode_plan_event(data, body, result_text)

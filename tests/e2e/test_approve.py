@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from jupyter_plans.plan.who import local_person
 from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
 
 CLI = str(Path(sys.executable).with_name("jupyter-plans"))
@@ -123,7 +124,10 @@ def test_the_palette_shows_the_proposal_and_approves_that_hash(page, lab, dialog
     approved = snapshot(plan_file)
     assert approved["approved_proposal_hash"] == shown
     assert (approved["mode"], approved["pending_proposal_hash"]) == ("default", None)
-    assert decisions(plan_file) == [{"action": "approved", "hash": shown}]
+    ((approval,),) = [decisions(plan_file)]
+    by = approval.pop("by")  # the page's Jupyter user, from the command palette
+    assert approval == {"action": "approved", "hash": shown}
+    assert by["via"] == "palette" and isinstance(by["name"], str) and by["name"]
     assert dialogs == []
 
 
@@ -196,5 +200,7 @@ def test_plan_approve_binds_the_proposal_the_live_card_last_showed(page, lab, di
     run_new_cell(page, "%plan approve")
     approved = snapshot(plan_file)
     assert approved["approved_proposal_hash"] == second
-    assert decisions(plan_file) == [{"action": "approved", "hash": second}]
+    assert decisions(plan_file) == [
+        {"action": "approved", "hash": second, "by": {"name": local_person(), "via": "magic"}}
+    ]
     assert dialogs == []

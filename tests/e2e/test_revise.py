@@ -1,6 +1,7 @@
 """Asking for changes from the live card in a real JupyterLab and Chromium: the note survives
 the agent's writes while it is typed, and arrives in the store as the person's message."""
 
+from jupyter_plans.plan.who import local_person
 from tests.e2e.test_browser import agent_session, live_card
 from tests.e2e.test_question import DRAFT as PROPOSAL  # a new session's plan, every step pending
 
@@ -45,6 +46,11 @@ def test_the_card_sends_a_request_for_changes_as_the_persons_message(page, lab, 
     (message,) = session.deliver()
     assert (message.source, message.text) == ("person", NOTE)
     assert [e.data for e in session.events() if e.kind == "decision"] == [
-        {"action": "changes_requested", "hash": proposed}
+        # The card's click, in the kernel: the kernel's person (the page sent no name).
+        {
+            "action": "changes_requested",
+            "hash": proposed,
+            "by": {"name": local_person(), "via": "card"},
+        }
     ]
     assert dialogs == []

@@ -159,8 +159,9 @@ def test_revise_status_history_and_off(ip, capsys):
     out, _ = plan(ip, "history 3", capsys)
     assert out.splitlines() == [
         "3. proposal " + session.events()[2].data["hash"][:12] + " waits for a decision",
-        "4. you asked for changes to proposal " + session.events()[2].data["hash"][:12],
-        "5. message queued from person: split the loading step",
+        "4. proposal " + session.events()[2].data["hash"][:12] + ": changes requested by you "
+        "with %plan",
+        "5. message queued from the person by you with %plan: split the loading step",
     ]
     plan(ip, "off", capsys)
     assert session.snapshot().mode == "default"

@@ -440,7 +440,7 @@ DECISION_BOUNDS = [
 )
 def test_record_decision_bounds(session, name, build, limit, where):
     after = accepted(session, "record_decision", build(limit))
-    assert after["decisions"] == [{"sources": [], **build(limit)}]
+    assert after["decisions"] == [{"sources": [], **build(limit), "by": None}]
     refused(session, "record_decision", build(limit + 1), where, limit, limit + 1)
 
 

@@ -403,3 +403,28 @@ def test_streams_that_never_read_hold_little_of_the_servers_memory(server):
     finally:
         for client in sockets:
             client.close()
+
+
+def test_a_decision_through_the_server_says_which_jupyter_user_made_it_and_where(server, notebook):
+    name, session = notebook
+    # One person's requests: the identity Jupyter gave the first goes with its cookie.
+    first = urllib.request.Request(f"{server['base']}/api/me")
+    first.add_header("Authorization", f"token {TOKEN}")
+    with urllib.request.urlopen(first, timeout=10) as response:
+        me = json.loads(response.read())
+        cookie = "; ".join(c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or [])
+    assert me["identity"]["username"] and cookie
+    same = {"Cookie": cookie}
+    digest = session.snapshot().pending_proposal_hash
+    body = {"action": "approve", "hash": digest, "via": "panel"}
+    route = f"/api/plans/decision?path={name}"
+    assert request(server, "POST", route, body, headers=same)[0] == 200
+    assert request(server, "POST", route, {"action": "on"}, headers=same)[0] == 200
+    (approved,) = [e for e in session.events() if e.kind == "decision"]
+    assert approved.data["by"] == {"name": me["identity"]["username"], "via": "panel"}
+    last = [e for e in session.events() if e.kind == "mode_changed"][-1]
+    assert last.data["by"] == {"name": me["identity"]["username"], "via": "server"}
+    # The body names where, never who.
+    forged = {"action": "off", "by": {"name": "mallory", "via": "panel"}}
+    status, body = request(server, "POST", f"/api/plans/decision?path={name}", forged)
+    assert status == 400 and "by" in json.dumps(body)

@@ -10,6 +10,10 @@ import json
 import pytest
 
 from jupyter_plans import DecisionRefused
+from jupyter_plans.plan.who import local_person
+
+# Who decides through the Python API without `by=`: this process's person (DESIGN section 12).
+API = {"name": local_person(), "via": "api"}
 
 _ids = itertools.count(1)
 
@@ -173,7 +177,8 @@ def test_approve_clears_the_wait_and_tells_the_agent(session, by_hash):
     assert snap["pending_proposal_hash"] is None and snap["approved_proposal_hash"] == digest
     assert snap["mode"] == "default" and dump(session) == snap
     new = session.events(after=cursor)
-    assert [e.data for e in new if e.kind == "decision"] == [{"action": "approved", "hash": digest}]
+    decided = [e.data for e in new if e.kind == "decision"]
+    assert decided == [{"action": "approved", "hash": digest, "by": API}]
     assert kinds(new).index("decision") < kinds(new).index("mode_changed")
     notices = [m for m in session.waiting_messages()]
     assert len(notices) == 1 and notices[0].source != "person"
@@ -209,13 +214,17 @@ def test_on_drops_a_waiting_proposal(session):
     snap = session.on()
     assert snap.pending_proposal_hash is None and snap.mode == "plan"
     new = session.events(after=cursor)
-    assert [(e.kind, e.data) for e in new] == [("decision", {"action": "dropped", "hash": digest})]
+    assert [(e.kind, e.data) for e in new] == [
+        ("decision", {"action": "dropped", "hash": digest, "by": API})
+    ]
     assert_refused(session, "approve")
 
 
 def test_on_and_off_are_idempotent(session):
     assert session.on().mode == "plan"
-    assert [(e.kind, e.data) for e in session.events()] == [("mode_changed", {"mode": "plan"})]
+    assert [(e.kind, e.data) for e in session.events()] == [
+        ("mode_changed", {"mode": "plan", "by": API})
+    ]
     cursor = session.snapshot().cursor
     session.on()
     assert session.events(after=cursor) == []
@@ -237,6 +246,7 @@ def test_revise_queues_the_notes_as_the_persons_words(session):
     assert new[0].kind == "decision" and new[0].data == {
         "action": "changes_requested",
         "hash": digest,
+        "by": API,
     }
     assert "mode_changed" not in kinds(new)
     assert [(m.source, m.text) for m in session.deliver()] == [("person", "more tests please")]
@@ -252,7 +262,7 @@ def test_off_leaves_the_proposal_and_cancels_the_newest_turn(session):
     assert snap.mode == "default" and snap.pending_proposal_hash is None
     new = session.events(after=cursor)
     assert [(e.kind, e.data) for e in new if e.kind != "mode_changed"] == [
-        ("decision", {"action": "left", "hash": body_hash(PROPOSAL)}),
+        ("decision", {"action": "left", "hash": body_hash(PROPOSAL), "by": API}),
         ("turn_cancelled", {"turn_id": "t2"}),
     ]
     assert kinds(new).index("decision") < kinds(new).index("mode_changed")
@@ -428,7 +438,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "phases",
         "steps",
     }
-    assert snap["decisions"] == [{"title": "T", "rationale": "R", "sources": []}]
+    assert snap["decisions"] == [{"title": "T", "rationale": "R", "sources": [], "by": None}]
 
 
 def test_seq_is_gap_free_and_the_cursor_is_the_last_seq(session):

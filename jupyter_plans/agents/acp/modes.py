@@ -17,6 +17,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...plan import who
 from .claude import offers_settings
 from .text import clean, cut, is_blank
 from .wire import warn
@@ -164,11 +165,11 @@ class Modes:
             snapshot = await bridge.db(session.snapshot_data)
             if now and snapshot["mode"] != PLAN:
                 agent_session.restore[plan_switch(agent_session) or switch] = before
-                await bridge.db(session.on)
+                await bridge.db(session.on, who.person(None, "acp-client"))
             elif not now and (
                 snapshot["mode"] == PLAN or snapshot["pending_proposal_hash"] is not None
             ):
-                await bridge.db(session.off)
+                await bridge.db(session.off, who.person(None, "acp-client"))
         except Exception as exc:  # noqa: BLE001 - the client's request still goes on
             warn(f"could not follow the client's {switch} {value!r} ({exc})")
 
@@ -253,7 +254,7 @@ class Modes:
             if switch is not None:
                 agent_session.restore.setdefault(switch, before)
             try:
-                await bridge.db(bridge.session.on)
+                await bridge.db(bridge.session.on, who.agent())
             except Exception as exc:  # noqa: BLE001
                 warn(f"could not follow the agent into plan mode ({type(exc).__name__}: {exc})")
         elif holds:

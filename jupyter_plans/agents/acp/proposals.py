@@ -11,6 +11,7 @@ from acp.schema import PermissionOption, RequestPermissionRequest, RequestPermis
 from pydantic import ValidationError
 
 from ...errors import DecisionRefused
+from ...plan.who import person
 from .options import approve_outcome, cancelled_outcome, kind_of, reject_outcome
 from .record import PROPOSAL_NAME
 from .text import clean, cut, first_paragraph, is_blank, list_items, well_formed
@@ -127,10 +128,11 @@ class Proposals:
         refused it with the proposal still waiting (the client's answer still goes on)."""
         session = self.bridge.session
         try:
+            by = person(None, "acp-client")  # the bridge's user answered in the client
             if action == "approve":
-                session.approve(digest)
+                session.approve(digest, by=by)
             else:
-                session.request_changes(digest)
+                session.request_changes(digest, by=by)
             return "won"
         except DecisionRefused as refusal:
             if session.waiting_proposal() != digest:

@@ -20,6 +20,9 @@ export interface SessionList {
   sessions: SessionSummary[];
 }
 
+/** Where a person's decision was made (DESIGN section 12). */
+export type DecisionVia = "panel" | "palette" | "card";
+
 export type Decision =
   | { action: "on" }
   | { action: "off" }
@@ -71,8 +74,9 @@ export class PlansApi {
   }
 
   /** 200 with the new snapshot; a refusal (409) throws PlansApiError with the reason. */
-  decide(address: PlanAddress, decision: Decision): Promise<Snapshot> {
-    return this.request<Snapshot>("POST", this.url("decision", address), decision);
+  /** `via` says where the person decided; who is the identity Jupyter authenticated. */
+  decide(address: PlanAddress, decision: Decision, via: DecisionVia): Promise<Snapshot> {
+    return this.request<Snapshot>("POST", this.url("decision", address), { ...decision, via });
   }
 
   /**

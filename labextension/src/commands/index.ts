@@ -57,7 +57,7 @@ export function addCommands(app: JupyterFrontEnd, context: CommandContext): void
     try {
       const intent = await make(path);
       if (intent === null) return;
-      await api.decide({ path, session: intent.session }, intent.decision);
+      await api.decide({ path, session: intent.session }, intent.decision, "palette");
       Notification.success(done(path), { autoClose: 4000 });
     } catch (error) {
       Notification.error(`${baseName(path)}: ${errorMessage(error)}`, { autoClose: 8000 });

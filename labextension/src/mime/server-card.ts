@@ -162,7 +162,7 @@ export class ServerCard {
   private async decide(decision: Decision): Promise<void> {
     if (this.mode !== "server") return;
     try {
-      await this.options.api.decide({ path: this.options.path(), session: this.session }, decision);
+      await this.options.api.decide({ path: this.options.path(), session: this.session }, decision, "card");
       this.error = null;
     } catch (error) {
       // Refused (409 with the reason) or unreachable: one line on the card, nothing retried.

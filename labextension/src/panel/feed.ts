@@ -107,7 +107,7 @@ export class PlanFeed {
     const address = { path, session: this.shown.data.snapshot.session_id };
     let refusal: Refusal | null = null;
     try {
-      await this.api.decide(address, decision);
+      await this.api.decide(address, decision, "panel");
     } catch (error) {
       refusal = { message: errorMessage(error), cursor: this.shown.data.snapshot.cursor };
       try {

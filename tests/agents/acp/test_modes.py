@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
+from jupyter_plans.plan.who import local_person
 from jupyter_plans.session.card import unguarded_note
 
 from .harness import answers_to, bridged, new_session, prompt, run, script
+
+# The person who answers in the ACP client: the bridge's user (DESIGN section 12).
+CLIENT = {"name": local_person(), "via": "acp-client"}
 
 PLAN = [["Read the data", "pending"], ["Fit", "pending"]]
 
@@ -86,7 +90,7 @@ def test_the_clients_switch_out_of_plan_while_a_proposal_waits_is_the_persons_of
             snapshot = person.snapshot()
             assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("default", None)
             assert [e.data for e in person.events("decision")] == [
-                {"action": "left", "hash": digest}
+                {"action": "left", "hash": digest, "by": CLIENT}
             ]
             # ... the client's later answer is ignored, and the agent keeps the client's mode.
             asked.choose("acceptEdits")

@@ -8,8 +8,12 @@ import asyncio
 import pytest
 
 from jupyter_plans import DecisionRefused
+from jupyter_plans.plan.who import local_person
 
 from .harness import answers_to, bridged, new_session, prompt, run, script
+
+# The person who answers in the ACP client: the bridge's user (DESIGN section 12).
+CLIENT = {"name": local_person(), "via": "acp-client"}
 
 PLAN = [
     ["Read the CSV", "completed"],
@@ -187,7 +191,7 @@ def test_the_clients_reject_is_revise_with_no_notes(tmp_path, person):
             await running
             after = person.events(after=cursor)
             assert [(e.kind, e.data) for e in after] == [
-                ("decision", {"action": "changes_requested", "hash": digest})
+                ("decision", {"action": "changes_requested", "hash": digest, "by": CLIENT})
             ]
             snapshot = person.snapshot()
             assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)

@@ -1,0 +1,97 @@
+"""Who decided (DESIGN section 12): the person behind an act on a plan, and where it was made.
+
+Every event a person's act appends carries `by: {"name": str | None, "via": V}`. The name is
+the person's: Jupyter's identity of a request on the server routes, `JUPYTERHUB_USER` or the
+operating system's user in a kernel, the CLI's `--by`, the API's `by=`.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from typing import Any
+
+from ..errors import DecisionRefused
+from .intake import person_text_refusal
+
+VIAS = ("magic", "card", "panel", "palette", "server", "cli", "api", "acp-client", "agent")
+MAX_NAME_CHARS = 200
+# The event kinds a person's act appends (a message_queued only when the person wrote it, a
+# plan_updated only when the person edited): they read back with by null when written before.
+PERSON_KINDS = ("decision", "mode_changed", "message_queued", "plan_updated")
+
+# Where, in words: "approved by alice in the panel".
+_WHERE = {
+    "magic": "with %plan",
+    "card": "on the card",
+    "panel": "in the panel",
+    "palette": "from the command palette",
+    "server": "through the server",
+    "cli": "on the command line",
+    "api": "through the Python API",
+    "acp-client": "in the ACP client",
+    "agent": "by the agent",
+}
+
+
+def local_person() -> str | None:
+    """The person at this process: `JUPYTERHUB_USER` when set, else the operating system's
+    user name; None where neither can be told."""
+    hub = os.environ.get("JUPYTERHUB_USER", "").strip()
+    if hub:
+        return hub[:MAX_NAME_CHARS]
+    try:
+        return getpass.getuser()[:MAX_NAME_CHARS] or None
+    except Exception:  # noqa: BLE001 - no user entry (a container's numeric uid)
+        return None
+
+
+def person(by: Any = None, via: str = "api") -> dict:
+    """`by` as events store it. None: this process's person; a str: that name; a dict: its
+    name and via (checked). A name that no person has is refused in one line."""
+    if isinstance(by, dict):
+        name, via = by.get("name"), by.get("via", via)
+    elif by is None:
+        name = local_person()
+    else:
+        name = by
+    if via not in VIAS:
+        raise DecisionRefused(f"by.via is {via!r}; it must be one of {', '.join(VIAS)}")
+    if name is not None:
+        if not isinstance(name, str):
+            raise DecisionRefused(f"by: the name must be text; found {type(name).__name__}")
+        problem = None
+        if not name.strip() or "\n" in name or "\t" in name:
+            problem = f"by: the name must be one line of text, not blank; found {name[:40]!r}"
+        elif len(name) > MAX_NAME_CHARS:
+            problem = f"by: the name is {len(name)} characters; at most {MAX_NAME_CHARS}"
+        else:
+            problem = person_text_refusal("by: the name", name)
+        if problem:
+            raise DecisionRefused(problem)
+    return {"name": name, "via": via}
+
+
+def agent() -> dict:
+    """The one act an agent may take on the person's side: entering plan mode."""
+    return {"name": None, "via": "agent"}
+
+
+def said(by: dict | None, reader: str | None = None) -> str:
+    """Who and where, after a verb: "by alice in the panel"; "by you with %plan" when the
+    name is the reader's own; "" when the event says nobody (written before it was kept)."""
+    if not isinstance(by, dict):
+        return ""
+    name = by.get("name")
+    where = _WHERE.get(by.get("via"), "")
+    if by.get("via") == "agent":
+        return where
+    who = "you" if name is not None and name == reader else (name or "someone")
+    return f"by {who} {where}".strip()
+
+
+def who_and_where(by: dict | None) -> tuple[str | None, str]:
+    """(the name, or None; where, in words) of an event's `by`, for the journal."""
+    if not isinstance(by, dict):
+        return None, ""
+    return by.get("name"), _WHERE.get(by.get("via"), "")
