@@ -46,7 +46,7 @@ trap 'exit 130' INT TERM
 as_owner "'$BIN/initdb' -D '$DIR/data' -A trust -U postgres --no-sync" >"$DIR/initdb.log" 2>&1 \
   || { cat "$DIR/initdb.log" >&2; echo "initdb failed" >&2; exit 1; }
 start() {
-  as_owner "'$BIN/pg_ctl' -D '$DIR/data' -l '$DIR/log' -w -o \"-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=on\" start" >/dev/null
+  as_owner "'$BIN/pg_ctl' -D '$DIR/data' -l '$DIR/log' -w -o \"-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=on -c max_connections=300\" start" >/dev/null
 }
 # Another program may take the free port between the look and the start: look again.
 for attempt in 1 2 3; do

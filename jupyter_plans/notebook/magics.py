@@ -40,8 +40,8 @@ class PlanMagics(Magics):
     poll_interval = Float(
         0.2,
         help="Seconds between checks for changes made by other processes where no notice "
-        "comes (PostgreSQL, a network file system); on a local plan file the system's file "
-        "notifications show another process's change as it happens.",
+        "comes (a network file system); on a local plan file the system's file notifications, "
+        "and on PostgreSQL the server's NOTIFY, show another process's change as it happens.",
     ).tag(config=True)
     auto_display = Bool(
         True,

@@ -15,7 +15,6 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..errors import PlanStoreError
-from ..store.changes import on_change
 
 if TYPE_CHECKING:
     from ..store import Store as PlanStore
@@ -79,11 +78,10 @@ class CardWatcher:
             self._unwatch()
             self._unwatch = None
         self._watched = self.store.path
-        if self._watched is not None:
-            loop = self._loop
-            self._unwatch = on_change(
-                self._watched, lambda: loop.is_closed() or loop.call_soon_threadsafe(self._look)
-            )
+        loop = self._loop
+        self._unwatch = self.store.on_change(
+            lambda: loop.is_closed() or loop.call_soon_threadsafe(self._look)
+        )
 
     async def _poll(self) -> None:
         while True:

@@ -12,7 +12,6 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..errors import PlanStoreError
-from ..store.changes import on_change
 from .threads import off_loop, off_loop_page
 
 if TYPE_CHECKING:
@@ -148,8 +147,7 @@ async def _pause(told: asyncio.Event, interval: float) -> None:
 def _watch(session: PlanSession, loop: Any, told: asyncio.Event) -> tuple[Any, float]:
     """Set `told` when the file system tells of a change to the session's plan file; returns
     what stops it and the poll's interval now (POLL_SECONDS where no notice comes)."""
-    path = session.store.path
-    stop = None if path is None else on_change(path, lambda: loop.call_soon_threadsafe(told.set))
+    stop = session.store.on_change(lambda: loop.call_soon_threadsafe(told.set))
     if stop is None:
         return (lambda: None), POLL_SECONDS
     return stop, NOTIFIED_POLL_SECONDS

@@ -238,7 +238,14 @@ class Store(FollowsFile):
         if self._file and self._backend.read_only:
             self._refuse_read_only()
         backend = self._backend
-        return Tx(self._statements, backend.begin_write, self, self._writes_file, backend.pipelines)
+        return Tx(
+            self._statements,
+            backend.begin_write,
+            self,
+            self._writes_file,
+            backend.pipelines,
+            getattr(backend, "notify", None),
+        )
 
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""
@@ -306,6 +313,16 @@ class Store(FollowsFile):
             except Exception:
                 # The change is committed; a broken listener must not make it look failed.
                 _log.exception("a plan change listener failed")
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None] | None:
+        """Call `callback()` (on another thread) soon after another process may have committed:
+        the file system tells of a plan file's changes, the server of PostgreSQL's. Returns
+        what stops it; None where nothing tells (a network file system): poll instead."""
+        if self._file:
+            from .changes import on_change
+
+            return on_change(self.path, callback)
+        return self._backend.notices.subscribe(callback)
 
     def change_token(self) -> int:
         """Cheap to read; changes when any process commits to the store."""

@@ -73,6 +73,11 @@ class PostgresBackend:
         event.listen(self.engine, "begin", _begin)
         self._token_lock = threading.Lock()
         self._token_conn = None
+        self._notices = None
+        # Sent with each write's COMMIT: other processes' cards are told of it at once.
+        from .pg_notices import NOTIFY
+
+        self.notify = NOTIFY
 
     schema_version = None  # unknown until the migration check reads it
 
@@ -124,8 +129,24 @@ class PostgresBackend:
             pgconn.status != pq.ConnStatus.OK or pgconn.pipeline_status != pq.PipelineStatus.OFF
         )
 
+    @property
+    def notices(self):
+        """This process's listener for the database's change notices (pg_notices.py)."""
+        if self._notices is None:
+            from .pg_notices import notices_for
+
+            self._conninfo = self.url.set(drivername="postgresql").render_as_string(
+                hide_password=False
+            )
+            self._notices = notices_for(self._conninfo)
+        return self._notices
+
     def change_token(self) -> int:
-        """A value that changes whenever any process commits a change to the store."""
+        """A value that changes whenever any process commits a change to the store: the count
+        of the server's notices while this process listens (no query), else read."""
+        told = self.notices.token()
+        if told is not None:
+            return told
         with self._token_lock:
             for attempt in (1, 2):
                 try:
@@ -149,6 +170,11 @@ class PostgresBackend:
             self._token_conn = None
 
     def dispose(self) -> None:
+        if self._notices is not None:
+            from .pg_notices import release
+
+            self._notices = None
+            release(self._conninfo)
         with self._token_lock:
             self._close_token_connection()
         self.engine.dispose()

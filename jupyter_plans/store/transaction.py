@@ -64,7 +64,16 @@ class Tx:
     three times (begin and lock, the writes, the commit) instead of once a statement.
     """
 
-    __slots__ = ("_cursor", "_statements", "_begin", "_store", "_write", "_pipelined", "_begun")
+    __slots__ = (
+        "_cursor",
+        "_statements",
+        "_begin",
+        "_store",
+        "_write",
+        "_pipelined",
+        "_begun",
+        "_notify",
+    )
 
     def __init__(
         self,
@@ -73,6 +82,7 @@ class Tx:
         store: Any,
         write: bool | None = None,
         pipelined: bool = False,
+        notify: str | None = None,
     ) -> None:
         self._cursor = None
         self._statements = statements
@@ -81,6 +91,7 @@ class Tx:
         self._write = write  # None: no file to look at (PostgreSQL, a read-only store)
         self._pipelined = pipelined
         self._begun = True  # False while a pipelined BEGIN waits for the first statement
+        self._notify = notify  # sent with COMMIT: other processes are told (PostgreSQL)
 
     def __enter__(self) -> Tx:
         store, write = self._store, self._write
@@ -116,7 +127,15 @@ class Tx:
             return  # no statement ran: there is no transaction to end
         if kind is None:
             try:
-                self._cursor.execute("COMMIT")
+                if self._notify is None:
+                    self._cursor.execute("COMMIT")
+                elif self._pipelined:  # one round trip: the notice goes out with the commit
+                    with self._cursor.connection.pipeline():
+                        self._cursor.execute(self._notify)
+                        self._cursor.execute("COMMIT")
+                else:
+                    self._cursor.execute(self._notify)
+                    self._cursor.execute("COMMIT")
                 return
             except store.driver_error as exc:
                 if store._lost(self._cursor):

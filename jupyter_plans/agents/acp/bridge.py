@@ -19,7 +19,6 @@ from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
 from ...errors import PlanStoreError
-from ...store.changes import on_change
 from .claude import hook_command, with_guard
 from .guard import GUARDED_METHODS, Guard
 from .mirror import PlanMirror
@@ -308,7 +307,7 @@ class Bridge:
                 loop.call_soon_threadsafe(wake.set)
 
         store = self.session.store
-        unwatch = on_change(store.path, tell) if store.path is not None else None
+        unwatch = store.on_change(tell)
         unsubscribe = store.subscribe(tell)
         interval = NOTIFIED_POLL_SECONDS if unwatch is not None else POLL_SECONDS
         try:

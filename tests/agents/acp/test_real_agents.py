@@ -15,6 +15,7 @@ import pytest
 from acp import text_block
 
 from jupyter_plans.agents.context import OPEN
+from jupyter_plans.plan.who import local_person
 from tests.standins.script import Turn, call, text
 
 from .discovery_claude import PLAN, STARTED, TODOS
@@ -331,7 +332,8 @@ def test_claude_revise_answers_reject_and_the_notes_open_the_next_prompt(name, t
             snapshot = person.snapshot()
             assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
             decisions = [e.data for e in person.events("decision")]
-            assert decisions == [{"action": "changes_requested", "hash": digest}]
+            by = {"name": local_person(), "via": "api"}  # the person's revise, in Python
+            assert decisions == [{"action": "changes_requested", "hash": digest, "by": by}]
             assert "acceptEdits" not in modes_told(run.client)
             await prompt(run, sid, "Try again")
             first = json.dumps(run.model.turns()[0].body)
@@ -368,7 +370,11 @@ def test_codex_the_apps_answer_is_the_persons_decision_and_revise_reaches_it(tmp
             snapshot = person.snapshot()
             assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
             assert [e.data for e in person.events("decision")] == [
-                {"action": "changes_requested", "hash": digest}
+                {
+                    "action": "changes_requested",
+                    "hash": digest,
+                    "by": {"name": local_person(), "via": "acp-client"},  # the app's "No"
+                }
             ]
             assert CONTEXT in json.dumps(run.model.turns()[0].body)
 

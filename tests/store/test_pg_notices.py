@@ -1,0 +1,113 @@
+"""PostgreSQL change notices (DESIGN section 12) on a real server: another process's commit is
+told through LISTEN/NOTIFY without a poll, an idle process asks the database nothing, and a
+lost listening connection falls back to the poll and comes back."""
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from jupyter_plans import PlanStore
+from tests.engines import postgres_schema
+
+REPO = Path(__file__).parents[2]
+TOKEN_QUERY = "SELECT (SELECT coalesce(sum(cursor), 0) FROM plans_sessions)%"
+WRITER = """
+import sys
+from jupyter_plans import PlanStore
+session = PlanStore(sys.argv[1]).session("s")
+for line in sys.stdin:
+    session.call_tool("record_decision", {"title": line.strip(), "rationale": "r"})
+    print("done", flush=True)
+"""
+
+
+@pytest.fixture
+def url():
+    with postgres_schema() as location:
+        yield location
+
+
+def admin(url: str):
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    plain = make_url(url).set(drivername="postgresql", query={})
+    return psycopg.connect(plain.render_as_string(hide_password=False), autocommit=True)
+
+
+def wait_for(predicate, seconds: float = 15.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "waited in vain"
+        time.sleep(0.05)
+
+
+def token_queries_since(connection, started) -> int:
+    return connection.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND query_start > %s",
+        (TOKEN_QUERY, started),
+    ).fetchone()[0]
+
+
+def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
+    store = PlanStore(url)
+    store.session("s").on()
+    told = threading.Event()
+    stop = store.on_change(told.set)
+    assert stop is not None
+    notices = store._backend.notices
+    wait_for(lambda: notices.token() is not None)  # listening
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    with admin(url) as server:
+        started = server.execute("SELECT now()").fetchone()[0]
+        try:
+            for n in range(5):
+                told.clear()
+                before = store.change_token()
+                writer.stdin.write(f"decision {n}\n")
+                writer.stdin.flush()
+                assert writer.stdout.readline().strip() == "done"
+                assert told.wait(10), "no notice came"
+                wait_for(lambda before=before: store.change_token() != before)
+            # Idle: cards and streams read the token every 0.2 s; it asks the server nothing.
+            for _ in range(50):
+                store.change_token()
+            time.sleep(0.5)
+            assert token_queries_since(server, started) == 0
+        finally:
+            writer.stdin.close()
+            writer.wait(timeout=30)
+        titles = [d.title for d in store.session("s").snapshot().decisions]
+        assert titles == [f"decision {n}" for n in range(5)]
+
+        # The listening connection is lost: the token is read from the database meanwhile,
+        # and the listener comes back by itself.
+        (pid,) = server.execute(
+            "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN jupyter_plans'"
+        ).fetchone()
+        server.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        wait_for(lambda: notices.token() is None)
+        lost = server.execute("SELECT now()").fetchone()[0]
+        store.change_token()
+        assert token_queries_since(server, lost) == 1
+        wait_for(lambda: notices.token() is not None)
+        assert (
+            server.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN jupyter_plans'"
+            ).fetchone()[0]
+            == 1
+        )
+    stop()
+    store.close()
+    # Given back when its last store closes: no connection is kept for nobody.
+    wait_for(lambda: not notices._thread.is_alive())
