@@ -23,7 +23,7 @@ def run(path: Path, folder: str) -> None:
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(
         notebook, timeout=120, record_timing=False, resources={"metadata": {"path": folder}}
-    ).execute(env={**os.environ, "JPY_SESSION_NAME": str(path)})
+    ).execute(env={**os.environ, "JPY_SESSION_NAME": str(path), "JUPYTERHUB_USER": "analyst"})
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # times would change on every run
     nbformat.write(notebook, path)

@@ -69,6 +69,11 @@ class PlanCard(anywidget.AnyWidget):
         allow_none=True,
         help="The agent's final review of every objective, while the plan is finished.",
     ).tag(sync=True)
+    approved_by = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="Who approved the approved proposal, and where: {name, via}.",
+    ).tag(sync=True)
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
@@ -116,6 +121,7 @@ class PlanCard(anywidget.AnyWidget):
             self.question = data["question"]
             self.notes = data["notes"]
             self.review = data["review"]
+            self.approved_by = data["approved_by"]
             self.guard_warning = self._guard_warning(data["snapshot"])
 
     def _guard_warning(self, snapshot: dict) -> str | None:
@@ -176,6 +182,7 @@ class PlanCard(anywidget.AnyWidget):
             "question": self.question,
             "notes": self.notes,
             "review": self.review,
+            "approved_by": self.approved_by,
         }
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 
@@ -26,7 +27,19 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
         "question": session.open_question_text(),
         "notes": session.revise_notes(),
         "review": session.review_data(),
+        "approved_by": approved_by(session),
     }
+
+
+def approved_by(session: PlanSession) -> dict | None:
+    """Who approved the approved proposal, and where (the decision's `by`), while that
+    approval is the session's last word on a proposal; None otherwise or unknown."""
+    with session.store.read() as tx:
+        last = tx.first("SELECT_LAST_VERDICT", {"sid": session.session_id})
+    if last is None or last.kind != "decision":
+        return None
+    data = json.loads(last.data)
+    return data.get("by") if data.get("action") == "approved" else None
 
 
 def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:

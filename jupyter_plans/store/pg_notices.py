@@ -30,9 +30,21 @@ class Notices:
         self._count = 0
         self._epoch = 0
         self._listening = False
+        self._ready = threading.Event()  # set once it first listens
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="jupyter-plans listen", daemon=True)
         self._thread.start()
+
+    def wait_listening(self, seconds: float) -> None:
+        """Give a listener just made a moment to begin, so that the token a store reads first
+        is already the notices' count (not a query's, which would then change by itself)."""
+        self._ready.wait(seconds)
+
+    def committed(self) -> None:
+        """A commit made in this process: its stores' tokens move at once, before the notice
+        comes back from the server."""
+        with self._lock:
+            self._count += 1
 
     def token(self) -> int | None:
         """A number that changes with each notice while this process listens; None while it
@@ -72,6 +84,7 @@ class Notices:
                     connection.execute(f"LISTEN {CHANNEL}")
                     with self._lock:
                         self._listening, self._epoch = True, self._epoch + 1
+                    self._ready.set()
                     failures = 0
                     self._tell(0)  # what was committed while nobody listened
                     while not self._stop.is_set():
@@ -102,6 +115,15 @@ def notices_for(conninfo: str) -> Notices:
             found = Notices(conninfo)
         _by_database[conninfo] = (found, users + 1)
         return found
+
+
+def committed_here(conninfo: str) -> None:
+    """A write of this process committed to the database at `conninfo`: the tokens of every
+    store of it in this process move at once (the server's notice follows)."""
+    with _lock:
+        found, _users = _by_database.get(conninfo, (None, 0))
+    if found is not None:
+        found.committed()
 
 
 def release(conninfo: str) -> None:

@@ -19,6 +19,7 @@ from sqlalchemy.engine import URL
 from ..errors import ConnectionLost, PlanStoreError
 from .transaction import WRITE_OPTION, _line
 
+LISTEN_WAIT_SECONDS = 1.0  # the most a store's first look waits for its listener to begin
 _MIGRATION_LOCK = 0x706C616E  # "plan": the advisory lock migrations hold
 # Changes with every event of every session, and when the current session changes.
 _CHANGE_TOKEN = (
@@ -74,6 +75,7 @@ class PostgresBackend:
         self._token_lock = threading.Lock()
         self._token_conn = None
         self._notices = None
+        self._conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
         # Sent with each write's COMMIT: other processes' cards are told of it at once.
         from .pg_notices import NOTIFY
 
@@ -135,11 +137,16 @@ class PostgresBackend:
         if self._notices is None:
             from .pg_notices import notices_for
 
-            self._conninfo = self.url.set(drivername="postgresql").render_as_string(
-                hide_password=False
-            )
             self._notices = notices_for(self._conninfo)
+            self._notices.wait_listening(LISTEN_WAIT_SECONDS)
         return self._notices
+
+    def committed(self) -> None:
+        """A write of this process committed: the notices' count moves at once, for every
+        store of the database in this process."""
+        from .pg_notices import committed_here
+
+        committed_here(self._conninfo)
 
     def change_token(self) -> int:
         """A value that changes whenever any process commits a change to the store: the count

@@ -136,6 +136,8 @@ class Tx:
                 else:
                     self._cursor.execute(self._notify)
                     self._cursor.execute("COMMIT")
+                if self._notify is not None:
+                    store._backend.committed()
                 return
             except store.driver_error as exc:
                 if store._lost(self._cursor):

@@ -76,6 +76,12 @@ export interface FinalReview {
   review: ReviewItem[];
 }
 
+/** The person behind a decision and where it was made (DESIGN section 12). */
+export interface DecidedBy {
+  name: string | null;
+  via: string;
+}
+
 export interface CardData {
   snapshot: Snapshot;
   notebook: string | null;
@@ -92,6 +98,8 @@ export interface CardData {
   notes?: string | null;
   /** The final review while the plan is finished; absent from cards saved before it existed. */
   review?: FinalReview | null;
+  /** Who approved the approved proposal, and where; absent from cards saved before it. */
+  approved_by?: DecidedBy | null;
   /**
    * One line when an agent the plan's hooks are registered for would not run its guard (Codex,
    * before the hooks are trusted): plan mode is not enforced there. Live cards only.

@@ -8,7 +8,16 @@
 
 import type { RenderProps } from "@anywidget/types";
 import { CARD_SHOWN_EVENT, KERNEL_GONE_NOTICE, renderCard, supersededNotice } from "./card";
-import type { CardActions, CardData, CardFrame, CardShownDetail, Changes, FinalReview, Snapshot } from "./types";
+import type {
+  CardActions,
+  CardData,
+  CardFrame,
+  CardShownDetail,
+  Changes,
+  DecidedBy,
+  FinalReview,
+  Snapshot,
+} from "./types";
 
 /** The synced traits of the Python `PlanCard` widget; EVENTS below names each of them. */
 export type CardModel = {
@@ -18,6 +27,7 @@ export type CardModel = {
   question: string | null;
   notes: string | null;
   review: FinalReview | null;
+  approved_by: DecidedBy | null;
   error: string | null;
   superseded_by: string | null;
   guard_warning: string | null;
@@ -29,6 +39,7 @@ const EVENTS = [
   "question",
   "notes",
   "review",
+  "approved_by",
   "error",
   "notebook",
   "superseded_by",
@@ -77,6 +88,7 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       question: model.get("question") ?? null,
       notes: model.get("notes") ?? null,
       review: model.get("review") ?? null,
+      approved_by: model.get("approved_by") ?? null,
       guard_warning: model.get("guard_warning") ?? null,
     };
     let frame: CardFrame = {};

@@ -128,6 +128,15 @@ def test_the_palette_shows_the_proposal_and_approves_that_hash(page, lab, dialog
     by = approval.pop("by")  # the page's Jupyter user, from the command palette
     assert approval == {"action": "approved", "hash": shown}
     assert by["via"] == "palette" and isinstance(by["name"], str) and by["name"]
+    # The Plan panel says who approved and where, as text.
+    from tests.e2e.test_panel_follows import open_panel
+
+    approved_chip = open_panel(page).locator(".jp-plans-approved")
+    approved_chip.wait_for(timeout=10_000)
+    page.screenshot(path=str(lab["root"].parent / "approved-by.png"))
+    assert " ".join(approved_chip.inner_text().split()) == (
+        f"approved {shown[:12]} by {by['name']} from the command palette"
+    )
     assert dialogs == []
 
 

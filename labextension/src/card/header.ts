@@ -1,6 +1,6 @@
 /** The top of the card: error bar, header, explanation, and the decision banner. */
 
-import type { CardActions, Changes } from "../types";
+import type { CardActions, Changes, DecidedBy } from "../types";
 import { leaveButton, sendButton } from "./compose";
 import type { CardContext } from "./context";
 import { button, dotSeparator, h, inlineText, shortHash } from "./dom";
@@ -32,6 +32,26 @@ function baseName(path: string): string {
   return parts[parts.length - 1] || path;
 }
 
+// Where a decision was made, in words (plan/who.py says the same in Python).
+const WHERE: Record<string, string> = {
+  magic: "with %plan",
+  card: "on the card",
+  panel: "in the panel",
+  palette: "from the command palette",
+  server: "through the server",
+  cli: "on the command line",
+  api: "through the Python API",
+  "acp-client": "in the ACP client",
+  agent: "by the agent",
+};
+
+/** " by alice in the panel", as text (a name is never markup); "" when nobody is known. */
+function decidedBy(by: DecidedBy | null): string {
+  if (!by) return "";
+  const where = WHERE[by.via] ?? "";
+  return ` ${by.name ? `by ${by.name} ` : ""}${where}`.trimEnd();
+}
+
 export function header(ctx: CardContext): HTMLElement {
   const { snapshot, plan, actions, state } = ctx;
   const planMode = snapshot.mode === "plan";
@@ -60,6 +80,7 @@ export function header(ctx: CardContext): HTMLElement {
         icon("check"),
         "approved ",
         h("code", null, shortHash(approved)),
+        decidedBy(ctx.data.approved_by ?? null),
       ),
     );
   }

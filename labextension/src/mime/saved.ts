@@ -56,6 +56,7 @@ export function savedCardData(data: CardData): CardData {
     question: data.question ?? null,
     notes: data.notes ?? null,
     review: data.review ?? null,
+    approved_by: data.approved_by ?? null,
   };
 }
 
