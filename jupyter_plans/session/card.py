@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import Any
 
@@ -17,6 +16,7 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
     the question the agent asked with ask_user while it waits for the person's answer, the
     notes of the person's request for changes until the agent's next proposal, and the final
     review while the plan is finished."""
+    verdict = session.last_verdict()
     changes = session.proposal_changes()
     if changes is not None:
         changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
@@ -25,21 +25,10 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
         "notebook": notebook,
         "changes": changes,
         "question": session.open_question_text(),
-        "notes": session.revise_notes(),
+        "notes": verdict["notes"],
         "review": session.review_data(),
-        "approved_by": approved_by(session),
+        "approved_by": verdict["approved_by"],
     }
-
-
-def approved_by(session: PlanSession) -> dict | None:
-    """Who approved the approved proposal, and where (the decision's `by`), while that
-    approval is the session's last word on a proposal; None otherwise or unknown."""
-    with session.store.read() as tx:
-        last = tx.first("SELECT_LAST_VERDICT", {"sid": session.session_id})
-    if last is None or last.kind != "decision":
-        return None
-    data = json.loads(last.data)
-    return data.get("by") if data.get("action") == "approved" else None
 
 
 def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:

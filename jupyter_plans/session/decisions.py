@@ -134,15 +134,25 @@ class Decisions:
     def revise_notes(self) -> str | None:
         """The notes of the person's last request for changes, until the agent's next proposal
         (the card keeps them in view while the agent works on them)."""
+        return self.last_verdict()["notes"]
+
+    def last_verdict(self) -> dict:
+        """What the card says of the last word on a proposal, in one read: `notes`, those of
+        the person's request for changes (revise_notes); `approved_by`, who approved it and
+        where, while that approval is the last word (DESIGN section 12)."""
+        said: dict = {"notes": None, "approved_by": None}
         with self.store.read() as tx:
             last = tx.first("SELECT_LAST_VERDICT", {"sid": self.session_id})
             if last is None or last.kind != "decision":
-                return None
-            if _loads(last.data).get("action") != "changes_requested":
-                return None
-            return tx.scalar(
-                "SELECT_PERSON_MESSAGE_AFTER", {"sid": self.session_id, "after": last.seq}
-            )
+                return said
+            data = _loads(last.data)
+            if data.get("action") == "approved":
+                said["approved_by"] = data.get("by")
+            elif data.get("action") == "changes_requested":
+                said["notes"] = tx.scalar(
+                    "SELECT_PERSON_MESSAGE_AFTER", {"sid": self.session_id, "after": last.seq}
+                )
+        return said
 
     @_reconnecting
     def edit_plan(self, changes: dict, by: Any = None) -> Snapshot:

@@ -15,6 +15,7 @@ import contextlib
 import os
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
 
 from ..errors import PlanStoreError
@@ -24,6 +25,8 @@ from .sqlite import BUSY_TIMEOUT_MS, SIDE_FILES, check_plan_file, file_identity,
 
 NOTEBOOK_KEY = "notebook"  # the notebook's path, relative to the plan file's folder
 MOVED_KEY = "moved_to"  # in a file that was moved: the new file's absolute path; "" for the trash
+RENAMED_KEY = "renamed_to"  # in a file whose folder was renamed: its own new path
+MAX_RECORDED = 1000  # characters of a recorded notebook path
 _READ = "SELECT value FROM plans_settings WHERE key = ?"
 _WRITE = (
     "INSERT INTO plans_settings (key, value) VALUES (?, ?) "
@@ -34,17 +37,27 @@ _WRITE = (
 def recorded_notebook(plan: Path) -> str | None:
     """The notebook a plan file says it belongs to (relative to its folder); None if it says
     none, or cannot be read."""
+    if plan.is_symlink() or not plan.is_file():  # a pipe would hold the open forever
+        return None
     try:
         connection = sqlite3.connect(reading_uri(plan), uri=True)
     except sqlite3.Error:
         return None
     try:
         row = connection.execute(_READ, (NOTEBOOK_KEY,)).fetchone()
-        return None if row is None else row[0]
     except sqlite3.Error:
         return None
     finally:
         connection.close()
+    name = None if row is None else row[0]
+    # What another program wrote there is taken only as a notebook's name beside the file.
+    if not isinstance(name, str) or not 0 < len(name) <= MAX_RECORDED or _unprintable(name):
+        return None
+    return None if os.path.isabs(name) else name
+
+
+def _unprintable(text: str) -> bool:
+    return any(not char.isprintable() for char in text)
 
 
 def record(cursor, notebook: Path, plan: Path) -> None:
@@ -192,8 +205,7 @@ def discard(notebook: Path, to_trash: bool) -> Path | None:
         return None
     with _locked(plan) as (writer, reader, sides):
         if to_trash:
-            holder = plan.parent / f".{plan.name}.trash-{os.getpid()}"
-            holder.mkdir()
+            holder = Path(tempfile.mkdtemp(prefix=f".{plan.name}.", dir=plan.parent))
             try:
                 _backup(reader, holder / plan.name)
                 _trash(holder / plan.name)
@@ -213,7 +225,7 @@ def mark_moved_folder(folder: Path) -> None:
     for plan in folder.rglob("*" + SUFFIX):
         if plan.is_file() and not plan.is_symlink():
             with contextlib.suppress(PlanStoreError, sqlite3.Error), _locked(plan) as (w, _r, _s):
-                w.execute(_WRITE, (MOVED_KEY, str(plan.absolute())))
+                w.execute(_WRITE, (RENAMED_KEY, str(plan.absolute())))
                 w.execute("COMMIT")
 
 
@@ -233,9 +245,10 @@ def _transfer(source_nb: Path, target_nb: Path, *, keep: bool, replace_stale: bo
         if not replace_stale:
             raise PlanStoreError(f"{target} exists already; move it away first (nothing was moved)")
         _trash(target)
-    check_plan_file(source)
-    made = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     with _locked(source) as (writer, reader, sides):
+        handle, made = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(handle)  # an empty file: SQLite's backup makes a database of it
+        made = Path(made)
         try:
             _backup(reader, made)
             _own(made, target_nb, target, renamed_from=None if keep else source_nb)
@@ -266,7 +279,7 @@ def _locked(plan: Path):
         sides = [file_identity(str(plan) + suffix) for suffix in SIDE_FILES]
         writer.execute("BEGIN IMMEDIATE")
         went = moved_to(writer)
-        if went is not None and file_identity(went) != file_identity(str(plan)):
+        if went is not None:
             raise PlanStoreError(f"{plan} was moved already (to {went or 'the trash'})")
         reader = sqlite3.connect(str(plan), isolation_level=None)
         yield writer, reader, sides
@@ -293,7 +306,9 @@ def _own(made: Path, notebook: Path, plan: Path, renamed_from: Path | None) -> N
     connection = sqlite3.connect(str(made), isolation_level=None)
     try:
         connection.execute("BEGIN IMMEDIATE")
-        connection.execute("DELETE FROM plans_settings WHERE key = ?", (MOVED_KEY,))
+        connection.execute(
+            "DELETE FROM plans_settings WHERE key IN (?, ?)", (MOVED_KEY, RENAMED_KEY)
+        )
         record(connection, notebook, plan)
         if renamed_from is not None:
             connection.execute(

@@ -9,11 +9,27 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..errors import PlanStoreError
+from .locate import SUFFIX
 from .migrations import LATEST
 
+FileIdentity = tuple[int, int]  # (device, inode): which file a path names
+
+
+def file_identity(path: str) -> FileIdentity | None:
+    """The (device, inode) of what `path` names itself (a symbolic link is not followed);
+    None when nothing is there."""
+    try:
+        found = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return found.st_dev, found.st_ino
+
+
 SIDE_FILES = ("-wal", "-shm")
-# In a plan file that moved with its notebook: the new file's absolute path; "" for the trash.
-READ_MOVED = "SELECT value FROM plans_settings WHERE key = 'moved_to'"
+# Where a plan file went (store/follow.py): `moved_to`, in the old file of a move with its
+# notebook, the new file's absolute path ("" for the trash); `renamed_to`, in a file whose
+# folder was renamed, its own new path.
+READ_MOVED = "SELECT key, value FROM plans_settings WHERE key IN ('moved_to', 'renamed_to')"
 _VERSIONS = "plans_schema_version"
 
 
@@ -123,11 +139,25 @@ def _check_length(path: Path, through_wal: bool) -> None:
     )
 
 
-def moved_to(cursor) -> str | None:
-    """Where the plan file a connection has open went with its notebook: a path, "" for the
-    trash, None if it did not (see follow.py). Read to the end, so no read lock stays."""
+def moved_to(cursor, identity: FileIdentity | None = None) -> str | None:
+    """Where the plan file a connection has open went with its notebook: the new file's path,
+    "" for the trash; given the file's identity, also the path its folder's rename gave it, but
+    only while that path names this very file (a copy of the file names the original). None if
+    neither, or if what the file says is no plan file's path. Read to the end: no lock stays."""
     try:
-        rows = cursor.execute(READ_MOVED).fetchall()
+        found = dict(cursor.execute(READ_MOVED).fetchall())
     except sqlite3.Error:
         return None  # no plan tables (a new file)
-    return rows[0][0] if rows else None
+    went = found.get("moved_to")
+    if went is not None:
+        return went if went == "" or _plan_path(went) else None
+    renamed = found.get("renamed_to")
+    if identity is not None and _plan_path(renamed) and file_identity(renamed) == tuple(identity):
+        return renamed
+    return None
+
+
+def _plan_path(text: object) -> bool:
+    """Whether a path read from a plan file may be followed: an absolute plan file's path (a
+    file written by someone else cannot send a store to write anywhere else)."""
+    return isinstance(text, str) and os.path.isabs(text) and text.endswith(SUFFIX)

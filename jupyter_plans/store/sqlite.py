@@ -20,23 +20,18 @@ from ..errors import PlanStoreError
 from .migrations import LATEST
 
 # What a file must be before it is opened as a plan file (imported from here as before).
-from .preflight import SIDE_FILES, check_plan_file, moved_to, reading_uri
+from .preflight import (
+    SIDE_FILES,
+    FileIdentity,
+    check_plan_file,
+    file_identity,
+    moved_to,
+    reading_uri,
+)
 from .transaction import WRITE_OPTION
 
 BUSY_TIMEOUT_MS = 10_000
 _EFFECTIVE = os.access in os.supports_effective_ids  # the ids this process writes with
-
-FileIdentity = tuple[int, int]  # (device, inode): which file a path names
-
-
-def file_identity(path: str) -> FileIdentity | None:
-    """The (device, inode) of what `path` names itself (a symbolic link is not followed);
-    None when nothing is there."""
-    try:
-        found = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return found.st_dev, found.st_ino
 
 
 def read_only_reason(path: Path) -> str | None:
@@ -198,7 +193,7 @@ class SQLiteBackend:
         """Where the opened file moved with its notebook ("" for the trash); None if it did
         not, or no connection is held on it."""
         with self._keeper_lock:
-            return None if self._keeper is None else moved_to(self._keeper)
+            return None if self._keeper is None else moved_to(self._keeper, self.opened)
 
     def _let_keeper_go(self) -> None:
         with self._keeper_lock:

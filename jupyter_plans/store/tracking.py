@@ -8,9 +8,7 @@ from typing import Any
 
 from ..errors import PlanStoreError
 from .preflight import moved_to
-from .sqlite import file_identity, read_only_reason
-
-OTHERS_COMMITS = "PRAGMA data_version"
+from .sqlite import read_only_reason
 
 
 class FollowsFile:
@@ -44,13 +42,15 @@ class FollowsFile:
             # A move commits its marker before it removes the old file: a writer that got the
             # lock in between must not write to it. Only another connection commits a marker,
             # and SQLite says (data_version) whether one has committed since this one looked.
-            local.version = version = cursor.execute(OTHERS_COMMITS).fetchone()[0]
+            version = cursor.execute(self._backend.others_commits).fetchone()[0]
+            local.version = version
             if version == getattr(local, "looked_at", None):
                 return True
             local.looked_at = version
         if cursor is not None and identity is not None and (write or not here):
-            went = moved_to(cursor)
-            if went is not None and not (here and file_identity(went) == tuple(identity)):
+            # A renamed folder's mark is read only once the path is gone (a copy carries it).
+            went = moved_to(cursor, None if here else identity)
+            if went is not None:
                 local.moved = went
                 return False
         return here

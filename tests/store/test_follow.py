@@ -220,3 +220,42 @@ def test_a_thread_that_never_had_the_file_open_follows_the_move_too(tmp_path):
     assert titles(store.path) == ["one", "two"]
     assert not [name for name in files(tmp_path) if name.startswith("Untitled")]
     store.close()
+
+
+def test_a_copy_of_a_renamed_folder_keeps_its_own_plan(tmp_path):
+    """A renamed folder's plan files name their new place; a copy of that folder carries the
+    mark, and its plan is still its own: writes to the copy stay in the copy."""
+    import shutil
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    with_plan(notebook(folder, "a.ipynb"), "one")
+    os.rename(folder, tmp_path / "renamed")
+    follow.mark_moved_folder(tmp_path / "renamed")
+    shutil.copytree(tmp_path / "renamed", tmp_path / "copy")
+    with PlanStore(tmp_path / "copy" / "a.plans.sqlite") as store:
+        store.session("default").call_tool("record_decision", {"title": "two", "rationale": "r"})
+        assert store.path == tmp_path / "copy" / "a.plans.sqlite"
+    assert titles(tmp_path / "copy" / "a.plans.sqlite") == ["one", "two"]
+    assert titles(tmp_path / "renamed" / "a.plans.sqlite") == ["one"]
+
+
+def test_a_plan_file_cannot_send_a_store_elsewhere_or_name_a_strange_notebook(tmp_path):
+    """What another program writes in a plan file is only followed to a plan file's path, and
+    read as a notebook's name only when it is one."""
+    import sqlite3
+
+    plan = with_plan(notebook(tmp_path, "a.ipynb"), "one")
+    store = PlanStore(plan)
+    store.session("default").cursor()
+    connection = sqlite3.connect(plan)
+    connection.execute(
+        "INSERT INTO plans_settings (key, value) VALUES ('moved_to', ?)", (str(tmp_path / "x.txt"),)
+    )
+    connection.execute("UPDATE plans_settings SET value = ? WHERE key = 'notebook'", ("\x1b[2J",))
+    connection.commit()
+    connection.close()
+    store.session("default").call_tool("record_decision", {"title": "two", "rationale": "r"})
+    assert store.path == plan and not (tmp_path / "x.txt").exists()
+    assert follow.recorded_notebook(plan) is None
+    store.close()
