@@ -1,8 +1,9 @@
 """`jupyter-plans mcp`: an MCP server on stdio bound to one plan session.
 
 Its tools are the plan tools the session offers in its mode (and finish_plan once every step is
-completed) at each `tools/list`. A background task polls the store's change token (one cheap
-read per interval) and, when what is offered moved, whoever moved it, tells the client with
+completed) at each `tools/list`. A background task, woken by the store's notices (the file
+system's, PostgreSQL's) or a slow poll where none come, reads the store's change token and,
+when what is offered moved, whoever moved it, tells the client with
 `notifications/tools/list_changed` (or, on a 2026-era connection, on the client's
 `subscriptions/listen` stream). The snapshot and the context block are resources, read fresh
 each time. Everything the server logs goes to stderr: stdout is the protocol.
@@ -36,7 +37,6 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..errors import PlanStoreError
@@ -44,11 +44,14 @@ from ..plan.catalog import every_step_completed
 from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store.locate import DEFAULT_TEMPLATE, plan_database
+from ..store.wake import Wake
+from .mcp_lines import CheckedLines
 from .toolbox import Toolbox
 
 _log = logging.getLogger("jupyter_plans.mcp")
 
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.2  # where no notice comes (a network file system)
+NOTIFIED_POLL_SECONDS = 2.0  # besides the notices
 EXPERIMENTAL = {"durable_plans": {"version": 1}}
 INSTRUCTIONS = (
     "This server keeps a durable plan of your work beside a Jupyter notebook, shown to the "
@@ -116,7 +119,7 @@ class PlanMCPServer:
         """Serve one client on stdin/stdout until it closes the connection."""
         try:
             await self._check()  # the starting point the watcher compares against
-            lines = _CheckedLines()
+            lines = CheckedLines()
             async with (
                 stdio_server(stdin=lines) as (read, write),
                 anyio.create_task_group() as tasks,
@@ -130,12 +133,19 @@ class PlanMCPServer:
             self._db_thread.shutdown()
 
     async def _watch(self) -> None:
-        while True:
-            await anyio.sleep(self.poll_seconds)
-            try:
-                await self._check()
-            except Exception:  # a passing store error must not end the watching
-                _log.exception("could not read the plan store; trying again")
+        wake = Wake(self.store, untold=self.poll_seconds, told=NOTIFIED_POLL_SECONDS)
+        try:
+            while True:
+                await wake.wait()
+                await self._check_quietly()
+        finally:
+            wake.close()
+
+    async def _check_quietly(self) -> None:
+        try:
+            await self._check()
+        except Exception:  # a passing store error must not end the watching
+            _log.exception("could not read the plan store; trying again")
 
     async def _check(self) -> None:
         """Tell the client what moved since the last check: its tools, its resources."""
@@ -310,78 +320,6 @@ def open_session(
     except BaseException:
         store.close()
         raise
-
-
-class _CheckedLines:
-    """The client's lines, as the SDK's stdio reader takes them. The SDK drops a line that is
-    not a JSON-RPC message without a word; here it is answered: -32700 when it is not JSON,
-    -32600 when it is JSON but no valid message (a batch, an object as id, no "jsonrpc")."""
-
-    def __init__(self) -> None:
-        stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
-        self._file = anyio.wrap_file(stdin)
-        self.replies: Any = None  # the server's write stream
-
-    def __aiter__(self):
-        return self._lines()
-
-    async def _lines(self):
-        async for line in self._file:
-            if not line.strip():
-                continue
-            problem = _problem(line)
-            if problem is None:
-                yield line
-                continue
-            code, request_id, message = problem
-            error = types.ErrorData(code=code, message=message)
-            reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-            await self.replies.send(SessionMessage(reply))
-
-
-def _problem(line: str) -> tuple[int, Any, str] | None:
-    """(code, id to answer, message) for a line that is not a JSON-RPC message, else None."""
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
-        return types.PARSE_ERROR, None, "Parse error: the line is not JSON"
-    if not isinstance(message, dict):
-        return (
-            types.INVALID_REQUEST,
-            None,
-            "Invalid request: a message is one JSON object (batches are not supported)",
-        )
-    request_id = message.get("id")
-    has_id = "id" in message
-    answer_id = request_id if type(request_id) in (int, str) else None
-    if has_id and request_id is not None and answer_id is None:
-        return types.INVALID_REQUEST, None, "Invalid request: an id is a string or a number"
-    if not _encodable(message):
-        # A lone surrogate (JavaScript writes one when it cuts a string inside an emoji): no
-        # reply could carry it, so it is answered here, with the id when the id can be sent.
-        return (
-            types.INVALID_REQUEST,
-            answer_id if _encodable(answer_id) else None,
-            "Invalid request: the message holds a lone surrogate (U+D800 to U+DFFF), which no "
-            "text can carry",
-        )
-    if message.get("jsonrpc") != "2.0":
-        return types.INVALID_REQUEST, answer_id, 'Invalid request: "jsonrpc" must be "2.0"'
-    if "method" in message and not isinstance(message["method"], str):
-        return types.INVALID_REQUEST, answer_id, 'Invalid request: "method" must be a string'
-    try:
-        types.jsonrpc_message_adapter.validate_python(message, by_name=False)
-    except ValueError:
-        return types.INVALID_REQUEST, answer_id, "Invalid request: not a JSON-RPC message"
-    return None
-
-
-def _encodable(value: Any) -> bool:
-    try:
-        json.dumps(value, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def serve(db: str | None = None, notebook: str | None = None, session: str | None = None) -> int:

@@ -12,16 +12,17 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..errors import PlanStoreError
+from ..store.wake import Wake
 from .threads import off_loop, off_loop_page
 
 if TYPE_CHECKING:
     from ..session import PlanSession
     from .handlers import PlansHandler
 
-# How often the stream looks for changes made by any process when the file system sends no
-# notice of them (PostgreSQL, a network file system); a local plan file's notices wake it at once.
+# How often the stream looks for changes made by any process when nothing sends notice of them
+# (a network file system); a local plan file's or PostgreSQL's notices wake it at once.
 POLL_SECONDS = 0.1
-# How often it looks besides where the file system does tell (a notice wakes it at once).
+# How often it looks besides where notices do come (a notice wakes it at once).
 NOTIFIED_POLL_SECONDS = 2.0
 KEEP_ALIVE_SECONDS = 15.0
 MAX_PAGE = 1000  # events in one answer of the events route, and in one page of a replay
@@ -58,16 +59,14 @@ def _page(session: PlanSession, after: int) -> tuple[str, int, bool, int]:
 
 async def stream_events(handler: PlansHandler, session: PlanSession | None, after: int) -> None:
     cursor, token, quiet_since = after, None, time.monotonic()
-    generation, interval = None, POLL_SECONDS
-    told, watching = asyncio.Event(), None
-    loop = asyncio.get_running_loop()
+    generation, wake = None, None
     try:
         await _begin(handler)
         while not handler.request.connection.stream.closed():
             if session is None:  # no plan file yet: it may appear
                 session, _ = await off_loop(handler.session)
-            if watching is None and session is not None:
-                watching, interval = _watch(session, loop, told)
+            if wake is None and session is not None:
+                wake = _wake(session)
             more = False
             if session is not None:
                 current = await off_loop(session.store.change_token)
@@ -86,22 +85,21 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
             if not more:
-                await _pause(told, interval)
+                await _pause(wake)
     except StreamClosedError:
         return  # the client went away
     except PlanStoreError:
         return  # a file that is no plan file took the plan's place; a new request is refused
     finally:
-        if watching is not None:
-            watching()
+        if wake is not None:
+            wake.close()
 
 
 async def stream_sessions(handler: PlansHandler, read: Any) -> None:
     """The file's sessions and its current one, `read()` again (off the loop) after each change
     any process commits, sent as `event: sessions` whenever they differ from the last sent:
     the Plan panel follows `%plan new` and another process's new session with it."""
-    told, watching, loop = asyncio.Event(), None, asyncio.get_running_loop()
-    sent, token, quiet_since, interval = None, None, time.monotonic(), POLL_SECONDS
+    sent, token, quiet_since, wake = None, None, time.monotonic(), None
     try:
         await _begin(handler)
         session = None
@@ -115,17 +113,17 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
                 if text != sent:
                     await _send(handler, f"event: sessions\ndata: {text}\n\n")
                     sent, quiet_since = text, time.monotonic()
-            if watching is None and session is not None:
-                watching, interval = _watch(session, loop, told)
+            if wake is None and session is not None:
+                wake = _wake(session)
             if time.monotonic() - quiet_since > KEEP_ALIVE_SECONDS:
                 await _send(handler, ": keep-alive\n\n")
                 quiet_since = time.monotonic()
-            await _pause(told, interval)
+            await _pause(wake)
     except (StreamClosedError, PlanStoreError, web.HTTPError):
         return  # the client went away, or the notebook and its plan file did
     finally:
-        if watching is not None:
-            watching()
+        if wake is not None:
+            wake.close()
 
 
 async def _begin(handler: PlansHandler) -> None:
@@ -135,22 +133,18 @@ async def _begin(handler: PlansHandler) -> None:
     await _send(handler, "retry: 1000\n\n")
 
 
-async def _pause(told: asyncio.Event, interval: float) -> None:
-    """Until the file system tells of a change, or the poll's interval has passed."""
-    try:
-        await asyncio.wait_for(told.wait(), interval)
-    except asyncio.TimeoutError:
-        pass
-    told.clear()
+async def _pause(wake: Wake | None) -> None:
+    """Until the store's notices tell of a change, or the poll's interval has passed."""
+    if wake is None:
+        await asyncio.sleep(POLL_SECONDS)
+    else:
+        await wake.wait()
 
 
-def _watch(session: PlanSession, loop: Any, told: asyncio.Event) -> tuple[Any, float]:
-    """Set `told` when the file system tells of a change to the session's plan file; returns
-    what stops it and the poll's interval now (POLL_SECONDS where no notice comes)."""
-    stop = session.store.on_change(lambda: loop.call_soon_threadsafe(told.set))
-    if stop is None:
-        return (lambda: None), POLL_SECONDS
-    return stop, NOTIFIED_POLL_SECONDS
+def _wake(session: PlanSession) -> Wake:
+    """Woken when the file system or PostgreSQL tells of a change to the session's store;
+    polled every POLL_SECONDS where no notice comes."""
+    return Wake(session.store, untold=POLL_SECONDS, told=NOTIFIED_POLL_SECONDS)
 
 
 async def _send(handler: PlansHandler, text: str) -> None:

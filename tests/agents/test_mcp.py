@@ -692,3 +692,40 @@ def test_a_replaced_plan_file_is_followed_by_the_mcp_server(tmp_path):
     snap = snapshot(db_of(tmp_path))
     assert [d["title"] for d in snap["decisions"]] == ["t"]  # the new file's own history
     assert snap["plan"]["revision"] == 1 and len(snap["plan"]["steps"]) == 1
+
+
+def test_on_postgresql_the_server_is_told_of_commits_and_asks_nothing_while_idle(tmp_path):
+    """DESIGN section 12: another process's commit reaches the MCP client through NOTIFY, and
+    while nothing changes the server's connections send PostgreSQL no query."""
+    psycopg = pytest.importorskip("psycopg")
+    from tests.engines import postgres_schema
+
+    with postgres_schema() as db:
+        tag = f"plans-mcp-{time.time_ns()}"
+        url = f"{db}&application_name={tag}"
+        admin = psycopg.connect(db.split("?")[0].replace("+psycopg", ""), autocommit=True)
+
+        def last_query_start():
+            return admin.execute(
+                "SELECT count(*), max(query_start) FROM pg_stat_activity "
+                "WHERE application_name = %s",
+                (tag,),
+            ).fetchone()
+
+        async def body():
+            async with serving(tmp_path, "--db", url, "--session", "s") as client:
+                assert set(await client.tool_names()) == PLAN_TOOLS
+                await anyio.sleep(0.5)  # the listener has begun
+                connections, before = last_query_start()
+                await anyio.sleep(2.5)  # idle, past the slow poll's interval
+                assert last_query_start() == (connections, before), "an idle server queried"
+                seen = len(client.notices)
+                with PlanStore(db) as store:
+                    store.session("s").on()
+                    committed = time.monotonic()
+                at, _ = await client.wait_for(types.ToolListChangedNotification, after=seen)
+                print(f"list_changed {(at - committed) * 1000:.0f} ms after a PostgreSQL commit")
+                assert set(await client.tool_names()) == PLAN_TOOLS | {"plan_submit"}
+
+        with admin:
+            anyio.run(body)

@@ -8,7 +8,6 @@ session's operations keep their order.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import itertools
 import uuid
@@ -19,6 +18,7 @@ from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
 from ...errors import PlanStoreError
+from ...store.wake import Wake
 from .claude import hook_command, with_guard
 from .guard import GUARDED_METHODS, Guard
 from .mirror import PlanMirror
@@ -298,30 +298,17 @@ class Bridge:
 
     async def _watch(self) -> None:
         """Read the session's new events when it may have changed: at once when the file
-        system or this process's store tells of a commit, else every NOTIFIED_POLL_SECONDS
-        (every POLL_SECONDS where nothing tells: PostgreSQL, a network file system)."""
-        loop, wake = asyncio.get_running_loop(), asyncio.Event()
-
-        def tell(*_: Any) -> None:
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(wake.set)
-
-        store = self.session.store
-        unwatch = store.on_change(tell)
-        unsubscribe = store.subscribe(tell)
-        interval = NOTIFIED_POLL_SECONDS if unwatch is not None else POLL_SECONDS
+        system, PostgreSQL or this process's store tells of a commit, else every
+        NOTIFIED_POLL_SECONDS (every POLL_SECONDS where nothing tells: a network file system)."""
+        wake = Wake(self.session.store, untold=POLL_SECONDS, told=NOTIFIED_POLL_SECONDS, own=True)
         try:
-            await self._follow(wake, interval)
+            await self._follow(wake)
         finally:
-            unsubscribe()
-            if unwatch is not None:
-                unwatch()
+            wake.close()
 
-    async def _follow(self, wake: asyncio.Event, interval: float) -> None:
+    async def _follow(self, wake: Wake) -> None:
         while True:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(wake.wait(), interval)
-            wake.clear()
+            await wake.wait()
             try:
                 cursor = await self.db(self.session.cursor)
                 if cursor <= self.seen:
