@@ -1,6 +1,7 @@
 """A real `jupyter server` or `jupyter lab` in a subprocess on 127.0.0.1, for the tests."""
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -16,8 +17,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyter(app: str, root: Path, token: str, *options: str, log: Path):
-    """Run `jupyter APP` serving ROOT until the block ends; yields (process, base URL)."""
+def jupyter(app: str, root: Path, token: str, *options: str, log: Path, env: dict | None = None):
+    """Run `jupyter APP` serving ROOT until the block ends; yields (process, base URL). `env`
+    adds to the environment it runs in."""
     port = free_port()
     with open(log, "w") as output:
         process = subprocess.Popen(
@@ -37,6 +39,7 @@ def jupyter(app: str, root: Path, token: str, *options: str, log: Path):
             stdout=output,
             stderr=subprocess.STDOUT,
             cwd=root,
+            env={**os.environ, **(env or {})},
         )
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60

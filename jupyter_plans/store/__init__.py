@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import PlanStoreError
 from ..plan.intake import session_id_refusal
+from ..plan.stored import decode_plan_event
 from . import migrations
 from .compiled import StatementCache
 from .sqlite import WRITE_OPTION, SQLiteBackend
@@ -281,9 +282,20 @@ class Store(FollowsFile):
 
     @reconnecting
     def sessions(self) -> list[dict]:
-        """Every session that has been written to, oldest first."""
+        """Every session that has been written to, oldest first, each with its `task`: the
+        first words of the person's first message to it (its task, as a rule), else of its
+        plan's explanation, else None."""
         with self.read() as tx:
-            return [row._asdict() for row in tx.all("SELECT_SESSIONS")]
+            rows = [row._asdict() for row in tx.all("SELECT_SESSIONS")]
+            tasks = dict(tx.all("SELECT_FIRST_TASKS"))
+            for row in rows:
+                plan_seq, sid = row.pop("plan_seq"), row["session_id"]
+                text = tasks.get(sid)
+                if text is None and plan_seq is not None:
+                    data = tx.scalar("SELECT_EVENT_DATA", {"sid": sid, "seq": plan_seq})
+                    text = decode_plan_event(data)["plan"].get("explanation")
+                row["task"] = first_words(text)
+        return rows
 
     # Change feed.
 
@@ -341,3 +353,19 @@ class Store(FollowsFile):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+LABEL_CHARS = 48  # a session's task, as its label shows it
+
+
+def first_words(text: str | None, limit: int = LABEL_CHARS) -> str | None:
+    """`text` on one line, cut after its last whole word within `limit` characters (with "…")."""
+    words = " ".join((text or "").split())
+    if not words:
+        return None
+    if len(words) <= limit:
+        return words
+    cut = words[: limit - 1]
+    if " " in cut and words[limit - 1].isalnum():  # cut inside a word: drop it
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.-") + "…"

@@ -42,7 +42,17 @@ SELECT_SESSIONS = select(
     sessions.c.revision,
     sessions.c.pending_proposal_hash,
     sessions.c.created_at,
+    sessions.c.plan_seq,
 ).order_by(sessions.c.created_at, sessions.c.session_id)
+# Each session's first words from the person (its task, as a rule), cut to what a label holds.
+_first = messages.alias("first")
+SELECT_FIRST_TASKS = select(messages.c.session_id, func.substr(messages.c.text, 1, 200)).where(
+    messages.c.source == "person",
+    messages.c.message_id
+    == select(func.min(_first.c.message_id))
+    .where(_first.c.session_id == messages.c.session_id, _first.c.source == "person")
+    .scalar_subquery(),
+)
 
 
 # The session's statements (session/).

@@ -8,6 +8,7 @@
 
 import type { RenderProps } from "@anywidget/types";
 import { CARD_SHOWN_EVENT, KERNEL_GONE_NOTICE, renderCard, supersededNotice } from "./card";
+import { pageUser } from "./identity";
 import type {
   CardActions,
   CardData,
@@ -60,12 +61,18 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       schedule();
     }
   };
+  // A person's act goes with who the page says they are (the kernel's person where it has
+  // none); the name is asked for once per page, so every act but the first is sent at once.
+  const user = pageUser();
+  const act = (content: Record<string, unknown>) => {
+    void user.then((by) => send(by === null ? content : { ...content, by }));
+  };
   const actions: CardActions = {
-    approve: (hash) => send({ action: "approve", hash }),
-    revise: (notes) => send({ action: "revise", notes }),
-    off: () => send({ action: "off" }),
-    edit: (change) => send({ action: "edit", change }),
-    answer: (text) => send({ action: "answer", text }),
+    approve: (hash) => act({ action: "approve", hash }),
+    revise: (notes) => act({ action: "revise", notes }),
+    off: () => act({ action: "off" }),
+    edit: (change) => act({ action: "edit", change }),
+    answer: (text) => act({ action: "answer", text }),
   };
   // Traits synced in one message fire one event each: draw once for all of them.
   let scheduled = false;

@@ -2,6 +2,7 @@
 made by another process and the active notebook within a second (the plan file's sessions
 stream, no poll), and at its default 250 px its bar and its waiting banner read well."""
 
+import re
 import time
 
 from jupyter_plans import PlanStore
@@ -197,4 +198,51 @@ def test_the_panel_reads_well_at_250_px_with_three_sessions(page, lab, errors):
     for width in (300, 360, 420, 520, 700, 900):
         set_sidebar_width(page, width)
         assert layout_problems(page, width) == []
+    errors.assert_none()
+
+
+def test_the_session_picker_reads_as_tasks_and_sets_earlier_sessions_apart(page, lab, errors):
+    loading_notebook(lab["root"], "picker.ipynb")
+    store = PlanStore(lab["root"] / "picker.plans.sqlite")
+    earlier = store.session("default")
+    earlier.queue_message("Clean the sales data and drop the test stores", source="person")
+    earlier.on()
+    assert not earlier.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error  # left waiting
+    current = store.session("forecast")
+    current.queue_message("Forecast weekly revenue by region for the next quarter", "person")
+    current.on()
+    store.set_current_session("forecast")
+
+    open_notebook(page, lab, "picker.ipynb")
+    panel = open_panel(page)
+    picker = panel.locator(".jp-plans-panel-sessions")
+    picker.wait_for(timeout=10_000)
+    groups = picker.evaluate(
+        """picker => [...picker.querySelectorAll('optgroup')].map(group =>
+              [group.label, [...group.querySelectorAll('option')].map(o => o.textContent)])"""
+    )
+    when = r"today \d{1,2}:\d\d(\s?[AP]M)?"
+    assert [label for label, _ in groups] == ["Current session", "Earlier sessions"]
+    (now,), (before,) = groups[0][1], groups[1][1]
+    forecast = "Forecast weekly revenue by region for the next…"
+    assert re.fullmatch(rf"{forecast} · {when} · plan mode", now)
+    assert re.fullmatch(
+        rf"Clean the sales data and drop the test stores · {when} · a proposal left waiting", before
+    )
+    assert shown_session(panel) == "forecast"
+    waiting_tabs = "() => document.querySelectorAll('.lm-TabBar-tab.jp-plans-tab-waiting').length"
+    assert page.evaluate(waiting_tabs) == 0  # the current session asks nothing
+
+    # The earlier session, picked: its card says it is not the one asking now.
+    picker.select_option("default")
+    panel.get_by_text("Waiting for your decision").wait_for(timeout=10_000)
+    notice = panel.locator(".jp-plans-panel-earlier")
+    assert "An earlier session: its proposal was left waiting" in notice.inner_text()
+    assert shot_of(page, [panel.locator(".jp-plans-panel-bar"), notice], "panel-earlier.png").exists()
+    assert page.evaluate(waiting_tabs) == 0
+    back = notice.get_by_role("button", name="Show the current session")
+    back.focus()
+    page.keyboard.press("Enter")
+    seconds_until(page, panel, "forecast", time.monotonic())
+    assert panel.locator(".jp-plans-panel-earlier").count() == 0
     errors.assert_none()

@@ -39,6 +39,11 @@ def test_the_card_sends_a_request_for_changes_as_the_persons_message(page, lab, 
     assert session.snapshot().pending_proposal_hash == proposed  # nothing is sent by typing
 
     note.press("Control+Enter")
+    page_person = page.evaluate(
+        "() => window.jupyterapp.serviceManager.user.ready.then(() =>"
+        " window.jupyterapp.serviceManager.user.identity.username)"
+    )
+    assert page_person and page_person != local_person()
     card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
     assert card.locator("textarea").count() == 0
     snapshot = session.snapshot()
@@ -46,11 +51,11 @@ def test_the_card_sends_a_request_for_changes_as_the_persons_message(page, lab, 
     (message,) = session.deliver()
     assert (message.source, message.text) == ("person", NOTE)
     assert [e.data for e in session.events() if e.kind == "decision"] == [
-        # The card's click, in the kernel: the kernel's person (the page sent no name).
+        # The card's click names the person the JupyterLab page holds (its /api/me).
         {
             "action": "changes_requested",
             "hash": proposed,
-            "by": {"name": local_person(), "via": "card"},
+            "by": {"name": page_person, "via": "card"},
         }
     ]
     assert dialogs == []

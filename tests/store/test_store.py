@@ -316,3 +316,23 @@ def test_a_finish_recorded_before_digests_is_refused_when_reused_with_another_re
         other = [review[0], {**review[1], "evidence": "r2: 0.1"}]
         result = session.call_tool("finish_plan", {"review": other}, call_id="f1")
         assert result.is_error and "'f1' was already used for a different call" in result.content
+
+
+def test_each_session_is_listed_with_its_task_in_a_few_words(db):
+    """The panel's picker labels a session by its task: the person's first words to it, else
+    its plan's explanation, cut at a word, on one line; a session with neither has none."""
+    task = "Forecast  revenue by region\\nfor the next quarter, using the cleaned sales data"
+    with PlanStore(db) as store:
+        asked = store.session("asked")
+        asked.queue_message(task.replace("\\n", "\n"), source="person")
+        asked.queue_message("Split by week", source="person")  # later words do not relabel it
+        explained = store.session("explained")
+        plan = {"steps": [{"id": "a", "description": "load"}], "explanation": "Clean the data."}
+        assert not explained.call_tool("update_plan", {**plan, "expected_revision": 0}).is_error
+        store.session("quiet").on()
+        listed = {s["session_id"]: s for s in store.sessions()}
+    assert listed["asked"]["task"] == "Forecast revenue by region for the next quarter…"
+    assert listed["explained"]["task"] == "Clean the data."
+    assert listed["quiet"]["task"] is None
+    assert all(s["created_at"] for s in listed.values())
+    assert "plan_seq" not in listed["quiet"]

@@ -13,6 +13,10 @@ export interface SessionSummary {
   mode: Mode;
   revision?: number | null;
   pending_proposal_hash?: string | null;
+  /** The first words of the person's task for it, else of its plan's explanation. */
+  task?: string | null;
+  /** When it began: an ISO 8601 time. */
+  created_at?: string;
 }
 
 export interface SessionList {

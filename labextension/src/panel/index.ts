@@ -6,7 +6,7 @@
 
 import type { Message } from "@lumino/messaging";
 import { Widget } from "@lumino/widgets";
-import type { Decision, PlansApi } from "../api";
+import type { Decision, PlansApi, SessionSummary } from "../api";
 import { renderCard } from "../card";
 import { h } from "../card/dom";
 import type { CardActions } from "../types";
@@ -123,8 +123,10 @@ export class PlanPanel extends Widget {
     const view = this.feed.view;
     this.renderPicker();
     this.renderStatus();
-    const waiting = view.kind === "card" && view.data.snapshot.pending_proposal_hash !== null;
-    const asked = view.kind === "card" && Boolean(view.data.question);
+    // Only the current session asks now: an earlier one's waiting proposal marks no tab.
+    const earlier = this.earlierShown();
+    const waiting = view.kind === "card" && !earlier && view.data.snapshot.pending_proposal_hash !== null;
+    const asked = view.kind === "card" && !earlier && Boolean(view.data.question);
     this.title.className = waiting || asked ? "jp-plans-tab-waiting" : "";
     this.title.caption = waiting
       ? "Plan: a proposal is waiting for your decision"
@@ -136,8 +138,8 @@ export class PlanPanel extends Widget {
     if (view.kind === "card") {
       const cursor = view.data.snapshot.cursor;
       if (this.actionErrorCursor !== null && cursor > this.actionErrorCursor) this.clearActionError();
-      this.message.hidden = true;
-      this.message.replaceChildren();
+      this.message.hidden = earlier === null;
+      this.message.replaceChildren(...(earlier ? [this.earlierNotice(earlier)] : []));
       this.cardHost.hidden = false;
       renderCard(this.cardHost, view.data, this.actions, this.actionError);
       return;
@@ -187,17 +189,53 @@ export class PlanPanel extends Widget {
     const list = this.feed.sessions;
     const sessions = list?.sessions ?? [];
     this.pickerLabel.hidden = sessions.length < 2 || view.kind !== "card";
-    const options = sessions.map((summary) => {
-      const notes = [
-        summary.session_id === list?.current ? "current" : null,
-        summary.pending_proposal_hash ? "waiting" : summary.mode === "plan" ? "plan mode" : null,
-      ].filter(Boolean);
-      const option = h("option", null, notes.length ? `${summary.session_id} (${notes.join(", ")})` : summary.session_id);
-      option.value = summary.session_id;
-      return option;
-    });
-    this.sessionPicker.replaceChildren(...options);
+    // The current session first, alone; the earlier ones apart, newest first, so a proposal
+    // left waiting in one of them does not read as asking now.
+    const current = sessions.filter((s) => s.session_id === list?.current);
+    const earlier = sessions.filter((s) => s.session_id !== list?.current).reverse();
+    const option = (summary: SessionSummary, isCurrent: boolean) => {
+      const state = summary.pending_proposal_hash
+        ? isCurrent
+          ? "waiting for you"
+          : "a proposal left waiting"
+        : summary.mode === "plan"
+          ? "plan mode"
+          : null;
+      const text = [sessionLabel(summary), state].filter(Boolean).join(" · ");
+      const node = h("option", null, text);
+      node.value = summary.session_id;
+      node.title = `session ${summary.session_id}${summary.created_at ? `, started ${new Date(summary.created_at).toLocaleString()}` : ""}`;
+      return node;
+    };
+    const groups: HTMLElement[] = [];
+    if (current.length) groups.push(group("Current session", current.map((s) => option(s, true))));
+    if (earlier.length) groups.push(group("Earlier sessions", earlier.map((s) => option(s, false))));
+    this.sessionPicker.replaceChildren(...groups);
     if (view.kind === "card") this.sessionPicker.value = view.data.snapshot.session_id;
+  }
+
+  /** The session shown, when it is not the notebook's current one. */
+  private earlierShown(): SessionSummary | null {
+    const view = this.feed.view;
+    const list = this.feed.sessions;
+    if (view.kind !== "card" || !list?.current) return null;
+    const id = view.data.snapshot.session_id;
+    if (id === list.current) return null;
+    return list.sessions.find((s) => s.session_id === id) ?? { session_id: id, cursor: 0, mode: "default" };
+  }
+
+  /** Above an earlier session's card: it is not the one asking now. */
+  private earlierNotice(earlier: SessionSummary): HTMLElement {
+    const back = h("button", "jp-plans-panel-back", "Show the current session");
+    back.type = "button";
+    back.addEventListener("click", () => {
+      const current = this.feed.sessions?.current;
+      if (current) this.feed.pickSession(current);
+    });
+    const words = earlier.pending_proposal_hash
+      ? "An earlier session: its proposal was left waiting; the notebook's current session is another."
+      : "An earlier session; the notebook's current session is another.";
+    return h("div", { class: "jp-plans-panel-earlier", attrs: { role: "note" } }, h("span", null, words), back);
   }
 
   private renderStatus(): void {
@@ -218,4 +256,20 @@ export class PlanPanel extends Widget {
       this.status.title = `The live stream is down; reading the plan every ${seconds} s until it is back`;
     }
   }
+}
+
+/** A session as people think of it: its task (else its id), and when it started. */
+export function sessionLabel(summary: SessionSummary, now: Date = new Date()): string {
+  const name = summary.task ?? `session ${summary.session_id}`;
+  if (!summary.created_at) return name;
+  const started = new Date(summary.created_at);
+  if (Number.isNaN(started.getTime())) return name;
+  const time = started.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  const sameDay = started.toDateString() === now.toDateString();
+  const day = started.toLocaleDateString(undefined, { day: "numeric", month: "short" });
+  return `${name} · ${sameDay ? `today ${time}` : `${day}, ${time}`}`;
+}
+
+function group(label: string, options: HTMLElement[]): HTMLElement {
+  return h("optgroup", { attrs: { label } }, ...options);
 }

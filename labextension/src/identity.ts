@@ -1,0 +1,28 @@
+/**
+ * Who the page's person is, as the Jupyter server the page came from knows them: the
+ * `username` of its `/api/me`, asked once per page. JupyterLab and Notebook 7 pages carry the
+ * server's base URL (and a token, where the page was opened with one) in their
+ * `jupyter-config-data`; a page without it (another front end) has no identity to give.
+ */
+
+let asked: Promise<string | null> | null = null;
+
+/** The page's Jupyter user name, or null where the page has none. */
+export function pageUser(): Promise<string | null> {
+  asked ??= ask().catch(() => null);
+  return asked;
+}
+
+async function ask(): Promise<string | null> {
+  const config = document.getElementById("jupyter-config-data")?.textContent;
+  if (!config) return null;
+  const data = JSON.parse(config) as { baseUrl?: unknown; token?: unknown };
+  const base = new URL(typeof data.baseUrl === "string" ? data.baseUrl : "/", window.location.href);
+  const headers: Record<string, string> = {};
+  if (typeof data.token === "string" && data.token) headers.Authorization = `token ${data.token}`;
+  const reply = await fetch(new URL("api/me", base), { credentials: "same-origin", headers });
+  if (!reply.ok) return null;
+  const me = (await reply.json()) as { identity?: { username?: unknown } };
+  const name = me.identity?.username;
+  return typeof name === "string" && name !== "" ? name : null;
+}
