@@ -238,7 +238,8 @@ def test_the_session_picker_reads_as_tasks_and_sets_earlier_sessions_apart(page,
     panel.get_by_text("Waiting for your decision").wait_for(timeout=10_000)
     notice = panel.locator(".jp-plans-panel-earlier")
     assert "An earlier session: its proposal was left waiting" in notice.inner_text()
-    assert shot_of(page, [panel.locator(".jp-plans-panel-bar"), notice], "panel-earlier.png").exists()
+    bar = panel.locator(".jp-plans-panel-bar")
+    assert shot_of(page, [bar, notice], "panel-earlier.png").exists()
     assert page.evaluate(waiting_tabs) == 0
     back = notice.get_by_role("button", name="Show the current session")
     back.focus()
