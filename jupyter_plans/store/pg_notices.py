@@ -1,9 +1,12 @@
 """Another process's commit to a PostgreSQL plan store, told by the server (DESIGN section 12):
-every write transaction sends `NOTIFY jupyter_plans` with its commit, and one connection per
-process and database listens. While it listens, the store's change token is a count of the
-notices and costs no query, so an idle process sends none; cards, streams and MCP list
-changes are told at once. A listening connection that is lost is made again (the poll, with
-its query, serves meanwhile), and its return counts as a change, for what was missed.
+every write transaction sends a notice on the channel `jupyter_plans` with its commit, naming
+its schema, and one connection per process and database (and schema) listens, counting the
+notices of its own schema: teams kept in schemas of one database do not wake each other.
+
+While it listens, the store's change token is a count of the notices and costs no query, so an
+idle process sends none; cards, streams and MCP list changes are told at once. A listening
+connection that is lost is made again (the poll, with its query, serves meanwhile), and its
+return counts as a change, for what was missed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Callable
 _log = logging.getLogger("jupyter_plans")
 
 CHANNEL = "jupyter_plans"
-NOTIFY = f"NOTIFY {CHANNEL}"
+NOTIFY = f"SELECT pg_notify('{CHANNEL}', current_schema())"
 WAKE_SECONDS = 1.0  # how often the listening thread looks whether it is still wanted
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # waits before listening again, then 5 s each
 
@@ -81,6 +84,7 @@ class Notices:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self._conninfo, autocommit=True) as connection:
+                    (schema,) = connection.execute("SELECT current_schema()").fetchone()
                     connection.execute(f"LISTEN {CHANNEL}")
                     with self._lock:
                         self._listening, self._epoch = True, self._epoch + 1
@@ -88,8 +92,9 @@ class Notices:
                     failures = 0
                     self._tell(0)  # what was committed while nobody listened
                     while not self._stop.is_set():
-                        for _notice in connection.notifies(timeout=WAKE_SECONDS):
-                            self._tell(1)  # at once: a card shows it within milliseconds
+                        for notice in connection.notifies(timeout=WAKE_SECONDS):
+                            if notice.payload == schema:  # at once: a card shows it
+                                self._tell(1)
             except Exception as exc:  # noqa: BLE001 - lost, refused: the poll serves meanwhile
                 _log.debug("jupyter_plans: not listening to %s: %s", CHANNEL, exc)
             with self._lock:

@@ -111,3 +111,26 @@ def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
     store.close()
     # Given back when its last store closes: no connection is kept for nobody.
     wait_for(lambda: not notices._thread.is_alive())
+
+
+def test_a_commit_in_another_schema_of_the_database_wakes_nobody_here(url):
+    """Teams kept in schemas of one database: a write in one tells only that schema's stores."""
+    with postgres_schema() as elsewhere:
+        store, other = PlanStore(url), PlanStore(elsewhere)
+        store.session("s").on()
+        told = threading.Event()
+        stop = store.on_change(told.set)
+        notices = store._backend.notices
+        wait_for(lambda: notices.token() is not None)
+        before = store.change_token()
+        for n in range(3):
+            other.session("s").call_tool("record_decision", {"title": f"t{n}", "rationale": "r"})
+        time.sleep(0.5)  # the notices of the other schema have come and gone
+        assert not told.is_set() and store.change_token() == before
+        writer = PlanStore(url)
+        writer.session("s").off()
+        assert told.wait(10), "its own schema's commit was not told"
+        wait_for(lambda: store.change_token() != before)
+        stop()
+        for each in (store, other, writer):
+            each.close()
