@@ -247,9 +247,13 @@ def _decisions(history: _History) -> list[str]:
     recorded = [event for event in history.events if event.kind == "decision_recorded"]
     verdicts = [event for event in history.events if event.kind == "decision"]
     lines = _lasting(recorded) if recorded else ["No lasting decision has been recorded."]
-    if verdicts:  # the person's, with who made each and where
+    if verdicts:  # the person's, with who made each, where and when
         lines += ([] if lines[-1] == "" else [""]) + ["## Decisions on proposals", ""]
-        lines += [f"- Event {event.seq}: {verdict_line(event.data)}" for event in verdicts]
+        lines += [
+            f"- {event.at[:10]} {event.at[11:19]} UTC, event {event.seq}: "
+            + verdict_line(event.data)
+            for event in verdicts
+        ]
     return lines
 
 
