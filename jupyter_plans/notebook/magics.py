@@ -16,6 +16,11 @@ from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store import locate as _locate
 
+# What a card shown before `%unload_ext jupyter_plans` says from then on.
+UNLOADED = (
+    "This card stopped when the plan extension was unloaded (%unload_ext), so its buttons no "
+    "longer act; run %load_ext jupyter_plans and %plan for a live card."
+)
 _VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export")
 
 
@@ -127,6 +132,7 @@ class PlanMagics(Magics):
             self.show()
         self._show_after_cell = False
         self._shown_proposal = waiting
+        self.watcher.cell_ended()
         self._remember_live_cards()
 
     # The magic.
@@ -260,5 +266,5 @@ class PlanMagics(Magics):
         except PlanStoreError:
             pass  # a store that cannot be written now loses only the reminder
         self.shell.events.unregister("post_run_cell", self.after_cell)
-        self.watcher.stop()
+        self.watcher.stop(UNLOADED)
         self.store.close()

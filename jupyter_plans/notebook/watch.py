@@ -59,7 +59,13 @@ class CardWatcher:
                 and card.superseded_by is None
                 and card.session.session_id == newest.session.session_id
             ):
-                card.superseded_by = newest.model_id
+                card.supersede(newest.model_id)
+
+    def cell_ended(self) -> None:
+        """The cell ended: each card it displayed keeps what it shows now, for when a newer
+        card takes over from it."""
+        for card in list(self._cards):
+            card.cell_ended()
 
     def _start(self) -> None:
         if self._task is not None:
@@ -154,7 +160,12 @@ class CardWatcher:
         elif self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self.refresh, session_id)
 
-    def stop(self) -> None:
+    def stop(self, why: str | None = None) -> None:
+        """Stop keeping the cards current; with `why`, each card says it and acts no more."""
+        if why is not None:
+            for card in list(self._cards):
+                if card.comm is not None:
+                    card.end(why)
         self._unsubscribe()
         if self._unwatch is not None:
             self._unwatch()

@@ -77,6 +77,12 @@ class PlanCard(anywidget.AnyWidget):
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
+    ended = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="Why this card no longer acts, once the extension that kept it was unloaded: it "
+        "keeps what it shows, and says so.",
+    ).tag(sync=True)
     guard_warning = traitlets.Unicode(
         None,
         allow_none=True,
@@ -101,7 +107,31 @@ class PlanCard(anywidget.AnyWidget):
             **kwargs,
         )
         self.on_shown: list = []  # called with this card each time it is displayed
+        # What the card showed when the cell that displayed it ended: it shows that again once
+        # a newer card takes over, so each card of a notebook tells the plan at its own cell.
+        self._in_cell = False
+        self._at_cell_end: dict | None = None
         self.on_msg(self._on_action)
+
+    def cell_ended(self) -> None:
+        """The cell running now ended: a card it displayed keeps what it shows now, for later."""
+        if self._in_cell:
+            self._in_cell = False
+            self._at_cell_end = self._shown_data()
+
+    def supersede(self, newer: str) -> None:
+        """A newer card of this session was shown (its model id `newer`): this one goes back to
+        what it showed when its cell ended, and keeps it; its buttons no longer act."""
+        with self.hold_sync():
+            if self._at_cell_end is not None:
+                for name, value in self._at_cell_end.items():
+                    setattr(self, name, value)
+            self.error = None
+            self.superseded_by = newer
+
+    def _shown_data(self) -> dict:
+        names = ("snapshot", "notebook", "changes", "question", "notes", "review", "approved_by")
+        return {name: getattr(self, name) for name in (*names, "guard_warning")}
 
     def refresh(self) -> None:
         """Bring the card up to date with the store (nothing is sent when nothing changed).
@@ -131,8 +161,16 @@ class PlanCard(anywidget.AnyWidget):
         warning = guard_warning(self.notebook_path, session.store.path, session.session_id)
         return warning or unguarded_note(session, snapshot)
 
+    def end(self, why: str) -> None:
+        """The extension that kept this card was unloaded: it keeps what it shows and stops."""
+        self.ended = why
+
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None
+        if self.ended is not None:
+            if action != "seen":
+                self.error = self.ended
+            return
         if self.superseded_by is not None:
             if action != "seen":
                 self.error = "this card was superseded by a newer card of the plan; use that one"
@@ -169,21 +207,15 @@ class PlanCard(anywidget.AnyWidget):
         # Displayed: the person is shown this card's waiting proposal, text and hash, and this
         # card takes over from the earlier cards of its session.
         self.session.mark_shown(self.snapshot.get("pending_proposal_hash"))
+        self._in_cell = True
         for listener in list(self.on_shown):
             listener(self)
         bundle = super()._repr_mimebundle_(**kwargs) or {}
         bundle, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
         bundle = dict(bundle)
         bundle["text/plain"] = repr(self)  # whole, where ipywidgets would cut it at 110 characters
-        data = {
-            "snapshot": self.snapshot,
-            "notebook": self.notebook,
-            "changes": self.changes,
-            "question": self.question,
-            "notes": self.notes,
-            "review": self.review,
-            "approved_by": self.approved_by,
-        }
+        data = self._shown_data()
+        del data["guard_warning"]
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)
         return (bundle, metadata) if metadata is not None else bundle

@@ -153,6 +153,8 @@ export interface CardFrame {
   modelId?: string | null;
   /** Where the agent's question is answered, when this surface cannot send an answer. */
   answerHint?: string;
+  /** The widget model id of the newer card that took over from this one. */
+  supersededBy?: string | null;
 }
 
 /**

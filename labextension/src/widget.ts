@@ -31,6 +31,8 @@ export type CardModel = {
   approved_by: DecidedBy | null;
   error: string | null;
   superseded_by: string | null;
+  /** Why the card stopped: the extension that kept it was unloaded. */
+  ended: string | null;
   guard_warning: string | null;
 };
 
@@ -44,6 +46,7 @@ const EVENTS = [
   "error",
   "notebook",
   "superseded_by",
+  "ended",
   "guard_warning",
 ].map((name) => `change:${name}`).join(" ");
 
@@ -99,15 +102,17 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       guard_warning: model.get("guard_warning") ?? null,
     };
     let frame: CardFrame = {};
-    if (supersededBy) frame = { frozen: true, notice: supersededNotice(supersededBy) };
+    const ended = model.get("ended") ?? null;
+    if (supersededBy) frame = { frozen: true, notice: supersededNotice(supersededBy), supersededBy };
     else if (kernelGone) frame = { frozen: true, notice: KERNEL_GONE_NOTICE };
+    else if (ended) frame = { frozen: true, notice: { kind: "kernel-gone", text: ended } };
     renderCard(el, data, actions, model.get("error") ?? null, frame);
     shown = { data, supersededBy };
     announce();
     // Only the live card sends this: it lets `%plan approve` without a hash bind the proposal
     // this kernel showed. Saved and superseded cards, and the Plan panel, show but cannot tell.
     const hash = snapshot?.pending_proposal_hash ?? null;
-    if (hash !== null && hash !== reported && !supersededBy) {
+    if (hash !== null && hash !== reported && !supersededBy && !ended) {
       reported = hash;
       send({ action: "seen", hash });
     }

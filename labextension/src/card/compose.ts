@@ -20,6 +20,8 @@ export interface SendOptions {
   sends: (event: KeyboardEvent) => boolean;
   /** Sends the trimmed text; null when there is nowhere to send it. */
   send: ((text: string) => void) | null;
+  /** Told of each change to the text, after the draft is kept. */
+  typed?: () => void;
 }
 
 /**
@@ -52,6 +54,7 @@ export function sendButton(
   field.addEventListener("input", () => {
     state[options.draft] = field.value;
     submit.disabled = busy || field.value.trim() === "";
+    options.typed?.();
   });
   field.addEventListener("keydown", (event) => {
     if (!options.sends(event as KeyboardEvent)) return;

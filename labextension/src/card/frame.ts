@@ -10,6 +10,8 @@ import { icon } from "./icons";
 
 /** On a card's root (and the JupyterLab output around it): the widget model id it shows. */
 export const MODEL_ID_ATTR = "data-jp-plans-model-id";
+/** On a superseded card's root: the model id of the card that took over from it. */
+export const SUPERSEDED_BY_ATTR = "data-jp-plans-superseded-by";
 /** Marks the controls a frozen card keeps: folding a section, the notice's own control. */
 export const ALWAYS_ATTR = "data-jp-plans-always";
 
@@ -64,13 +66,31 @@ function findCard(modelId: string): HTMLElement | null {
   );
 }
 
-/** Scrolls the card of `modelId` into view and moves focus to it; false when it is not here. */
-export function scrollToCard(modelId: string): boolean {
+/** The card of `modelId` in the page (inside the output that carries the id, if it is one). */
+function cardOf(modelId: string): HTMLElement | null {
   const target = findCard(modelId);
-  if (!target) return false;
-  const card = target.classList.contains("jp-plans-card") ? target : target.querySelector<HTMLElement>(".jp-plans-card");
-  (card ?? target).scrollIntoView({ block: "start", behavior: "smooth" });
-  card?.focus({ preventScroll: true });
+  if (!target || target.classList.contains("jp-plans-card")) return target;
+  return target.querySelector<HTMLElement>(".jp-plans-card") ?? target;
+}
+
+/**
+ * Scrolls the card of `modelId` into view and moves focus to it; false when it is not here.
+ * A card that was itself taken over leads on to the one that took over from it: the live one.
+ */
+export function scrollToCard(modelId: string): boolean {
+  let card = cardOf(modelId);
+  const seen = new Set([modelId]);
+  while (card) {
+    const next = card.getAttribute(SUPERSEDED_BY_ATTR);
+    if (!next || seen.has(next)) break;
+    seen.add(next);
+    const newer = cardOf(next);
+    if (!newer) break;
+    card = newer;
+  }
+  if (!card) return false;
+  card.scrollIntoView({ block: "start", behavior: "smooth" });
+  card.focus({ preventScroll: true });
   return true;
 }
 

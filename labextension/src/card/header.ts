@@ -3,7 +3,7 @@
 import type { CardActions, Changes, DecidedBy } from "../types";
 import { leaveButton, sendButton } from "./compose";
 import type { CardContext } from "./context";
-import { button, dotSeparator, h, inlineText, shortHash } from "./dom";
+import { KEY_ATTR, button, dotSeparator, h, inlineText, shortHash } from "./dom";
 import { icon } from "./icons";
 import { startInflight } from "./state";
 import { startDraft } from "./draft";
@@ -46,7 +46,7 @@ const WHERE: Record<string, string> = {
 };
 
 /** " by alice in the panel", as text (a name is never markup); "" when nobody is known. */
-function decidedBy(by: DecidedBy | null): string {
+export function decidedBy(by: DecidedBy | null): string {
   if (!by) return "";
   const where = WHERE[by.via] ?? "";
   return ` ${by.name ? `by ${by.name} ` : ""}${where}`.trimEnd();
@@ -191,17 +191,31 @@ function reviseForm(ctx: CardContext): HTMLElement {
     label: "Send",
     sends: (event) => event.key === "Enter" && (event.ctrlKey || event.metaKey),
     send: actions ? (notes) => actions.revise(notes) : null,
+    // Approve is held back while a note is typed (no redraw: the text being typed stays).
+    typed: () => {
+      const card = area.closest(".jp-plans-card");
+      const approve = card?.querySelector<HTMLButtonElement>(`[${KEY_ATTR}="approve"]`);
+      if (approve) holdApprove(approve, ctx);
+    },
+  });
+  const close = () => {
+    state.reviseOpen = false;
+    state.focusNext = "revise-toggle";
+    ctx.rerender();
+  };
+  // Escape closes the form, as Cancel does; what was typed stays for when it is opened again.
+  area.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.isComposing) return;
+    event.preventDefault();
+    event.stopPropagation(); // JupyterLab would take it to leave the cell's edit mode
+    close();
   });
   const cancel = button(
     {
       class: "jp-plans-button-ghost",
       key: "revise-cancel",
       disabled: busy,
-      onClick: () => {
-        state.reviseOpen = false;
-        state.focusNext = "revise-toggle";
-        ctx.rerender();
-      },
+      onClick: close,
     },
     "Cancel",
   );
@@ -223,22 +237,16 @@ function decisionButtons(ctx: CardContext, actions: CardActions, hash: string): 
     actions.approve(hash);
     ctx.rerender();
   };
-  // An open edit would change the proposal: approve what is saved, after saving or cancelling.
-  const editing = state.draft !== null;
+  const approveButton = button(
+    { class: "jp-plans-button-primary", key: "approve", onClick: approve },
+    icon("check"),
+    kind === "approve" ? "Approving…" : "Approve",
+  );
+  holdApprove(approveButton, ctx);
   return h(
     "div",
     "jp-plans-row jp-plans-decision-buttons",
-    button(
-      {
-        class: "jp-plans-button-primary",
-        key: "approve",
-        disabled: busy || editing,
-        title: editing ? "Save or cancel your edit first" : undefined,
-        onClick: approve,
-      },
-      icon("check"),
-      kind === "approve" ? "Approving…" : "Approve",
-    ),
+    approveButton,
     button(
       {
         class: `jp-plans-button-secondary${state.reviseOpen ? " jp-plans-pressed" : ""}`,
@@ -257,11 +265,31 @@ function decisionButtons(ctx: CardContext, actions: CardActions, hash: string): 
   );
 }
 
+/**
+ * Approve waits while an action is sent, and while what the person has open would change the
+ * proposal (an edit) or ask for changes to it (a typed note): approving would lose it.
+ */
+function holdApprove(approve: HTMLButtonElement, ctx: CardContext): void {
+  const { state } = ctx;
+  const editing = state.draft !== null;
+  const noting = state.reviseOpen && state.reviseNote.trim() !== "";
+  approve.disabled = state.inflight !== null || editing || noting;
+  const why = editing
+    ? "Save or cancel your edit first"
+    : noting
+      ? "Send or cancel your request for changes first"
+      : null;
+  if (why) approve.title = why;
+  else approve.removeAttribute("title");
+}
+
 export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
   const { actions, changes, state } = ctx;
+  // A card a newer one took over from tells of its own moment: the proposal waited then.
+  const title = ctx.frame.supersededBy ? "Was waiting for a decision here" : "Waiting for your decision";
   const banner = h(
     "section",
-    { class: "jp-plans-banner jp-plans-banner-waiting", attrs: { "aria-label": "Waiting for your decision" } },
+    { class: "jp-plans-banner jp-plans-banner-waiting", attrs: { "aria-label": title } },
     h(
       "div",
       "jp-plans-banner-title",
@@ -270,7 +298,7 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
       h(
         "span",
         "jp-plans-banner-words",
-        h("strong", null, "Waiting for your decision"),
+        h("strong", null, title),
         h("span", "jp-plans-muted jp-plans-banner-sep", dotSeparator()),
         h(
           "span",

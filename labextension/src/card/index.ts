@@ -8,7 +8,8 @@ import type { CardActions, CardData, CardFrame } from "../types";
 import type { CardContext } from "./context";
 import { KEY_ATTR, h } from "./dom";
 import { editor } from "./editor";
-import { MODEL_ID_ATTR, freeze, noticeBar } from "./frame";
+import { announce } from "./announce";
+import { MODEL_ID_ATTR, SUPERSEDED_BY_ATTR, freeze, noticeBar } from "./frame";
 import {
   decisionBanner,
   emptyState,
@@ -69,7 +70,15 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
   const planMode = snapshot.mode === "plan";
   const card = h("div", {
     class: `jp-plans-card${planMode ? " jp-plans-mode-plan" : ""}`,
-    attrs: { role: "region", "aria-label": "Plan", tabindex: -1, [MODEL_ID_ATTR]: frame.modelId },
+    // Keyed, so focus on the card itself (where a decision leaves it) stays on the new one.
+    key: "card",
+    attrs: {
+      role: "region",
+      "aria-label": "Plan",
+      tabindex: -1,
+      [MODEL_ID_ATTR]: frame.modelId,
+      [SUPERSEDED_BY_ATTR]: frame.supersededBy,
+    },
   });
   if (frame.notice) card.append(noticeBar(frame.notice));
   if (error) card.append(errorBar(error));
@@ -155,5 +164,6 @@ export function renderCard(
   state.focusNext = null;
   host.classList.add("jp-plans-host");
   host.replaceChildren(build(ctx, state.error));
+  announce(host, state, data, frame);
   restoreFocus(host, focus, preferred);
 }

@@ -54,6 +54,9 @@ export interface UiState {
   selfRender: boolean;
   /** A key to focus after the next render (a new input, the next row after a removal). */
   focusNext: string | null;
+  /** The polite live region after the card, and the sentence it last stood for. */
+  live: HTMLElement | null;
+  announced: string | null;
 }
 
 /** How long an unanswered action keeps its buttons disabled. */
@@ -82,6 +85,8 @@ export function stateFor(host: HTMLElement): UiState {
       copiedUntil: 0,
       selfRender: false,
       focusNext: null,
+      live: null,
+      announced: null,
     };
     states.set(host, state);
   }

@@ -1,0 +1,216 @@
+"""The notebook tells the plan's story, in JupyterLab and in Notebook 7, with real Chromium:
+a note being typed is never lost to Approve, Escape closes the note's form, focus stays on
+the card after a decision and a live region says what changed; a card a newer one took over
+from says the proposal waited there, and leads to the live card; a card whose extension was
+unloaded says so and acts no more."""
+
+import json
+
+import pytest
+
+from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
+from tests.e2e.test_browser import agent_session, run_cells
+from tests.jupyter_process import jupyter
+
+CARDS = ".jp-NotebookPanel:visible .jp-OutputArea .jp-plans-card"
+NOTE = "Hold out June only"
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory):
+    """Notebook 7 on a folder of its own, answering on 127.0.0.1."""
+    from tests.e2e.conftest import require_chromium
+
+    require_chromium()
+    root = tmp_path_factory.mktemp("nb7")
+    settings = root / ".settings"
+    settings.mkdir()
+    quiet = {"checkForUpdates": False, "fetchNews": "false"}
+    overrides = {"@jupyterlab/apputils-extension:notification": quiet}
+    (settings / "overrides.json").write_text(json.dumps(overrides))
+    token = "plans-nb7-token"
+    options = (
+        "--JupyterNotebookApp.expose_app_in_browser=True",
+        f"--JupyterNotebookApp.app_settings_dir={settings}",
+        f"--JupyterNotebookApp.user_settings_dir={root / '.user-settings'}",
+    )
+    with jupyter("notebook", root, token, *options, log=root / "notebook.log") as (_, base):
+        yield {"base": base, "token": token, "root": root, "kind": "notebook7"}
+
+
+@pytest.fixture(params=["jupyterlab", "notebook7"])
+def app(request, lab):
+    if request.param == "jupyterlab":
+        return {**lab, "kind": "jupyterlab"}
+    return request.getfixturevalue("notebook7")
+
+
+def open_in(page, app, name: str) -> None:
+    """Opens notebook `name` in the app, and waits for its kernel."""
+    if app["kind"] == "jupyterlab":
+        workspace = "".join(c if c.isalnum() else "-" for c in name)
+        url = f"{app['base']}/lab/workspaces/{workspace}/tree/{name}?token={app['token']}"
+    else:
+        url = f"{app['base']}/notebooks/{name}?token={app['token']}"
+    page.goto(url)
+    page.wait_for_function(
+        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.context && w.context.path === name && w.sessionContext"
+        " && w.sessionContext.session && w.sessionContext.session.kernel"
+        " && w.sessionContext.session.kernel.status === 'idle'; }",
+        arg=name,
+        timeout=60_000,
+    )
+
+
+def live_card_in(page, app, stem: str):
+    open_in(page, app, f"{stem}.ipynb")
+    run_cells(page, 0, 0)
+    card = page.locator(f"{CARDS}, .jp-Notebook .jp-OutputArea .jp-plans-card").first
+    card.wait_for(timeout=30_000)
+    return card
+
+
+def focused_in_card(page) -> bool:
+    return page.evaluate(
+        "() => document.activeElement !== null"
+        " && document.activeElement.closest('.jp-plans-card') !== null"
+    )
+
+
+def live_region(card) -> str:
+    return card.evaluate(
+        "card => card.parentElement.querySelector('[aria-live=polite].jp-plans-live').textContent"
+    )
+
+
+def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
+    stem = f"note-{app['kind']}"
+    session = agent_session(app["root"], stem)
+    session.on()
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    proposed = session.snapshot().pending_proposal_hash
+
+    card = live_card_in(page, app, stem)
+    card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
+    approve = card.get_by_role("button", name="Approve")
+    toggle = card.get_by_role("button", name="Request changes…")
+    toggle.focus()
+    page.keyboard.press("Enter")
+    note = card.locator("textarea")
+    note.wait_for(timeout=10_000)
+    assert approve.is_enabled()  # nothing typed yet
+    note.press_sequentially(NOTE)
+    # With a note typed, Approve waits: approving would drop it.
+    assert approve.is_disabled()
+    assert approve.get_attribute("title") == "Send or cancel your request for changes first"
+    assert note.evaluate("element => element === document.activeElement")  # no redraw lost it
+
+    # Escape closes the form, as Cancel does; focus goes back to the button that opened it.
+    page.keyboard.press("Escape")
+    assert card.locator("textarea").count() == 0
+    assert toggle.evaluate("element => element === document.activeElement")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    page.keyboard.press("Enter")  # opened again: the note is still there
+    assert card.locator("textarea").input_value() == NOTE
+    page.keyboard.press("Escape")
+    assert session.snapshot().pending_proposal_hash == proposed  # nothing was sent
+
+    # Approve by keyboard: focus stays in the card, and the live region says what happened.
+    approve.focus()
+    page.keyboard.press("Enter")
+    card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
+    page.wait_for_timeout(300)  # the card's next drawing, after the kernel's answer
+    assert focused_in_card(page), page.evaluate("() => document.activeElement.outerHTML")
+    said = live_region(card)
+    assert said.startswith(f"Proposal {proposed[:12]} approved by ") and said.endswith(
+        "on the card."
+    )
+
+    # A new proposal is announced as it arrives.
+    session.on()
+    assert not session.call_tool("plan_submit", RESUBMITTED, turn_id="t2").is_error
+    again = session.snapshot().pending_proposal_hash
+    card.get_by_text("Waiting for your decision").wait_for(timeout=10_000)
+    assert live_region(card) == f"Proposal {again[:12]} is waiting for your decision."
+    assert dialogs == []
+
+
+SUPERSEDING = """
+%load_ext jupyter_plans
+import jupyter_plans
+session = jupyter_plans._magics.session
+"""
+
+
+def test_a_superseded_card_tells_its_moment_and_leads_to_the_live_card(page, lab, dialogs):
+    """Four cards of one session in JupyterLab (shown on load, with each proposal, and by
+    %plan): the earlier ones keep their own cell's moment, say a proposal waited there, and
+    'Go to the live card' from the first lands on the last, the live one."""
+    import nbformat
+
+    root = lab["root"]
+    cells = [
+        SUPERSEDING,
+        f"session.on()\nsession.call_tool('plan_submit', {PROPOSAL!r}, turn_id='t1')\n"
+        "print(session.snapshot().pending_proposal_hash)",
+        "%plan revise keep the outliers",
+        f"session.call_tool('plan_submit', {RESUBMITTED!r}, turn_id='t2')\n"
+        "print(session.snapshot().pending_proposal_hash)",
+        "%plan approve",
+        "%plan",
+    ]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(source) for source in cells],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    )
+    nbformat.write(notebook, root / "chain.ipynb")
+    open_in(page, {**lab, "kind": "jupyterlab"}, "chain.ipynb")
+    run_cells(page, 0, len(cells) - 1)
+    cards = page.locator(CARDS)
+    cards.nth(3).wait_for(timeout=30_000)
+    printed = page.evaluate(
+        """() => window.jupyterapp.shell.currentWidget.content.widgets.map(cell =>
+              cell.model.outputs ? cell.model.outputs.toJSON()
+                .filter(o => o.output_type === 'stream').map(o => o.text).join('').trim() : '')"""
+    )
+    first, second = printed[1], printed[3]
+    assert cards.count() == 4
+    # Each card shows the plan as its own cell left it, though newer ones came after it.
+    assert cards.nth(0).get_by_text("No plan yet.").count() == 1  # plan mode was not on yet
+    assert cards.nth(1).locator(".jp-plans-hash").get_attribute("title") == first
+    assert cards.nth(2).locator(".jp-plans-hash").get_attribute("title") == second
+    for superseded in (cards.nth(1), cards.nth(2)):
+        assert superseded.get_by_text("Was waiting for a decision here").count() == 1
+        assert superseded.get_by_text("Waiting for your decision").count() == 0
+    newest = cards.nth(3)
+    assert newest.locator(".jp-plans-approved code").inner_text() == second[:12]
+    cards.nth(0).get_by_role("button", name="Go to the live card").click()
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.classList.contains('jp-plans-card')"
+        " && !document.activeElement.hasAttribute('data-jp-plans-superseded-by')",
+        timeout=5_000,
+    )
+    assert newest.evaluate("card => card === document.activeElement")
+    assert dialogs == []
+
+
+def test_a_card_of_an_unloaded_extension_says_so_and_acts_no_more(page, lab, dialogs):
+    import nbformat
+
+    root = lab["root"]
+    session = agent_session(root, "unloaded")  # a notebook that loads the extension
+    notebook = nbformat.read(root / "unloaded.ipynb", as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell("%unload_ext jupyter_plans"))
+    nbformat.write(notebook, root / "unloaded.ipynb")
+    steps = {"steps": [{"id": "load", "description": "Load the data"}], "expected_revision": 0}
+    assert not session.call_tool("update_plan", steps).is_error
+    open_in(page, {**lab, "kind": "jupyterlab"}, "unloaded.ipynb")
+    run_cells(page, 0, 1)
+    card = page.locator(CARDS).first
+    card.get_by_text("This card stopped when the plan extension was unloaded").wait_for(
+        timeout=10_000
+    )
+    assert card.get_by_role("button", name="Edit").is_disabled()
+    assert "is closed" not in card.inner_text() and "PlanStore(" not in card.inner_text()
+    assert dialogs == []
