@@ -138,11 +138,15 @@ class Decisions:
 
     def last_verdict(self) -> dict:
         """What the card says of the last word on a proposal, in one read: `notes`, those of
-        the person's request for changes (revise_notes); `approved_by`, who approved it and
-        where, while that approval is the last word (DESIGN section 12)."""
+        the person's request for changes (revise_notes), while the agent works on them and
+        while the proposal that answers them waits; `approved_by`, who approved it and where,
+        while that approval is the last word (DESIGN section 12)."""
         said: dict = {"notes": None, "approved_by": None}
         with self.store.read() as tx:
-            last = tx.first("SELECT_LAST_VERDICT", {"sid": self.session_id})
+            words = tx.all("SELECT_LAST_VERDICT", {"sid": self.session_id})
+            if words and words[0].kind == "proposal_submitted":
+                words = words[1:]  # a proposal waits: the word it answers, if any
+            last = words[0] if words else None
             if last is None or last.kind != "decision":
                 return said
             data = _loads(last.data)

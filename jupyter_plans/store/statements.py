@@ -150,13 +150,13 @@ SELECT_LAST_VERDICT = (
         or_(events.c.kind == "decision", events.c.kind == "proposal_submitted"),
     )
     .order_by(events.c.seq.desc())
-    .limit(1)
+    .limit(2)  # the last word, and the one before it (what a re-proposal answers)
 )
 SELECT_LAST_UNGUARDED = (
     select(events.c.data)
     .where(events.c.session_id == _SID, events.c.kind == "agent_unguarded")
     .order_by(events.c.seq.desc())
-    .limit(1)
+    .limit(2)  # the last word, and the one before it (what a re-proposal answers)
 )
 SELECT_PERSON_MESSAGE_AFTER = (
     select(messages.c.text)

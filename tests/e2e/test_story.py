@@ -5,6 +5,7 @@ from says the proposal waited there, and leads to the live card; a card whose ex
 unloaded says so and acts no more."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -214,3 +215,48 @@ def test_a_card_of_an_unloaded_extension_says_so_and_acts_no_more(page, lab, dia
     assert card.get_by_role("button", name="Edit").is_disabled()
     assert "is closed" not in card.inner_text() and "PlanStore(" not in card.inner_text()
     assert dialogs == []
+
+
+AXE = Path(__file__).parents[2] / "labextension" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def serious_findings(page, selector: str) -> list[str]:
+    """What axe-core (the npm package, in the page) finds serious or critical in `selector`."""
+    assert page.locator(selector).count() == 1, selector
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async (selector) => {
+            const results = await window.axe.run(document.querySelector(selector),
+                {resultTypes: ['violations']});
+            return results.violations
+                .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                .map(v => `${v.id} (${v.impact}): `
+                    + v.nodes.map(n => n.target.join(' ')).join(', '));
+        }""",
+        selector,
+    )
+    return found
+
+
+def test_axe_finds_nothing_serious_on_the_card_or_the_panel(page, lab, errors):
+    from tests.e2e.test_panel_follows import open_panel
+
+    assert AXE.exists(), "axe-core is a dev dependency of labextension/ (jlpm install)"
+    session = agent_session(lab["root"], "axe")
+    session.on()
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    card = live_card_in(page, {**lab, "kind": "jupyterlab"}, "axe")
+    card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
+    card.get_by_role("button", name="Request changes…").click()  # the form open too
+    assert serious_findings(page, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-plans-card") == []
+    panel = open_panel(page)
+    panel.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
+    assert serious_findings(page, "#jupyter-plans-panel") == []
+    # The check can fail: a button without a name in the panel is a critical finding.
+    page.evaluate(
+        "() => document.querySelector('#jupyter-plans-panel .jp-plans-card')"
+        ".append(document.createElement('button'))"
+    )
+    assert any(f.startswith("button-name") for f in serious_findings(page, "#jupyter-plans-panel"))
+    errors.assert_none()

@@ -136,7 +136,7 @@ def test_the_card_shown_last_is_live_and_the_earlier_keeps_what_it_showed(propos
     watcher.stop()
 
 
-def test_the_notes_of_a_request_for_changes_stay_until_the_next_proposal(proposed):
+def test_the_notes_of_a_request_for_changes_stay_with_the_proposal_that_answers_them(proposed):
     card = PlanCard(proposed)
     assert card.notes is None
     press(card, action="revise", notes="split <b>the</b> load step")
@@ -150,7 +150,11 @@ def test_the_notes_of_a_request_for_changes_stay_until_the_next_proposal(propose
     assert card.notes == "split <b>the</b> load step"  # the agent works on them: still in view
     proposed.call_tool("plan_submit", PROPOSAL, turn_id="t2")
     card.refresh()
-    assert card.notes is None  # the next proposal answers them
+    # The next proposal answers them: they stay beside it, until the person decides on it.
+    assert card.snapshot["pending_proposal_hash"] and card.notes == "split <b>the</b> load step"
+    proposed.approve(card.snapshot["pending_proposal_hash"])
+    card.refresh()
+    assert card.notes is None
 
 
 # The agent's question (ask_user): shown on the card, answered from it.

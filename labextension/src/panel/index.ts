@@ -173,7 +173,13 @@ export class PlanPanel extends Widget {
           h("code", null, "%plan <task>"),
           ": the plan appears here as it is written.",
         );
-        return [h("p", "jp-plans-panel-lead", "No plan yet for this notebook."), load, start];
+        // Cards saved in the notebook may show a plan: they are what an earlier run showed.
+        const saved = h(
+          "p",
+          "jp-plans-panel-muted",
+          "Cards saved in the notebook show the plan of the run that saved them; its plan file is not here.",
+        );
+        return [h("p", "jp-plans-panel-lead", "No plan file for this notebook yet."), saved, load, start];
       }
       case "failed":
         return [
