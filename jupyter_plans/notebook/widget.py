@@ -74,6 +74,12 @@ class PlanCard(anywidget.AnyWidget):
         allow_none=True,
         help="Who approved the approved proposal, and where: {name, via}.",
     ).tag(sync=True)
+    bridged = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="While an ACP agent's proposal waits: {approve}, the words of the agent's option "
+        "that approving answers it with.",
+    ).tag(sync=True)
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
@@ -131,6 +137,7 @@ class PlanCard(anywidget.AnyWidget):
 
     def _shown_data(self) -> dict:
         names = ("snapshot", "notebook", "changes", "question", "notes", "review", "approved_by")
+        names += ("bridged",)
         return {name: getattr(self, name) for name in (*names, "guard_warning")}
 
     def refresh(self) -> None:
@@ -152,6 +159,7 @@ class PlanCard(anywidget.AnyWidget):
             self.notes = data["notes"]
             self.review = data["review"]
             self.approved_by = data["approved_by"]
+            self.bridged = data["bridged"]
             self.guard_warning = self._guard_warning(data["snapshot"])
 
     def _guard_warning(self, snapshot: dict) -> str | None:

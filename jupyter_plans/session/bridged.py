@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 MAX_PROPOSAL_TEXT_BYTES = 65536
 AGENT_GONE = "the agent that asked for it is gone"
 
+MAX_ANSWER_CHARS = 200  # the words of the option an approval answers, as the card shows them
+
 
 class BridgedWrites:
     """PlanSession's writes for a bridged agent, whose plan is already bounded by the bridge."""
@@ -56,12 +58,15 @@ class BridgedWrites:
         explanation: str,
         steps: list[dict] | None,
         text: str,
+        approve: str | None = None,
         call_id: str | None = None,
     ) -> tuple[str, int]:
         """Store the agent's proposal as the plan (every step pending) and make it the waiting
         proposal, as plan_submit does; `text`, the agent's whole proposal, is kept in the
-        proposal_submitted event (cut to 64 KiB). `steps` None: the stored plan's steps.
-        Returns the proposal's hash and that event's seq."""
+        proposal_submitted event (cut to 64 KiB), with `approve`, the words of the agent's
+        option that an approval answers (cut to one line of 200 characters), for the card.
+        `steps` None: the stored plan's steps. Returns the proposal's hash and that event's
+        seq."""
         with self._writing(call_id) as change:
             state = change.state
             if steps is None:
@@ -75,8 +80,11 @@ class BridgedWrites:
                 "agent's request to leave plan mode; it waits for the person's decision."
             )
             self._store_plan(change, name, plan, content, None, call_id)
-            kept = text.encode()[:MAX_PROPOSAL_TEXT_BYTES].decode(errors="ignore")
-            return digest, self._propose(change, digest, body, text=kept)
+            kept = {"text": text.encode()[:MAX_PROPOSAL_TEXT_BYTES].decode(errors="ignore")}
+            words = " ".join((approve or "").split())[:MAX_ANSWER_CHARS]
+            if words:
+                kept["approve"] = words
+            return digest, self._propose(change, digest, body, kept)
 
     @_reconnecting
     def request_changes(self, digest: str, by: Any = None) -> None:
@@ -123,7 +131,7 @@ class BridgedWrites:
 
         def _writing(self, call_id: str | None = None): ...
         def _store_plan(self, change: _Change, *args) -> str: ...
-        def _propose(self, change: _Change, digest: str, body: dict, text=None) -> int: ...
+        def _propose(self, change: _Change, digest: str, body: dict, kept=None) -> int: ...
         def _decide(self, change: _Change, action: str) -> None: ...
 
 

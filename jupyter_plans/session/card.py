@@ -28,6 +28,7 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
         "notes": verdict["notes"],
         "review": session.review_data(),
         "approved_by": verdict["approved_by"],
+        "bridged": verdict["bridged"],
     }
 
 
@@ -51,6 +52,10 @@ def card_html(data: dict[str, Any]) -> str:
         asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
     if data.get("notes"):
         asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
+    if data.get("bridged") and snapshot["pending_proposal_hash"]:
+        answer = data["bridged"].get("approve")
+        said = f": approving answers it &ldquo;{escape(answer)}&rdquo;" if answer else ""
+        asked += f"<p>From an ACP agent, through the bridge{said}.</p>"
     if plan is None:
         return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
     done = sum(step["status"] == "completed" for step in plan["steps"])

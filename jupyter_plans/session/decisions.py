@@ -141,10 +141,13 @@ class Decisions:
         the person's request for changes (revise_notes), while the agent works on them and
         while the proposal that answers them waits; `approved_by`, who approved it and where,
         while that approval is the last word (DESIGN section 12)."""
-        said: dict = {"notes": None, "approved_by": None}
+        said: dict = {"notes": None, "approved_by": None, "bridged": None}
         with self.store.read() as tx:
             words = tx.all("SELECT_LAST_VERDICT", {"sid": self.session_id})
             if words and words[0].kind == "proposal_submitted":
+                proposed = _loads(words[0].data)
+                if "text" in proposed:  # an ACP agent's, through the bridge
+                    said["bridged"] = {"approve": proposed.get("approve")}
                 words = words[1:]  # a proposal waits: the word it answers, if any
             last = words[0] if words else None
             if last is None or last.kind != "decision":

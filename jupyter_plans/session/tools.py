@@ -369,14 +369,12 @@ class AgentTools:
             data = _loads(tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": seq}))
         return {"revision": data["revision"], "review": data["review"]}
 
-    def _propose(self, change: _Change, digest: str, body: dict, text: str | None = None) -> int:
-        """Make `body` the waiting proposal; `text`, a bridged agent's whole proposal, is kept
-        in the event. Returns the event's seq."""
+    def _propose(self, change: _Change, digest: str, body: dict, kept: dict | None = None) -> int:
+        """Make `body` the waiting proposal; `kept` goes into the event (a bridged agent's whole
+        proposal `text`, and what approving it answers the agent). Returns the event's seq."""
         s = change.state
         s.pending_proposal_hash = digest
-        data = {"hash": digest, "revision": s.revision}
-        if text is not None:
-            data["text"] = text
+        data = {"hash": digest, "revision": s.revision, **(kept or {})}
         seq = change.emit("proposal_submitted", data)
         change.add(
             "INSERT_PROPOSAL",

@@ -101,6 +101,11 @@ export interface CardData {
   /** Who approved the approved proposal, and where; absent from cards saved before it. */
   approved_by?: DecidedBy | null;
   /**
+   * While an ACP agent's proposal waits (through the bridge): `approve`, the words of the
+   * agent's option that approving answers it with. Absent from cards saved before it.
+   */
+  bridged?: { approve: string | null } | null;
+  /**
    * One line when an agent the plan's hooks are registered for would not run its guard (Codex,
    * before the hooks are trusted): plan mode is not enforced there. Live cards only.
    */

@@ -29,6 +29,7 @@ export type CardModel = {
   notes: string | null;
   review: FinalReview | null;
   approved_by: DecidedBy | null;
+  bridged: { approve: string | null } | null;
   error: string | null;
   superseded_by: string | null;
   /** Why the card stopped: the extension that kept it was unloaded. */
@@ -43,6 +44,7 @@ const EVENTS = [
   "notes",
   "review",
   "approved_by",
+  "bridged",
   "error",
   "notebook",
   "superseded_by",
@@ -99,6 +101,7 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       notes: model.get("notes") ?? null,
       review: model.get("review") ?? null,
       approved_by: model.get("approved_by") ?? null,
+      bridged: model.get("bridged") ?? null,
       guard_warning: model.get("guard_warning") ?? null,
     };
     let frame: CardFrame = {};

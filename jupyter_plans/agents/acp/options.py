@@ -43,5 +43,10 @@ def approve_outcome(options: list[PermissionOption]) -> dict[str, Any]:
     return option_outcome(options, "allow_once")
 
 
+def approve_option_name(options: list[PermissionOption]) -> str | None:
+    """The words of the option an approval answers with (what the person says yes to)."""
+    return next((o.name for o in options if o.kind == "allow_once"), None)
+
+
 def kind_of(options: list[PermissionOption], option_id: str) -> str | None:
     return next((o.kind for o in options if o.option_id == option_id), None)

@@ -12,7 +12,13 @@ from pydantic import ValidationError
 
 from ...errors import DecisionRefused
 from ...plan.who import person
-from .options import approve_outcome, cancelled_outcome, kind_of, reject_outcome
+from .options import (
+    approve_option_name,
+    approve_outcome,
+    cancelled_outcome,
+    kind_of,
+    reject_outcome,
+)
 from .record import PROPOSAL_NAME
 from .text import clean, cut, first_paragraph, is_blank, list_items, well_formed
 from .wire import id_key, warn
@@ -67,6 +73,7 @@ class Proposals:
                 explanation,
                 steps,
                 text,
+                approve_option_name(request.options),
             )
         except Exception as exc:  # noqa: BLE001 - the agent's request still reaches the client
             warn(f"could not store the agent's proposal ({type(exc).__name__}: {exc})")

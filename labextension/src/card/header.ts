@@ -310,6 +310,12 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
     ),
   );
   if (changes) banner.append(changeSummary(changes));
+  const bridged = ctx.data.bridged;
+  if (bridged) {
+    // The agent's own words for its option are shown as text, quoted.
+    const said = bridged.approve ? `: Approve answers it “${bridged.approve}”.` : ".";
+    banner.append(h("div", "jp-plans-bridged jp-plans-muted", `From an ACP agent, through the bridge${said}`));
+  }
   if (actions) {
     banner.append(decisionButtons(ctx, actions, hash));
     if (state.reviseOpen) banner.append(reviseForm(ctx));

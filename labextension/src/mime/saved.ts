@@ -57,6 +57,7 @@ export function savedCardData(data: CardData): CardData {
     notes: data.notes ?? null,
     review: data.review ?? null,
     approved_by: data.approved_by ?? null,
+    bridged: data.bridged ?? null,
   };
 }
 

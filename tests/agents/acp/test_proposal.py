@@ -9,6 +9,7 @@ import pytest
 
 from jupyter_plans import DecisionRefused
 from jupyter_plans.plan.who import local_person
+from jupyter_plans.session.card import card_data, card_html
 
 from .harness import answers_to, bridged, new_session, prompt, run, script
 
@@ -67,8 +68,16 @@ def test_the_request_to_leave_plan_mode_becomes_the_proposal(tmp_path, person):
             assert submitted.kind == "proposal_submitted"
             assert submitted.data["hash"] == snapshot["pending_proposal_hash"]
             assert submitted.data["text"] == MARKDOWN  # the whole text is kept
+            # The card says the proposal is an ACP agent's, and what Approve answers it.
+            card = card_data(person.session, None)
+            assert card["bridged"] == {"approve": "Yes, and manually approve edits"}
+            assert "approving answers it &ldquo;Yes, and manually approve edits&rdquo;" in (
+                card_html(card)
+            )
             asked.cancel()
             await running
+            await person("approve", snapshot["pending_proposal_hash"])
+            assert card_data(person.session, None)["bridged"] is None  # nothing waits now
 
     run(main())
 
