@@ -198,8 +198,9 @@ def _imports_mcp(node: ast.AST) -> bool:
 
 def test_only_the_mcp_server_imports_mcp_and_only_the_command_imports_it():
     """mcp is the `mcp` extra (Jupyter AI 3.2's environment holds mcp 1.x): the MCP server's
-    module alone imports it, and only `jupyter-plans mcp` loads that module, after checking the
-    version (agents.mcp_requirement, which imports mcp inside its function)."""
+    modules alone import it (mcp_lines, its check of the client's lines, is loaded by the
+    server only), and only `jupyter-plans mcp` loads the server, after checking the version
+    (agents.mcp_requirement, which imports mcp inside its function)."""
     found = {}
     for module, path in modules().items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -209,12 +210,15 @@ def test_only_the_mcp_server_imports_mcp_and_only_the_command_imports_it():
             found[module] = at_top
     assert found == {
         "jupyter_plans.agents.mcp_server": True,
+        "jupyter_plans.agents.mcp_lines": True,
         "jupyter_plans.agents.mcp_requirement": False,
     }
     importers = [
         n for n, targets in graph().items() if "jupyter_plans.agents.mcp_server" in targets
     ]
     assert importers == ["jupyter_plans.cli"]
+    lines = [n for n, targets in graph().items() if "jupyter_plans.agents.mcp_lines" in targets]
+    assert lines == ["jupyter_plans.agents.mcp_server"]
 
 
 def test_every_folder_says_its_job_in_its_init():

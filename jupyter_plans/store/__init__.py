@@ -14,7 +14,6 @@ from typing import Any
 
 from ..errors import PlanStoreError
 from ..plan.intake import session_id_refusal
-from ..plan.stored import decode_plan_event
 from . import migrations
 from .compiled import StatementCache
 from .sqlite import WRITE_OPTION, SQLiteBackend
@@ -292,6 +291,8 @@ class Store(FollowsFile):
                 plan_seq, sid = row.pop("plan_seq"), row["session_id"]
                 text = tasks.get(sid)
                 if text is None and plan_seq is not None:
+                    from ..plan.stored import decode_plan_event  # pydantic: not for the guard
+
                     data = tx.scalar("SELECT_EVENT_DATA", {"sid": sid, "seq": plan_seq})
                     text = decode_plan_event(data)["plan"].get("explanation")
                 row["task"] = first_words(text)

@@ -1,5 +1,6 @@
 """The person's own words on the live card in a real JupyterLab and Chromium: the notes of a
-request for changes stay shown (as text) until the agent proposes again, and an open edit
+request for changes stay shown (as text) while the agent works on them and beside the
+proposal that answers them, until the person decides on it; and an open edit
 keeps Approve disabled and the steps' acceptance in view."""
 
 from tests.e2e.lab_actions import live_card
@@ -17,7 +18,9 @@ WITH_ACCEPTANCE = {
 NOTES = "Split by <b>week</b>, not month"
 
 
-def test_the_notes_of_a_request_stay_until_the_next_proposal(page, lab, dialogs, errors):
+def test_the_notes_of_a_request_stay_with_the_proposal_that_answers_them(
+    page, lab, dialogs, errors
+):
     session = agent_session(lab["root"], "notes")
     session.on()
     assert not session.call_tool("plan_submit", WITH_ACCEPTANCE, turn_id="t1").is_error
@@ -56,9 +59,13 @@ def test_the_notes_of_a_request_stay_until_the_next_proposal(page, lab, dialogs,
     panel = page.locator("#jupyter-plans-panel")
     panel.locator(".jp-plans-notes").get_by_text(NOTES).wait_for(timeout=10_000)
 
-    # The agent's next proposal answers them: they leave the card and the panel.
+    # The agent's next proposal answers them: they stay beside it, so the person sees what it
+    # answers, until the person decides on it.
     assert not session.call_tool("plan_submit", RESUBMITTED, turn_id="t2").is_error
     card.get_by_text("Fit one baseline per store").wait_for(timeout=10_000)
+    card.get_by_text("Waiting for your decision").wait_for(timeout=10_000)
+    assert notes.inner_text() == f"Changes you asked for: {NOTES}"
+    card.get_by_role("button", name="Approve").click()
     notes.wait_for(state="detached", timeout=10_000)
     panel.locator(".jp-plans-notes").wait_for(state="detached", timeout=10_000)
     assert dialogs == []

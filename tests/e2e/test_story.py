@@ -79,10 +79,9 @@ def focused_in_card(page) -> bool:
     )
 
 
-def live_region(card) -> str:
-    return card.evaluate(
-        "card => card.parentElement.querySelector('[aria-live=polite].jp-plans-live').textContent"
-    )
+def live_region(page) -> str:
+    """What the page's polite live region says now (it is cleared a moment later)."""
+    return page.evaluate("() => document.getElementById('jp-plans-announcer').textContent")
 
 
 def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
@@ -123,7 +122,7 @@ def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
     card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
     page.wait_for_timeout(300)  # the card's next drawing, after the kernel's answer
     assert focused_in_card(page), page.evaluate("() => document.activeElement.outerHTML")
-    said = live_region(card)
+    said = live_region(page)
     assert said.startswith(f"Proposal {proposed[:12]} approved by ") and said.endswith(
         "on the card."
     )
@@ -133,7 +132,11 @@ def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
     assert not session.call_tool("plan_submit", RESUBMITTED, turn_id="t2").is_error
     again = session.snapshot().pending_proposal_hash
     card.get_by_text("Waiting for your decision").wait_for(timeout=10_000)
-    assert live_region(card) == f"Proposal {again[:12]} is waiting for your decision."
+    page.wait_for_function(
+        "(said) => document.getElementById('jp-plans-announcer').textContent === said",
+        arg=f"New proposal {again[:12]}: it needs your decision.",
+        timeout=5_000,
+    )
     assert dialogs == []
 
 

@@ -1,13 +1,18 @@
 /**
- * What a screen reader hears as the card changes: one polite live region per card host, kept
- * across renders (the card itself is rebuilt on each), saying the card's state in a sentence
- * each time that sentence changes: a new proposal, an approval, a question, the kernel gone.
+ * What a screen reader hears as the cards change: one polite live region for the page (outside
+ * every card and panel, so it never doubles what they show), saying a card's state in a sentence
+ * each time that sentence changes: a new proposal, an approval, a question, the kernel gone. The
+ * sentence is cleared a moment later, and the same sentence from two surfaces (the live card
+ * and the Plan panel) is said once.
  */
 
 import type { CardData, CardFrame } from "../types";
-import { h } from "./dom";
 import { decidedBy } from "./header";
 import type { UiState } from "./state";
+
+const REGION_ID = "jp-plans-announcer";
+const SAID_FOR_MS = 4000;
+let cleared: ReturnType<typeof setTimeout> | null = null;
 
 /** The card's state in one sentence. */
 export function headline(data: CardData, frame: CardFrame): string {
@@ -15,28 +20,42 @@ export function headline(data: CardData, frame: CardFrame): string {
   const short = (hash: string) => hash.slice(0, 12);
   if (frame.notice?.kind === "kernel-gone" || frame.notice?.kind === "superseded") return frame.notice.text;
   if (snapshot.pending_proposal_hash) {
-    return `Proposal ${short(snapshot.pending_proposal_hash)} is waiting for your decision.`;
+    return `New proposal ${short(snapshot.pending_proposal_hash)}: it needs your decision.`;
   }
-  if (data.question) return `The agent asks: ${data.question}`;
+  if (data.question) return `A question from the agent: ${data.question}`;
   if (data.review && snapshot.plan && data.review.revision === snapshot.plan.revision) return "The plan is finished.";
-  if (snapshot.mode === "plan") return "Plan mode: the agent is researching.";
+  if (snapshot.mode === "plan") return "Plan mode is on; a proposal will follow.";
   if (snapshot.approved_proposal_hash) {
     return `Proposal ${short(snapshot.approved_proposal_hash)} approved${decidedBy(data.approved_by ?? null)}.`;
   }
   return snapshot.plan ? `Plan revision ${snapshot.plan.revision}.` : "No plan yet.";
 }
 
-/** Puts the live region after the card in `host` and says the headline when it changed. */
-export function announce(host: HTMLElement, state: UiState, data: CardData, frame: CardFrame): void {
-  if (!state.live) {
-    state.live = h("div", {
-      class: "jp-plans-sr-only jp-plans-live",
-      attrs: { role: "status", "aria-live": "polite", "aria-atomic": "true" },
-    });
+function region(): HTMLElement {
+  let found = document.getElementById(REGION_ID);
+  if (!found) {
+    found = document.createElement("div");
+    found.id = REGION_ID;
+    found.className = "jp-plans-sr-only";
+    found.setAttribute("role", "status");
+    found.setAttribute("aria-live", "polite");
+    found.setAttribute("aria-atomic", "true");
+    document.body.append(found);
   }
-  if (state.live.parentElement !== host) host.append(state.live);
+  return found;
+}
+
+/** Says the card's headline when it changed since this host's last drawing. */
+export function announce(state: UiState, data: CardData, frame: CardFrame): void {
   const said = headline(data, frame);
   // The first drawing is read with the page; only what changes afterwards is announced.
-  if (state.announced !== null && said !== state.announced) state.live.textContent = said;
+  if (state.announced !== null && said !== state.announced) {
+    const live = region();
+    if (live.textContent !== said) live.textContent = said;
+    if (cleared) clearTimeout(cleared);
+    cleared = setTimeout(() => {
+      live.textContent = "";
+    }, SAID_FOR_MS);
+  }
   state.announced = said;
 }

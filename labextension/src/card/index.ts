@@ -164,6 +164,6 @@ export function renderCard(
   state.focusNext = null;
   host.classList.add("jp-plans-host");
   host.replaceChildren(build(ctx, state.error));
-  announce(host, state, data, frame);
+  announce(state, data, frame);
   restoreFocus(host, focus, preferred);
 }

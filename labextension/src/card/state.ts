@@ -54,8 +54,7 @@ export interface UiState {
   selfRender: boolean;
   /** A key to focus after the next render (a new input, the next row after a removal). */
   focusNext: string | null;
-  /** The polite live region after the card, and the sentence it last stood for. */
-  live: HTMLElement | null;
+  /** The sentence the page's live region last had for this card (announce.ts). */
   announced: string | null;
 }
 
@@ -85,7 +84,6 @@ export function stateFor(host: HTMLElement): UiState {
       copiedUntil: 0,
       selfRender: false,
       focusNext: null,
-      live: null,
       announced: null,
     };
     states.set(host, state);
