@@ -73,6 +73,7 @@ class PlanMagics(Magics):
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self._shown_proposal = self.session.waiting_proposal()
         self._show_after_cell = False
+        self._told_on_load: tuple[str, str] | None = None  # what happened since, said at load
         self._seen: int | None = None  # the newest cursor recorded as shown, this session
         # Called with the verb after %plan approve, revise or TASK succeeds (an attached
         # agent goes on in that cell); kept by whoever added them, who removes them.
@@ -126,6 +127,9 @@ class PlanMagics(Magics):
         """With auto_display, show the card at the end of the cell that loaded the extension
         (after any %plan new in that cell), and at the end of a cell in which a proposal came.
         What the live cards show is remembered, for the next kernel of this notebook."""
+        told, self._told_on_load = self._told_on_load, None
+        if told is not None and told[0] == self.session.session_id:
+            print(told[1])  # a %plan new in the loading cell left that session: not a word of it
         waiting = self.session.waiting_proposal()
         arrived = waiting is not None and waiting != self._shown_proposal
         if self.auto_display and (self._show_after_cell or arrived):
@@ -253,12 +257,11 @@ class PlanMagics(Magics):
     def start(self) -> None:
         self._show_after_cell = True
         self.shell.events.register("post_run_cell", self.after_cell)
-        if self.auto_display:  # the card follows at the end of the cell
+        if self.auto_display:  # told, with the card, at the end of the cell
             from .resume import since_last_seen
 
             told = since_last_seen(self.session, self._notebook_key)
-            if told:
-                print(told)
+            self._told_on_load = (self.session.session_id, told) if told else None
 
     def stop(self) -> None:
         try:

@@ -6,6 +6,8 @@
  */
 
 let asked: Promise<string | null> | null = null;
+/** A server that does not answer in this time gives no name: a click never waits longer. */
+const ASK_MS = 3000;
 
 /** The page's Jupyter user name, or null where the page has none. */
 export function pageUser(): Promise<string | null> {
@@ -20,7 +22,11 @@ async function ask(): Promise<string | null> {
   const base = new URL(typeof data.baseUrl === "string" ? data.baseUrl : "/", window.location.href);
   const headers: Record<string, string> = {};
   if (typeof data.token === "string" && data.token) headers.Authorization = `token ${data.token}`;
-  const reply = await fetch(new URL("api/me", base), { credentials: "same-origin", headers });
+  const reply = await fetch(new URL("api/me", base), {
+    credentials: "same-origin",
+    headers,
+    signal: AbortSignal.timeout(ASK_MS),
+  });
   if (!reply.ok) return null;
   const me = (await reply.json()) as { identity?: { username?: unknown } };
   const name = me.identity?.username;

@@ -62,6 +62,22 @@ def test_load_tells_what_happened_since_the_card_was_last_shown(shell, tmp_path,
     assert "Since you last looked" not in out  # nothing new since
 
 
+def test_a_plan_new_in_the_loading_cell_tells_nothing_of_the_session_it_leaves(
+    shell, tmp_path, capsys
+):
+    """Run All of a notebook that starts a fresh session as it loads (01): its first output
+    says nothing of the previous run's session."""
+    load(shell, capsys)
+    with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
+        store.session("default").call_tool("update_plan", {"expected_revision": 0, "steps": STEPS})
+    shell.run_line_magic("unload_ext", "jupyter_plans")
+    capsys.readouterr()
+    shell.run_cell("%load_ext jupyter_plans\n%plan new")
+    out = capsys.readouterr().out
+    assert "Since you last looked" not in out
+    assert "Started a new plan session" in out and "no plan yet" in out
+
+
 def test_a_long_absence_tells_the_last_events_and_how_to_see_all(shell, tmp_path, capsys):
     load(shell, capsys)
     with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
