@@ -74,6 +74,7 @@ def test_snapshot_of_a_new_session(db):
         "approved_proposal_hash": None,
         "plan": None,
         "decisions": [],
+        "cells": {},
     }
 
 

@@ -96,6 +96,9 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
         "open_question": text(question),
         "plan": None,
         "current_step": None,
+        # The notebook cells run for the step in progress (DESIGN section 13), to cite as
+        # evidence in the form given.
+        "current_step_cells": [],
         "ready_steps": [],
         "blockers": [],
         "recent_decisions": [],
@@ -127,6 +130,15 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
     state["current_step"] = next(
         (s["id"] for s in plan["steps"] if s["status"] == "in_progress"), None
     )
+    ran = snapshot.get("cells", {})
+    state["current_step_cells"] = [
+        {
+            "cite": f"cell:{run['cell_id']}",
+            "execution_count": run["execution_count"],
+            "ok": run["ok"],
+        }
+        for run in ran.get(state["current_step"], [])
+    ]
     for step in plan["steps"][: cut.steps]:
         if step["status"] != "pending":
             continue
@@ -143,25 +155,29 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
             if cut.steps is not None and shown >= cut.steps:
                 cut_steps += 1
                 continue
-            if step["status"] == "completed" and cut.completed != "full":
+            changed = [
+                f"cell:{run['cell_id']}" for run in ran.get(step["id"], []) if run["changed"]
+            ]
+            if step["status"] == "completed" and cut.completed != "full" and not changed:
                 if cut.completed == "gone":
                     completed_gone += 1
                     continue
-                steps.append(
-                    {"id": step["id"], "status": "completed"}
-                    | {"description": text(step["description"])}
-                )
+                shown_step = {"id": step["id"], "status": "completed"}
+                shown_step["description"] = text(step["description"])
             else:
-                steps.append(
-                    {
-                        "id": step["id"],
-                        "description": text(step["description"]),
-                        "status": step["status"],
-                        "acceptance": text(step["acceptance"]),
-                        "depends_on": step["depends_on"],
-                        "evidence": text(step["evidence"]),
-                    }
-                )
+                shown_step = {
+                    "id": step["id"],
+                    "description": text(step["description"]),
+                    "status": step["status"],
+                    "acceptance": text(step["acceptance"]),
+                    "depends_on": step["depends_on"],
+                    "evidence": text(step["evidence"]),
+                }
+            if changed and step["status"] == "completed":
+                # Its cells ran again with other code after it was completed: nothing
+                # reopens it by itself; the agent or the person decides.
+                shown_step["changed_after_completion"] = changed
+            steps.append(shown_step)
             shown += 1
         if steps:
             phases.append({"title": text(phase["title"]), "steps": steps})

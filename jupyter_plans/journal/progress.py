@@ -186,6 +186,11 @@ def _other_line(event: Event) -> str | None:
         return f"Revision {data['revision']} reopened the finished plan."
     if kind == "message_delivered":
         return None
+    if kind == "cell_ran":
+        count = "-" if data["execution_count"] is None else data["execution_count"]
+        failed = ", and failed" if not data["ok"] else ""
+        cell = inert("cell:" + data["cell_id"])
+        return f"Cell [{count}] {cell} ran for step {inert(data['step_id'])}{failed}."
     return f"Event {inert(kind)}."
 
 

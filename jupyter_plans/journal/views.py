@@ -240,7 +240,22 @@ def _plan(history: _History) -> list[str]:
                 lines.append(f"  - After: {after}")
             if step["evidence"]:
                 lines.append(f"  - Evidence: {inert(step['evidence'])}")
+            if snapshot.cells.get(step["id"]):
+                ran = ", ".join(_cell_words(run) for run in snapshot.cells[step["id"]])
+                lines.append(f"  - Cells: {ran}")
     return lines
+
+
+def _cell_words(run) -> str:
+    """A cell that did a step: its execution count and id, and whether it failed or changed
+    after the step was completed."""
+    count = "-" if run.execution_count is None else run.execution_count
+    words = f"[{count}] {inert('cell:' + run.cell_id)}"
+    if not run.ok:
+        words += " (failed)"
+    if run.changed:
+        words += " (changed after completion)"
+    return words
 
 
 def _decisions(history: _History) -> list[str]:

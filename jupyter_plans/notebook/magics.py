@@ -62,6 +62,7 @@ class PlanMagics(Magics):
 
     def __init__(self, shell=None, **kwargs) -> None:
         super().__init__(shell=shell, **kwargs)
+        from .cells import CellLinker
         from .watch import CardWatcher
 
         notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
@@ -71,6 +72,7 @@ class PlanMagics(Magics):
         self.store = follow.open_for(notebook, where, PlanStore, "jupyter_plans")
         self.session: PlanSession = self.store.session(session_id)
         self.watcher = CardWatcher(self.store, self.poll_interval)
+        self.cells = CellLinker()  # the cells that did each step (DESIGN section 13)
         self._shown_proposal = self.session.waiting_proposal()
         self._show_after_cell = False
         self._told_on_load: tuple[str, str] | None = None  # what happened since, said at load
@@ -123,14 +125,19 @@ class PlanMagics(Magics):
         if cursor is not None:
             self._remember_shown(cursor)
 
-    def after_cell(self, _result=None) -> None:
-        """With auto_display, show the card at the end of the cell that loaded the extension
-        (after any %plan new in that cell), and at the end of a cell in which a proposal came.
-        What the live cards show is remembered, for the next kernel of this notebook."""
+    def before_cell(self, info=None) -> None:
+        self.cells.before(self.session, info, self.shell.execution_count)
+
+    def after_cell(self, result=None) -> None:
+        """Link the cell to the step in progress. With auto_display, show the card at the end
+        of the cell that loaded the extension (after any %plan new in that cell), and at the
+        end of a cell in which a proposal came. What the live cards show is remembered, for
+        the next kernel of this notebook."""
         told, self._told_on_load = self._told_on_load, None
         if told is not None and told[0] == self.session.session_id:
             print(told[1])  # a %plan new in the loading cell left that session: not a word of it
-        waiting = self.session.waiting_proposal()
+        cursor, waiting = self.session.head()
+        self.cells.after(self.session, cursor, result)
         arrived = waiting is not None and waiting != self._shown_proposal
         if self.auto_display and (self._show_after_cell or arrived):
             self.show()
@@ -256,6 +263,7 @@ class PlanMagics(Magics):
 
     def start(self) -> None:
         self._show_after_cell = True
+        self.shell.events.register("pre_run_cell", self.before_cell)
         self.shell.events.register("post_run_cell", self.after_cell)
         if self.auto_display:  # told, with the card, at the end of the cell
             from .resume import since_last_seen
@@ -268,6 +276,8 @@ class PlanMagics(Magics):
             self._remember_live_cards()
         except PlanStoreError:
             pass  # a store that cannot be written now loses only the reminder
+        self.shell.events.unregister("pre_run_cell", self.before_cell)
         self.shell.events.unregister("post_run_cell", self.after_cell)
+        self.cells.stop()
         self.watcher.stop(UNLOADED)
         self.store.close()

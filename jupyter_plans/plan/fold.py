@@ -8,14 +8,34 @@ from .models import Event, Snapshot
 
 
 def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
+    from .cells import cells_view, completion_changes
+
     state = Snapshot.empty(session_id).model_dump()
+    # step -> cell -> [step, cell, execution_count, ok, code, code when the step completed],
+    # in the order of the cells' latest runs
+    ran: dict[str, dict[str, list]] = {}
     for event in events:
         if event.seq != state["cursor"] + 1:
             raise ValueError(f"event seq {event.seq} follows {state['cursor']}: history has a gap")
         state["cursor"] = event.seq
         data = event.data
         if event.kind == "plan_updated":
+            done, undone = completion_changes(state["plan"], data["plan"])
+            for step_id in done + undone:
+                for run in ran.get(step_id, {}).values():
+                    run[5] = run[4] if step_id in done else None
             state["plan"] = data["plan"]
+        elif event.kind == "cell_ran":
+            runs = ran.setdefault(data["step_id"], {})
+            before = runs.pop(data["cell_id"], None)
+            runs[data["cell_id"]] = [
+                data["step_id"],
+                data["cell_id"],
+                data["execution_count"],
+                data["ok"],
+                data["code_sha256"],
+                None if before is None else before[5],
+            ]
         elif event.kind == "proposal_submitted":
             state["pending_proposal_hash"] = data["hash"]
         elif event.kind == "decision":
@@ -33,4 +53,5 @@ def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
                     "by": data.get("by"),
                 }
             )
+    state["cells"] = cells_view(run for runs in ran.values() for run in runs.values())
     return Snapshot.model_validate(state)

@@ -23,7 +23,7 @@ MAX_SEQ = 2**63 - 1  # the largest event seq a store holds: an `after` beyond it
 _PERSON_FORBIDDEN = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
-_ID_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+ID_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _unicode_problem(text: str, what: str = "text") -> str | None:
@@ -78,7 +78,7 @@ def session_id_refusal(session_id: Any) -> str | None:
     problem = id_refusal("the session id", session_id, MAX_SESSION_ID_BYTES)
     if problem:
         return problem
-    found = _ID_FORBIDDEN.search(session_id)
+    found = ID_FORBIDDEN.search(session_id)
     if found:
         return (
             f"the session id {quote(session_id)} contains U+{ord(found.group()):04X}; it may "

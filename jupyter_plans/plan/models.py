@@ -70,6 +70,15 @@ class Decision(_Model):
     by: dict | None = None
 
 
+class CellRun(_Model):
+    """The latest run of a notebook cell that did a step."""
+
+    cell_id: str
+    execution_count: int | None
+    ok: bool
+    changed: bool  # ran again with other code after its step was completed
+
+
 class Proposal(_Model):
     hash: str
     revision: int
@@ -84,6 +93,8 @@ class Snapshot(_Model):
     approved_proposal_hash: str | None
     plan: Plan | None
     decisions: list[Decision]
+    # The cells that did each step (DESIGN section 13): per step, the latest run of each cell.
+    cells: dict[str, list[CellRun]] = Field(default_factory=dict)
 
     @classmethod
     def empty(cls, session_id: str) -> Snapshot:
@@ -96,6 +107,7 @@ class Snapshot(_Model):
             approved_proposal_hash=None,
             plan=None,
             decisions=[],
+            cells={},
         )
 
 

@@ -133,6 +133,10 @@ def describe_event(event: Event, reader: str | None = None) -> str:
             f"{event.seq}. agent finish_plan: revision {data['revision']} finished, "
             f"{count} objective{'' if count == 1 else 's'} reviewed"
         )
+    if kind == "cell_ran":
+        count = "-" if data["execution_count"] is None else data["execution_count"]
+        failed = "" if data["ok"] else ", failed"
+        return f"{event.seq}. cell [{count}] ran for step {data['step_id']}{failed}"
     if kind == "plan_reopened":
         return f"{event.seq}. the finished plan was reopened by revision {data['revision']}"
     if kind == "question_closed":

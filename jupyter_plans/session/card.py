@@ -40,6 +40,19 @@ def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:
     return session.unguarded_text()
 
 
+def _cells_html(runs: list[dict] | None, status: str) -> str:
+    """A step's cells, as their execution counts: [12] [13 failed]."""
+    if not runs:
+        return ""
+    counts = []
+    for run in runs:
+        count = "-" if run["execution_count"] is None else str(run["execution_count"])
+        counts.append(f"[{count}{'' if run['ok'] else ' failed'}]")
+    changed = status == "completed" and any(run["changed"] for run in runs)
+    note = " &middot; <strong>changed after completion</strong>" if changed else ""
+    return f" <small>cells {' '.join(counts)}{note}</small>"
+
+
 def card_html(data: dict[str, Any]) -> str:
     """A static card for viewers without the extension (GitHub, nbconvert): all text escaped."""
     snapshot, plan = data["snapshot"], data["snapshot"]["plan"]
@@ -88,6 +101,7 @@ def card_html(data: dict[str, Any]) -> str:
             row = f"{mark} <code>{ident}</code> {escape(step['description'])}"
             if step["evidence"]:
                 row += f" <em>(evidence: {escape(step['evidence'])})</em>"
+            row += _cells_html(snapshot.get("cells", {}).get(step["id"]), step["status"])
             rows.append(f"<li>{row}</li>")
         parts.append(f'<ul style="list-style:none">{"".join(rows)}</ul>')
     if review:

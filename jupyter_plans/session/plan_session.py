@@ -17,13 +17,15 @@ from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
     from ..plan.models import Event, Message, Snapshot
+from ..plan.cells import cells_view
 from .bridged import BridgedWrites
+from .cells import CellLinks
 from .decisions import Decisions
 from .tools import AgentTools
 from .transaction import EventData, _decode_event, _iso, _loads, _Writing, models
 
 
-class PlanSession(AgentTools, Decisions, BridgedWrites):
+class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks):
     """One durable plan. Every method that changes it is one transaction with its events."""
 
     def __init__(self, store: Store, session_id: str) -> None:
@@ -97,6 +99,7 @@ class PlanSession(AgentTools, Decisions, BridgedWrites):
         with self.store.read() as tx:
             row = tx.first("SELECT_ROW", {"sid": self.session_id})
             decided = tx.all("SELECT_DECISIONS", {"sid": self.session_id})
+            ran = tx.all("SELECT_CELLS", {"sid": self.session_id}) if row is not None else ()
             plan = self._plan_at(tx, row.plan_seq) if row is not None else None
         return {
             "session_id": self.session_id,
@@ -114,6 +117,7 @@ class PlanSession(AgentTools, Decisions, BridgedWrites):
                 }
                 for d in decided
             ],
+            "cells": cells_view(ran),
         }
 
     @_reconnecting
@@ -145,6 +149,13 @@ class PlanSession(AgentTools, Decisions, BridgedWrites):
         with self.store.read() as tx:
             row = tx.first("SELECT_HEAD", {"sid": self.session_id})
         return row.cursor if row is not None else 0
+
+    @_reconnecting
+    def head(self) -> tuple[int, str | None]:
+        """The seq of the newest event and the waiting proposal's hash, in one cheap read."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+        return (0, None) if row is None else (row.cursor, row.pending_proposal_hash)
 
     @_reconnecting
     def waiting_proposal(self) -> str | None:

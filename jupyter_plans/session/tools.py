@@ -26,6 +26,7 @@ from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
     from ..plan.models import FinalReview, Message, Question, ToolResult
+from .cells import keep_completed_code
 from .decisions import check_person_text
 from .recorded import same_as_recorded
 from .transaction import EarlierUse, _Change, _dumps, _loads, models
@@ -308,6 +309,7 @@ class AgentTools:
                 " This change reopens the finished plan; call finish_plan again once every "
                 "step is completed."
             )
+        keep_completed_code(change, s.plan, plan)
         s.plan = plan
         s.revision = plan["revision"]
         result = {"is_error": False, "content": content}

@@ -58,12 +58,19 @@ def _add_call_digest(conn: Connection) -> None:
         conn.exec_driver_sql(f"ALTER TABLE {events.name} ADD COLUMN call_digest TEXT")
 
 
+def _add_cells(conn: Connection) -> None:
+    from .schema import cells
+
+    cells.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
     _add_finished_and_seen,
     _index_only_given_call_ids,
     _add_call_digest,
+    _add_cells,
 ]
 LATEST = len(MIGRATIONS)
 

@@ -150,3 +150,21 @@ seen = Table(
     Column("cursor", Integer, nullable=False),
     PrimaryKeyConstraint("notebook", "session_id"),
 )
+
+# The cells that did each step (schema version 6): per step, the latest run of each cell, as
+# the cell_ran events say (DESIGN section 13). baseline_sha256 is the code of the cell's latest
+# run when its step was last marked completed, null while the step is not completed: a later
+# run with other code is "changed after completion".
+cells = Table(
+    "plans_cells",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("step_id", String(64), nullable=False),
+    Column("cell_id", String(128), nullable=False),
+    Column("seq", Integer, nullable=False),  # the cell_ran event of the latest run
+    Column("execution_count", Integer),
+    Column("ok", Boolean, nullable=False),
+    Column("code_sha256", String(64), nullable=False),
+    Column("baseline_sha256", String(64)),
+    PrimaryKeyConstraint("session_id", "step_id", "cell_id"),
+)

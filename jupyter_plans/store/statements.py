@@ -18,6 +18,7 @@ import sys
 from sqlalchemy import and_, bindparam, func, insert, null, or_, select, update
 
 from .schema import (
+    cells,
     decisions,
     events,
     messages,
@@ -227,6 +228,44 @@ def UPSERT_SETTING(insert):  # noqa: N802
         insert(settings)
         .values(key=bindparam("key"), value=bindparam("value"))
         .on_conflict_do_update(index_elements=[settings.c.key], set_={"value": bindparam("value")})
+    )
+
+
+# The cells that did each step (session/cells.py).
+_CELLS_OF = cells.c.session_id == _SID
+SELECT_CELLS = (
+    select(
+        cells.c.step_id,
+        cells.c.cell_id,
+        cells.c.execution_count,
+        cells.c.ok,
+        cells.c.code_sha256,
+        cells.c.baseline_sha256,
+    )
+    .where(_CELLS_OF)
+    .order_by(cells.c.seq)
+)
+SELECT_CELL_STEPS = select(cells.c.step_id, cells.c.code_sha256, cells.c.baseline_sha256).where(
+    _CELLS_OF, cells.c.cell_id == bindparam("cell_id")
+)
+_OF_STEP = (_CELLS_OF, cells.c.step_id == bindparam("step_id"))
+SET_CELL_BASELINES = update(cells).where(*_OF_STEP).values(baseline_sha256=cells.c.code_sha256)
+CLEAR_CELL_BASELINES = update(cells).where(*_OF_STEP).values(baseline_sha256=null())
+
+
+def UPSERT_CELL(insert):  # noqa: N802
+    ran = {
+        "seq": bindparam("seq"),
+        "execution_count": bindparam("execution_count"),
+        "ok": bindparam("ok"),
+        "code_sha256": bindparam("code_sha256"),
+    }
+    return (
+        insert(cells)
+        .values(session_id=_SID, step_id=bindparam("step_id"), cell_id=bindparam("cell_id"), **ran)
+        .on_conflict_do_update(
+            index_elements=[cells.c.session_id, cells.c.step_id, cells.c.cell_id], set_=ran
+        )
     )
 
 

@@ -152,3 +152,38 @@ def test_the_cli_prints_the_block(db, session):
         text=True,
     )
     assert small.returncode == 2 and "--limit is 99999" in small.stderr
+
+
+def test_the_cells_of_the_step_in_progress_and_a_step_changed_after_completion(session):
+    """The agent gets the cells of the step in progress to cite, and hears that a completed
+    step's cell ran again with other code (DESIGN section 13)."""
+
+    def plan(*statuses):
+        revision = session.snapshot().plan.revision if session.snapshot().plan else 0
+        steps = [
+            {"id": step_id, "description": f"Do {step_id}", "status": status}
+            for step_id, status in zip(["parse", "count"], statuses, strict=True)
+        ]
+        session.call_tool("update_plan", {"expected_revision": revision, "steps": steps})
+
+    plan("in_progress", "pending")
+    session.cell_ran("c-parse", 5, True, "dates = parse(raw)")
+    session.cell_ran("c-bad", 6, False, "dates = parse(")
+    state = data_of(context_block(session))
+    assert state["current_step"] == "parse"
+    assert state["current_step_cells"] == [
+        {"cite": "cell:c-parse", "execution_count": 5, "ok": True},
+        {"cite": "cell:c-bad", "execution_count": 6, "ok": False},
+    ]
+    plan("completed", "in_progress")
+    state = data_of(context_block(session))
+    assert state["current_step_cells"] == []
+    assert "changed_after_completion" not in state["plan"]["phases"][0]["steps"][0]
+    session.cell_ran("c-parse", 9, True, "dates = parse(raw, dayfirst=True)")
+    state = data_of(context_block(session))
+    parse = state["plan"]["phases"][0]["steps"][0]
+    assert parse["status"] == "completed"
+    assert parse["changed_after_completion"] == ["cell:c-parse"]
+    assert state["current_step_cells"] == [
+        {"cite": "cell:c-parse", "execution_count": 9, "ok": True}
+    ]

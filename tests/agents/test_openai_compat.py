@@ -58,10 +58,11 @@ def typing(monkeypatch, *answers):
     return prompts
 
 
-def cell(ip, source, capsys):
-    """Run one cell; return (stdout, stderr)."""
+def cell(ip, source, capsys, cell_id=None):
+    """Run one cell (with the id a notebook front end sends, if given); return (stdout,
+    stderr)."""
     capsys.readouterr()
-    result = ip.run_cell(source)
+    result = ip.run_cell(source, store_history=True, cell_id=cell_id)
     captured = capsys.readouterr()
     assert result.error_in_exec is None and result.error_before_exec is None, captured
     return captured.out, captured.err
@@ -105,7 +106,7 @@ def test_research_proposal_approval_and_execution_through_the_magics(ip, capsys,
         # Approval of the card the person read: the agent goes on in the approving cell,
         # asking before each run.
         cell(ip, "%plan", capsys)
-        out, err = cell(ip, "%plan approve", capsys)
+        out, err = cell(ip, "%plan approve", capsys, cell_id="approve-cell")
         assert err == ""
         snapshot = session.snapshot()
         assert snapshot.mode == "default" and snapshot.pending_proposal_hash is None
@@ -125,6 +126,16 @@ def test_research_proposal_approval_and_execution_through_the_magics(ip, capsys,
         assert "[run_code] done\n" in out
         assert out.endswith("Done: sales is [3, 5, 8] and total is 16.\n")
         settle(server)
+
+    # The code the agent ran is linked under the cell that ran it, to the step in progress
+    # while it ran; the cell itself began with no step in progress.
+    assert jupyter_plans._magics.cells.flush()
+    cells = session.snapshot().model_dump(mode="json")["cells"]
+    assert [(step, [c["cell_id"] for c in runs]) for step, runs in cells.items()] == [
+        ("dedupe", ["approve-cell"]),
+        ("total", ["approve-cell"]),
+    ]
+    assert all(runs[0]["ok"] and not runs[0]["changed"] for runs in cells.values())
 
     # The proposal's turn and the execution's turn are told apart by the session.
     updates = [e.data for e in session.events() if e.kind == "plan_updated"]

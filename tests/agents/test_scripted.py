@@ -81,7 +81,7 @@ def test_guard_reason_stays_one_line_for_a_hostile_name():
 
 
 def test_shipped_scripts_are_listed_and_load():
-    assert shipped_scripts() == ["data-cleaning", "teaching-demo"]
+    assert shipped_scripts() == ["data-cleaning", "order-months", "teaching-demo"]
     for name in shipped_scripts():
         script = load_script(name)
         assert script.name == name and script.task and script.description
@@ -536,7 +536,12 @@ def test_scripts_load_from_yaml_and_json_files(tmp_path, session):
 @pytest.mark.parametrize(
     ("name", "text", "expected"),
     [
-        ("nope", None, "no shipped script is named 'nope' (shipped: data-cleaning, teaching-demo)"),
+        (
+            "nope",
+            None,
+            "no shipped script is named 'nope' "
+            "(shipped: data-cleaning, order-months, teaching-demo)",
+        ),
         ("missing.yaml", None, "cannot read script"),
         ("broken.yaml", "name: [unclosed\n", "is not valid YAML at line"),
         ("broken.json", "{", "is not JSON"),

@@ -206,6 +206,18 @@ def hostile(session):
     call(session, "finish_plan", {"review": review})
 
 
+def cells(session):
+    """The cells that did the steps (DESIGN section 13), one of them changed after its step
+    was completed and one with an id of markup."""
+    flat(session)
+    session.cell_ran("clean-1", 4, True, "df = df.dropna(subset=['price'])")
+    session.cell_ran("`|*[x]<b>", 5, False, "df.plot(")
+    steps = session.snapshot().model_dump(mode="json")["plan"]["steps"]
+    steps[1]["status"] = "completed"
+    call(session, "update_plan", {"expected_revision": 2, "steps": steps})
+    session.cell_ran("clean-1", 7, True, "df = df.dropna()")
+
+
 SHAPES = {
     "empty": lambda session: None,
     "flat": flat,
@@ -214,6 +226,7 @@ SHAPES = {
     "decisions": decisions,
     "finished": finished,
     "hostile": hostile,
+    "cells": cells,
 }
 
 

@@ -415,6 +415,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "approved_proposal_hash": None,
         "plan": None,
         "decisions": [],
+        "cells": {},
     }
     update(session, steps=[s("a")])
     ok(session, "record_decision", {"title": "T", "rationale": "R"})
@@ -427,6 +428,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "approved_proposal_hash",
         "plan",
         "decisions",
+        "cells",
     }
     assert set(snap["plan"]) == {
         "revision",

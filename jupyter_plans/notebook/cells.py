@@ -1,0 +1,137 @@
+"""The kernel's side of linking cells to steps (DESIGN section 13): which runs concern a step,
+told from what the kernel already knows, and their `cell_ran` events written by a thread of
+their own, so a cell's execution never waits for the plan file's fsync.
+
+The cell id comes from the execute request's metadata (`cellId`, which JupyterLab, Notebook 7
+and VS Code send); a run without one (a console, %run) is not linked. A run is linked to the
+step that was in progress when it began and still is when it ends: the cell that approves a
+plan and starts its first step, or the one that tells the agent a step is done, did not do the
+step. Code that runs inside a cell (the built-in agent's run_code) is linked under that cell's
+id and code, to the step in progress while it ran.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PlanStoreError
+from ..plan.cells import cell_id_refusal, code_digest
+from ..session.cells import NO_STEP
+
+if TYPE_CHECKING:
+    from ..session import PlanSession
+
+log = logging.getLogger("jupyter_plans")
+
+# A cell's run waits at most this long for the link of the cell before it (so the next cell,
+# and the agent's context, see it); a slower plan file is left to finish on its own.
+_WAIT_FOR_PREVIOUS = 2.0
+
+
+class _Outer:
+    """The cell running now, while code inside it runs."""
+
+    __slots__ = ("cell_id", "code", "count", "step")
+
+    def __init__(self, cell_id: str | None, code: str, count: int | None) -> None:
+        self.cell_id, self.code, self.count = cell_id, code, count
+        self.step: str | None = None  # the step in progress when the run began
+
+
+class CellLinker:
+    """Links the cells a kernel runs to the step in progress, off the cell's critical path."""
+
+    def __init__(self) -> None:
+        self._known: tuple[str, int] | None = None  # (session, cursor) the view was read at
+        self._active: str | None = None  # the step in progress
+        self._completed: dict[str, set[str]] = {}  # cell id -> code of its completed steps
+        self._running: list[_Outer] = []  # the cells running now, outermost first
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._pending = 0  # links asked for and not yet written
+        self._lock = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._thread: threading.Thread | None = None
+
+    # IPython's events.
+
+    def before(self, session: PlanSession, info: Any, count: int) -> None:
+        """pre_run_cell, with the shell's execution count: note the cell and the step in
+        progress. A cell of the notebook starts anew, after the link of the one before."""
+        this = _Outer(getattr(info, "cell_id", None), getattr(info, "raw_cell", ""), count)
+        if self._running and not getattr(info, "store_history", False):
+            self._running.append(this)  # code run inside the cell running now
+        else:
+            if not self._idle.is_set():
+                self._idle.wait(_WAIT_FOR_PREVIOUS)
+            self._running = [this]
+        if self._running[0].cell_id:
+            this.step = self._look(session, session.head()[0])
+
+    def after(self, session: PlanSession, cursor: int, result: Any) -> None:
+        """post_run_cell, given the session's newest cursor: link the run if it concerns a step."""
+        if not self._running:
+            return  # the cell that loaded the extension began before it
+        this = self._running.pop()
+        outer = self._running[0] if self._running else this
+        cell_id = outer.cell_id
+        if result is None or not cell_id or cell_id_refusal(cell_id) is not None:
+            return
+        # Code run inside the cell is linked as the cell's own run.
+        count = result.execution_count if outer is this else outer.count
+        code = outer.code
+        ended = self._look(session, cursor)
+        step = this.step if this.step is not None and ended == this.step else None
+        if step is None:
+            before = self._completed.get(cell_id)
+            if before is None or before == {code_digest(code)}:
+                return  # no step in progress all along; no completed step's cell changed
+        with self._lock:
+            self._pending += 1
+            self._idle.clear()
+        item = (session, cell_id, count, bool(result.success), code, step or NO_STEP)
+        self._queue.put(item)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._write, name="plan-cells", daemon=True)
+            self._thread.start()
+
+    def _look(self, session: PlanSession, cursor: int) -> str | None:
+        """The step in progress, read again only when the session changed since."""
+        if (session.session_id, cursor) != self._known:
+            self._active, self._completed = session.cell_watch()
+            self._known = (session.session_id, cursor)
+        return self._active
+
+    # The writer.
+
+    def _write(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            session, cell_id, count, ok, code, step = item
+            try:
+                session.cell_ran(cell_id, count, ok, code, step)
+            except (PlanStoreError, ValueError, OSError) as problem:
+                log.warning(
+                    "jupyter-plans: cell %s was not linked to the plan: %s", cell_id, problem
+                )
+            with self._lock:
+                self._pending -= 1
+                if not self._pending:
+                    self._idle.set()
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until every link asked for is written; whether they all were in time."""
+        return self._idle.wait(timeout)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Write what is asked for, then end the writer."""
+        self.flush(timeout)
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None

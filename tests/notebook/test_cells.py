@@ -1,0 +1,124 @@
+"""Steps and the cells that did them (DESIGN section 13), in a real kernel that gets each cell's
+id in the execute request's metadata, as JupyterLab, Notebook 7 and VS Code send it."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from jupyter_plans import PlanStore
+
+STEPS = [
+    {"id": "parse", "description": "Parse the dates", "status": "in_progress"},
+    {"id": "count", "description": "Count per month", "status": "pending"},
+]
+
+
+def execute(client, code, cell_id=None):
+    """Run code as a notebook front end does (the cell id in the metadata); the iopub messages
+    of the run, and its reply."""
+    content = {
+        "code": code,
+        "silent": False,
+        "store_history": True,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": False,
+    }
+    msg = client.session.msg("execute_request", content)
+    if cell_id is not None:
+        msg["metadata"]["cellId"] = cell_id
+    client.shell_channel.send(msg)
+    seen = []
+    while True:
+        message = client.get_iopub_msg(timeout=60)
+        if message["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+            continue
+        seen.append(message)
+        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            break
+    reply = client.get_shell_msg(timeout=60)
+    assert reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+    return seen, reply["content"]
+
+
+def linked(plan_file, want, deadline=20.0):
+    """The snapshot's cells once `want(cells)` holds (the links are written off the cell's
+    critical path, just after it), or as they are at the deadline."""
+    end = time.monotonic() + deadline
+    with PlanStore(plan_file) as store:
+        while True:
+            cells = store.session().snapshot().model_dump(mode="json")["cells"]
+            if want(cells) or time.monotonic() > end:
+                return cells
+            time.sleep(0.05)
+
+
+def start(kernel, tmp_path):
+    notebook = tmp_path / "dates.ipynb"
+    execute(kernel, f"__session__ = {str(notebook)!r}\n%load_ext jupyter_plans", "load")
+    _, reply = execute(
+        kernel,
+        "import jupyter_plans\nsession = jupyter_plans.current_session()\n"
+        f"session.call_tool('update_plan', {{'expected_revision': 0, 'steps': {STEPS!r}}})",
+        "setup",
+    )
+    assert reply["status"] == "ok"
+    return tmp_path / "dates.plans.sqlite"
+
+
+def test_each_cell_run_while_a_step_is_in_progress_is_linked_to_it(kernel, tmp_path):
+    plan_file = start(kernel, tmp_path)
+    execute(kernel, "dates = ['2024-03-01']", "cell-a")
+    _, failed = execute(kernel, "1 / 0", "cell-b")
+    assert failed["status"] == "error"
+    execute(kernel, "unlinked = True")  # a console's run: no cell id
+    cells = linked(plan_file, lambda c: len(c.get("parse", [])) == 2)
+    # The cell that set the step in progress did not do it: it was not in progress all along.
+    assert cells == {
+        "parse": [
+            {"cell_id": "cell-a", "execution_count": 3, "ok": True, "changed": False},
+            {"cell_id": "cell-b", "execution_count": 4, "ok": False, "changed": False},
+        ]
+    }
+    with PlanStore(plan_file) as store:
+        session = store.session()
+        assert session.snapshot().plan.revision == 1  # links are no plan change
+        # The card's text form (what nbval compares) shows nothing of this.
+        messages, _ = execute(kernel, "%plan", "show")
+        text = [
+            m["content"]["data"]["text/plain"] for m in messages if m["msg_type"] == "display_data"
+        ]
+        assert text and "cell" not in text[0] and "[3]" not in text[0]
+        # Completed; then the cell runs again with other code, with no step in progress.
+        steps = [dict(STEPS[0], status="completed"), STEPS[1]]
+        session.call_tool("update_plan", {"expected_revision": 1, "steps": steps})
+        cursor = session.cursor()
+        execute(kernel, "dates = ['2024-03-01']", "cell-a")  # the same code: nothing to say
+        execute(kernel, "dates = ['2024-03-01', '01/03/2024']", "cell-a")
+        cells = linked(plan_file, lambda c: c["parse"][-1]["changed"])
+        assert cells["parse"][-1] == {
+            "cell_id": "cell-a",
+            "execution_count": 8,
+            "ok": True,
+            "changed": True,
+        }
+        assert [e.kind for e in session.events(after=cursor)] == ["cell_ran"]
+        assert session.snapshot().plan.steps[0].status == "completed"  # not reopened
+
+
+def test_a_cell_runs_while_the_plan_file_is_locked_and_is_linked_after(kernel, tmp_path):
+    """The link is written off the cell's critical path: a cell whose plan file another
+    process holds locked still finishes, and its link follows once the lock is gone."""
+    plan_file = start(kernel, tmp_path)
+    holder = sqlite3.connect(plan_file, timeout=0, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # as a writer in the middle of a long commit
+    try:
+        _, reply = execute(kernel, "print('done')", "cell-a")
+        assert reply["status"] == "ok"
+        assert linked(plan_file, bool, deadline=0.5) == {}  # not written yet: the file is locked
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    cells = linked(plan_file, bool)
+    assert [c["cell_id"] for c in cells["parse"]] == ["cell-a"]
