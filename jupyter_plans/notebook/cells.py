@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("jupyter_plans")
 
-# A cell's run waits at most this long for the link of the cell before it (so the next cell,
-# and the agent's context, see it); a slower plan file is left to finish on its own.
-_WAIT_FOR_PREVIOUS = 2.0
-
 
 class _Outer:
     """The cell running now, while code inside it runs."""
@@ -60,13 +56,12 @@ class CellLinker:
 
     def before(self, session: PlanSession, info: Any, count: int) -> None:
         """pre_run_cell, with the shell's execution count: note the cell and the step in
-        progress. A cell of the notebook starts anew, after the link of the one before."""
+        progress. A cell never waits for the link of the one before: Run All is not slowed by
+        the plan file's fsync (the links are written in order, one after the other)."""
         this = _Outer(getattr(info, "cell_id", None), getattr(info, "raw_cell", ""), count)
         if self._running and not getattr(info, "store_history", False):
             self._running.append(this)  # code run inside the cell running now
         else:
-            if not self._idle.is_set():
-                self._idle.wait(_WAIT_FOR_PREVIOUS)
             self._running = [this]
         if self._running[0].cell_id:
             this.step = self._look(session, session.head()[0])

@@ -129,11 +129,14 @@ class PlanCard(anywidget.AnyWidget):
         """A newer card of this session was shown (its model id `newer`): this one goes back to
         what it showed when its cell ended, and keeps it; its buttons no longer act."""
         with self.hold_sync():
-            if self._at_cell_end is not None:
-                for name, value in self._at_cell_end.items():
-                    setattr(self, name, value)
-            self.error = None
+            self._back_to_cell_end()
             self.superseded_by = newer
+
+    def _back_to_cell_end(self) -> None:
+        if self._at_cell_end is not None:
+            for name, value in self._at_cell_end.items():
+                setattr(self, name, value)
+        self.error = None
 
     def _shown_data(self) -> dict:
         names = ("snapshot", "notebook", "changes", "question", "notes", "review", "approved_by")
@@ -170,8 +173,12 @@ class PlanCard(anywidget.AnyWidget):
         return warning or unguarded_note(session, snapshot)
 
     def end(self, why: str) -> None:
-        """The extension that kept this card was unloaded: it keeps what it shows and stops."""
-        self.ended = why
+        """The extension that kept this card was unloaded: no card is live any more, so this
+        one goes back to what it showed when its cell ended (as the saved notebook shows it),
+        and stops."""
+        with self.hold_sync():
+            self._back_to_cell_end()
+            self.ended = why
 
     def _on_action(self, _widget: Any, content: dict, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None

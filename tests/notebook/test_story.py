@@ -68,3 +68,21 @@ def test_a_superseded_card_shows_its_own_cells_moment(kernel, tmp_path):
     # The newest card is live, with the revised proposal and the notes it answers.
     assert revised.get("superseded_by") is None
     assert revised["snapshot"]["pending_proposal_hash"] == second
+
+
+def test_an_unloaded_extensions_cards_go_back_to_their_own_cells_moment(kernel, tmp_path):
+    """After %unload_ext no card is live, so each shows what its own cell showed, as the saved
+    notebook does (04: the card under %load_ext said "no plan yet", not the plan of later)."""
+    notebook = tmp_path / "unloaded.ipynb"
+    messages = run(kernel, f"__session__ = {str(notebook)!r}\n%load_ext jupyter_plans")
+    messages += run(
+        kernel,
+        "import jupyter_plans\nsession = jupyter_plans._magics.session\n"
+        "session.call_tool('update_plan', {'expected_revision': 0, "
+        "'steps': [{'id': 'load', 'description': 'Load the data'}]})",
+    )
+    (loaded,) = card_states(messages).values()
+    assert loaded["snapshot"]["plan"]["revision"] == 1  # live while the extension is loaded
+    messages += run(kernel, "%unload_ext jupyter_plans")
+    (loaded,) = card_states(messages).values()
+    assert loaded["ended"] and loaded["snapshot"]["plan"] is None
