@@ -20,6 +20,7 @@ BENCHMARKS = [
     "card_latency",
     "postgres",
     "hook",
+    "cell_links",
 ]
 TARGETS = [
     ("update_plan", "jupyter-plans update_plan @1", 1.3, "update_plan / sqlite3 floor, 1 step"),
@@ -45,6 +46,8 @@ TARGETS = [
     ("postgres", "against the pipelined floor @12", 1.2, "  / pipelined psycopg floor, 12 steps"),
     ("postgres", "against the pipelined floor @32", 1.2, "  / pipelined psycopg floor, 32 steps"),
     ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
+    ("cell_links", "no step in progress, us", 100, "a cell's cost, no step in progress, us"),
+    ("cell_links", "a step in progress / its write", 1.0, "  with one / the link's write it skips"),
 ]
 
 

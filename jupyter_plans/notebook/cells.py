@@ -84,13 +84,17 @@ class CellLinker:
             before = self._completed.get(cell_id)
             if before is None or before == {code_digest(code)}:
                 return  # no step in progress all along; no completed step's cell changed
+        self.defer(self._link, session, cell_id, count, bool(result.success), code, step or NO_STEP)
+
+    def defer(self, write: Any, *args: Any) -> None:
+        """Have `write(*args)` done on the writer's thread, after what was asked before it:
+        a write the cell need not wait for (its fsync is off the cell's critical path)."""
         with self._lock:
             self._pending += 1
             self._idle.clear()
-        item = (session, cell_id, count, bool(result.success), code, step or NO_STEP)
-        self._queue.put(item)
+        self._queue.put((write, args))
         if self._thread is None:
-            self._thread = threading.Thread(target=self._write, name="plan-cells", daemon=True)
+            self._thread = threading.Thread(target=self._write, name="plan-writes", daemon=True)
             self._thread.start()
 
     def _look(self, session: PlanSession, cursor: int) -> str | None:
@@ -107,17 +111,27 @@ class CellLinker:
             item = self._queue.get()
             if item is None:
                 return
-            session, cell_id, count, ok, code, step = item
+            write, args = item
             try:
-                session.cell_ran(cell_id, count, ok, code, step)
-            except (PlanStoreError, ValueError, OSError) as problem:
-                log.warning(
-                    "jupyter-plans: cell %s was not linked to the plan: %s", cell_id, problem
-                )
+                write(*args)
+            except Exception:  # a reminder or a link lost is told, and the kernel goes on
+                log.warning("jupyter-plans: a write after the cell failed", exc_info=True)
             with self._lock:
                 self._pending -= 1
                 if not self._pending:
                     self._idle.set()
+
+    def _link(self, session, cell_id, count, ok, code, step) -> None:
+        try:
+            seqs = session.cell_ran(cell_id, count, ok, code, step)
+        except (PlanStoreError, ValueError, OSError) as problem:
+            log.warning("jupyter-plans: cell %s was not linked to the plan: %s", cell_id, problem)
+            return
+        with self._lock:
+            if step and len(seqs) == 1 and self._known == (session.session_id, seqs[0] - 1):
+                # Only this link since the view was read: it changes nothing the view holds,
+                # so the next cell need not read it again.
+                self._known = (session.session_id, seqs[0])
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until every link asked for is written; whether they all were in time."""

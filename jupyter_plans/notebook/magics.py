@@ -117,7 +117,8 @@ class PlanMagics(Magics):
         if self._seen is None or cursor > self._seen:
             from .resume import remember_seen
 
-            remember_seen(self.session, self._notebook_key, cursor)
+            # On the writer's thread: the cell does not wait for this reminder's fsync.
+            self.cells.defer(remember_seen, self.session, self._notebook_key, cursor)
             self._seen = cursor
 
     def _remember_live_cards(self) -> None:
@@ -137,7 +138,6 @@ class PlanMagics(Magics):
         if told is not None and told[0] == self.session.session_id:
             print(told[1])  # a %plan new in the loading cell left that session: not a word of it
         cursor, waiting = self.session.head()
-        self.cells.after(self.session, cursor, result)
         arrived = waiting is not None and waiting != self._shown_proposal
         if self.auto_display and (self._show_after_cell or arrived):
             self.show()
@@ -145,6 +145,7 @@ class PlanMagics(Magics):
         self._shown_proposal = waiting
         self.watcher.cell_ended()
         self._remember_live_cards()
+        self.cells.after(self.session, cursor, result)  # last: its link's thread starts now
 
     # The magic.
 

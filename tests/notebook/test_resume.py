@@ -43,6 +43,7 @@ def test_load_tells_what_happened_since_the_card_was_last_shown(shell, tmp_path,
     out = load(shell, capsys)
     assert "Since you last looked" not in out and "no plan yet" in out  # the card
     session = jupyter_plans.current_session()
+    assert jupyter_plans._magics.cells.flush()  # the reminder is written after the cell
     assert last_seen(session, "analysis.ipynb") == 0
     # Another process works while this notebook is closed.
     with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
@@ -57,6 +58,7 @@ def test_load_tells_what_happened_since_the_card_was_last_shown(shell, tmp_path,
         "2. agent recorded a decision: Use parquet",
     ]
     assert card.startswith(", revision 1: 0 of 1 steps marked complete")
+    assert jupyter_plans._magics.cells.flush()
     assert last_seen(jupyter_plans.current_session(), "analysis.ipynb") == 2
     out = load(shell, capsys)
     assert "Since you last looked" not in out  # nothing new since
@@ -102,6 +104,7 @@ def test_cells_that_move_a_live_card_are_remembered_and_new_starts_afresh(shell,
     session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS})
     card.refresh()
     shell.run_cell("1 + 1")  # the end of a cell records what the live card shows
+    assert magics.cells.flush()  # on the writer's thread, off the cell's path
     assert last_seen(session, "analysis.ipynb") == 1
     card.close()
     capsys.readouterr()
