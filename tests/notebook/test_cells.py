@@ -111,7 +111,7 @@ def test_a_cell_runs_while_the_plan_file_is_locked_and_is_linked_after(kernel, t
     """The link is written off the cell's critical path: a cell whose plan file another
     process holds locked still finishes, and its link follows once the lock is gone."""
     plan_file = start(kernel, tmp_path)
-    holder = sqlite3.connect(plan_file, timeout=0, isolation_level=None)
+    holder = sqlite3.connect(plan_file, timeout=10, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # as a writer in the middle of a long commit
     try:
         for cell_id in ("cell-a", "cell-b"):  # Run All goes on, cell after cell
