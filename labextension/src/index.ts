@@ -12,6 +12,7 @@ import { IRenderMimeRegistry } from "@jupyterlab/rendermime";
 import { ISettingRegistry } from "@jupyterlab/settingregistry";
 import { PlansApi } from "./api";
 import { CommandIDs, NOTEBOOK_COMMANDS, addCommands, addToPalette } from "./commands";
+import { answerCellLinks } from "./mime/cells";
 import { LIVE_OR_SAVED_RANK, WIDGET_VIEW_MIME_TYPE, liveOrSavedFactory } from "./mime/live";
 import { PlanPanel } from "./panel";
 import { planIcon } from "./panel/icon";
@@ -42,6 +43,12 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
     panel.title.icon = planIcon;
     app.shell.add(panel, "right", { rank: 600 });
     restorer?.add(panel, "jupyter-plans-panel");
+    // The panel's links to cells lead into the notebook it shows, brought to the front.
+    answerCellLinks(
+      panel.node,
+      () => tracker.find((notebook) => notebook.context.path === panel.notebook) ?? null,
+      (notebook) => app.shell.activateById(notebook.id),
+    );
 
     addCommands(app, {
       api,
@@ -89,7 +96,8 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
 
 /**
  * Card outputs in notebooks: registered in each notebook's own registry as soon as the
- * notebook exists, before its outputs are drawn (see mime/live.ts for why).
+ * notebook exists, before its outputs are drawn (see mime/live.ts for why); their links to
+ * cells lead into that notebook.
  */
 const outputsPlugin: JupyterFrontEndPlugin<void> = {
   id: "jupyter-plans:outputs",
@@ -116,6 +124,9 @@ const outputsPlugin: JupyterFrontEndPlugin<void> = {
         api,
       });
       panel.content.rendermime.addFactory(factory, LIVE_OR_SAVED_RANK);
+      // The links to cells of the cards in its outputs (live, saved or carried on) lead here.
+      const stop = answerCellLinks(panel.node, () => panel);
+      panel.disposed.connect(stop);
     };
     // widgetCreated comes first, synchronously; the tracker covers notebooks made otherwise.
     notebookFactory?.widgetCreated.connect((_, panel) => register(panel));

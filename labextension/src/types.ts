@@ -39,6 +39,16 @@ export interface Decision {
 
 export type Mode = "default" | "plan";
 
+/** The latest run of a notebook cell that did a step (DESIGN section 13). */
+export interface CellRun {
+  /** The nbformat cell id the notebook front end sent with the execute request. */
+  cell_id: string;
+  execution_count: number | null;
+  ok: boolean;
+  /** The cell ran again with other code after its step was completed. */
+  changed: boolean;
+}
+
 export interface Snapshot {
   session_id: string;
   cursor: number;
@@ -47,6 +57,11 @@ export interface Snapshot {
   approved_proposal_hash: string | null;
   plan: Plan | null;
   decisions: Decision[];
+  /**
+   * Per step id, the latest run of each cell that did it (at most 16, the most recent).
+   * Absent from cards saved before cells were linked.
+   */
+  cells?: Record<string, CellRun[]>;
 }
 
 export interface Reworded {
@@ -174,3 +189,18 @@ export interface CardShownDetail {
 }
 
 export const CARD_SHOWN_EVENT = "jp-plans-card-shown";
+
+/** Where a card's link to a cell led: the cell shown, gone from its notebook, or no notebook open. */
+export type GoToCellResult = "shown" | "missing" | "closed";
+
+/**
+ * What a card asks of the page when a link to a cell is followed (a bubbling DOM event on the
+ * link, so the anywidget bundle needs no JupyterLab): the surface around the card that knows its
+ * notebook answers by setting `result`, at once. Left null, nothing here can go to cells.
+ */
+export interface GoToCellDetail {
+  cellId: string;
+  result: GoToCellResult | null;
+}
+
+export const GO_TO_CELL_EVENT = "jp-plans-go-to-cell";

@@ -49,13 +49,16 @@ function region(): HTMLElement {
 export function announce(state: UiState, data: CardData, frame: CardFrame): void {
   const said = headline(data, frame);
   // The first drawing is read with the page; only what changes afterwards is announced.
-  if (state.announced !== null && said !== state.announced) {
-    const live = region();
-    if (live.textContent !== said) live.textContent = said;
-    if (cleared) clearTimeout(cleared);
-    cleared = setTimeout(() => {
-      live.textContent = "";
-    }, SAID_FOR_MS);
-  }
+  if (state.announced !== null && said !== state.announced) say(said);
   state.announced = said;
+}
+
+/** Says one sentence in the page's live region, cleared a moment later. */
+export function say(sentence: string): void {
+  const live = region();
+  if (live.textContent !== sentence) live.textContent = sentence;
+  if (cleared) clearTimeout(cleared);
+  cleared = setTimeout(() => {
+    live.textContent = "";
+  }, SAID_FOR_MS);
 }

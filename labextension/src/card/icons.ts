@@ -52,6 +52,10 @@ const SHAPES: Record<string, Shape[]> = {
     ["path", { d: "M8 6.5v3.3", ...STROKE, "stroke-width": "1.5", ...ROUND }],
     ["circle", { cx: "8", cy: "11.7", r: "0.85", fill: "currentColor" }],
   ],
+  failed: [
+    ["circle", { cx: "8", cy: "8", r: "6.25", fill: "currentColor" }],
+    ["path", { d: "M5.8 5.8l4.4 4.4M10.2 5.8l-4.4 4.4", class: "jp-plans-icon-knockout", ...STROKE, "stroke-width": "1.6", ...ROUND }],
+  ],
   pencil: [["path", { d: "M10.5 2.8l2.7 2.7-7.7 7.7h-2.7v-2.7z M9 4.3l2.7 2.7", ...STROKE, "stroke-width": "1.3", ...ROUND }]],
   up: [["path", { d: "M8 13V3.5M4 7.5l4-4 4 4", ...STROKE, "stroke-width": "1.6", ...ROUND }]],
   down: [["path", { d: "M8 3v9.5M4 8.5l4 4 4-4", ...STROKE, "stroke-width": "1.6", ...ROUND }]],

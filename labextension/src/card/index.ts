@@ -110,7 +110,7 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
       body.append(collapsible(ctx, "objectives", "Objectives", plan.objectives.length, textList(plan.objectives)));
     }
     if (state.draft && ctx.actions?.edit) body.append(editor(ctx, state.draft));
-    else if (plan.steps.length || changes?.removed.length) body.append(stepList(plan, changes));
+    else if (plan.steps.length || changes?.removed.length) body.append(stepList(ctx, plan, changes));
     else body.append(h("div", "jp-plans-empty", "The plan has no steps."));
   }
   if (snapshot.decisions.length) {

@@ -4,6 +4,7 @@
  */
 
 import type { FinalReview } from "../types";
+import { cellNote, citedText } from "./cells";
 import type { CardContext } from "./context";
 import { h, inlineText, plural } from "./dom";
 import { icon } from "./icons";
@@ -20,14 +21,20 @@ export function finishedBanner(ctx: CardContext, review: FinalReview): HTMLEleme
   const items = h(
     "ul",
     "jp-plans-list jp-plans-review",
-    ...review.review.map((item) =>
+    ...review.review.map((item, index) =>
       h(
         "li",
         null,
         h("strong", "jp-plans-review-objective", item.objective),
         h("span", "jp-plans-muted", " → "),
         inlineText(item.outcome),
-        h("div", "jp-plans-review-evidence", h("span", "jp-plans-meta-label", "evidence: "), inlineText(item.evidence)),
+        h(
+          "div",
+          "jp-plans-review-evidence",
+          h("span", "jp-plans-meta-label", "evidence: "),
+          citedText(ctx, `review:${index}`, item.evidence, []),
+        ),
+        cellNote(ctx, `review:${index}`),
       ),
     ),
   );

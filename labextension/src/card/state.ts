@@ -23,6 +23,14 @@ export interface Draft {
   original: string;
 }
 
+/** One line beside a followed link to a cell that did not lead there, and where it shows. */
+export interface CellNote {
+  /** The step id, or `review:<n>` for an objective of the final review. */
+  where: string;
+  cellId: string;
+  text: string;
+}
+
 export type ActionKind = "approve" | "revise" | "off" | "edit" | "answer";
 
 /** An action sent and not yet answered: its buttons stay disabled until the snapshot moves. */
@@ -56,6 +64,12 @@ export interface UiState {
   focusNext: string | null;
   /** The sentence the page's live region last had for this card (announce.ts). */
   announced: string | null;
+  /** Why the last followed link to a cell did not lead there (cells.ts). */
+  cellNote: CellNote | null;
+  /** The cells a followed link found gone from the notebook. */
+  goneCells: Set<string>;
+  /** The notebook and session those two are about (the Plan panel shows one, then another). */
+  cellsOf: string | null;
 }
 
 /** How long an unanswered action keeps its buttons disabled. */
@@ -85,6 +99,9 @@ export function stateFor(host: HTMLElement): UiState {
       selfRender: false,
       focusNext: null,
       announced: null,
+      cellNote: null,
+      goneCells: new Set(),
+      cellsOf: null,
     };
     states.set(host, state);
   }
@@ -138,7 +155,8 @@ export function settleInflight(state: UiState, data: CardData, error: string | n
 
 /**
  * A waiting proposal that is gone takes the request-changes form with it; a question that
- * is gone (answered elsewhere, dropped, asked anew) takes the answer typed for it.
+ * is gone (answered elsewhere, dropped, asked anew) takes the answer typed for it; another
+ * notebook or session takes what links to cells found.
  */
 export function dropStaleForms(state: UiState, data: CardData): void {
   if (!data.snapshot.pending_proposal_hash && !state.inflight) {
@@ -148,6 +166,13 @@ export function dropStaleForms(state: UiState, data: CardData): void {
   if (question !== state.answerQuestion) {
     state.answerText = "";
     state.answerQuestion = question;
+  }
+  // What the links to cells found is about one notebook's session, not the next one shown.
+  const cellsOf = `${data.notebook ?? ""}\n${data.snapshot.session_id}`;
+  if (cellsOf !== state.cellsOf) {
+    state.cellNote = null;
+    state.goneCells.clear();
+    state.cellsOf = cellsOf;
   }
 }
 

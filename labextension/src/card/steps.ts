@@ -1,6 +1,8 @@
 /** The phases and their steps, with what changed since the proposal the person saw. */
 
 import type { Changes, Phase, Plan, Step } from "../types";
+import { changedRuns, citedText, runsOf, stepCells } from "./cells";
+import type { CardContext } from "./context";
 import type { Child } from "./dom";
 import { h, inlineText, plural, srOnly } from "./dom";
 import { statusIcon } from "./icons";
@@ -49,9 +51,11 @@ function tag(kind: "added" | "reworded" | "removed" | "active", text: string): H
   return h("span", `jp-plans-tag jp-plans-tag-${kind}`, text);
 }
 
-function stepRow(step: Step, before: string | null, added: boolean): HTMLElement {
+function stepRow(ctx: CardContext, step: Step, before: string | null, added: boolean): HTMLElement {
   const status = step.status;
   const change = added ? "added" : before !== null ? "reworded" : null;
+  const runs = runsOf(ctx.snapshot, step.id);
+  const changedAfter = changedRuns(step, runs).length > 0;
   const body = h("div", "jp-plans-step-body");
   if (before !== null) {
     body.append(h("div", "jp-plans-step-before", srOnly("was: "), h("del", null, before)), srOnly("now: "));
@@ -61,13 +65,22 @@ function stepRow(step: Step, before: string | null, added: boolean): HTMLElement
   if (details) body.append(details);
   if (step.evidence) {
     body.append(
-      h("div", "jp-plans-step-evidence", h("span", "jp-plans-meta-label", "evidence: "), inlineText(step.evidence)),
+      h(
+        "div",
+        "jp-plans-step-evidence",
+        h("span", "jp-plans-meta-label", "evidence: "),
+        citedText(ctx, step.id, step.evidence, runs),
+      ),
     );
   }
+  const cells = stepCells(ctx, step, runs);
+  if (cells) body.append(cells);
   return h(
     "li",
     {
-      class: `jp-plans-step jp-plans-status-${status}${change ? ` jp-plans-change-${change}` : ""}`,
+      class: `jp-plans-step jp-plans-status-${status}${change ? ` jp-plans-change-${change}` : ""}${
+        changedAfter ? " jp-plans-step-changed" : ""
+      }`,
       attrs: { "data-step-id": step.id, "aria-current": status === "in_progress" ? "step" : undefined },
     },
     h("span", "jp-plans-step-icon", statusIcon(status)),
@@ -110,7 +123,7 @@ function placeRemoved(phases: Phase[], removed: Step[]): Step[][] {
   return placed;
 }
 
-export function stepList(plan: Plan, changes: Changes | null): HTMLElement {
+export function stepList(ctx: CardContext, plan: Plan, changes: Changes | null): HTMLElement {
   const phases = phasesOf(plan);
   const added = new Set((changes?.added ?? []).map((step) => step.id));
   const reworded = new Map((changes?.reworded ?? []).map((change) => [change.id, change.before]));
@@ -122,7 +135,7 @@ export function stepList(plan: Plan, changes: Changes | null): HTMLElement {
     const block = h("section", { class: "jp-plans-phase", attrs: { "aria-label": phase.title ?? `Phase ${index + 1}` } });
     if (phase.title) block.append(phaseHeader(index, phase.title, phase.steps.length));
     const list = h("ol", "jp-plans-steps");
-    for (const step of phase.steps) list.append(stepRow(step, reworded.get(step.id) ?? null, added.has(step.id)));
+    for (const step of phase.steps) list.append(stepRow(ctx, step, reworded.get(step.id) ?? null, added.has(step.id)));
     for (const step of removedByPhase[index] ?? []) list.append(removedRow(step));
     block.append(list);
     root.append(block);
