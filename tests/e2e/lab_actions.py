@@ -1,6 +1,6 @@
-"""What a person does to a notebook in JupyterLab, for the browser tests: restart or shut down
-its kernel, switch the theme, photograph a part of the page for docs/, and write a notebook
-whose saved output is a card."""
+"""What a person does to a notebook in JupyterLab, for the browser tests: run a new cell,
+restart or shut down its kernel, switch the theme, photograph a part of the page for docs/, and
+write a notebook whose saved output is a card."""
 
 from __future__ import annotations
 
@@ -67,6 +67,31 @@ def set_presentation_mode(page, on: bool) -> None:
         )
     page.wait_for_function("([s, on]) => !!document.querySelector(s) === on", arg=[shell, on])
     page.wait_for_timeout(300)  # the new sizes reach every element
+
+
+def run_new_cell(page, source: str) -> None:
+    """A new code cell at the end holding SOURCE, run; returns once the kernel is idle."""
+    page.evaluate(
+        """async (source) => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            panel.content.activeCellIndex = panel.content.widgets.length - 1;
+            await window.jupyterapp.commands.execute('notebook:insert-cell-below');
+            panel.content.activeCell.model.sharedModel.setSource(source);
+            await window.jupyterapp.commands.execute('notebook:run-cell');
+        }""",
+        source,
+    )
+    page.wait_for_function(
+        f"""(source) => {{
+            const panel = {CURRENT};
+            const cell = panel.content.widgets[panel.content.widgets.length - 1];
+            return cell.model.sharedModel.getSource() === source
+                && cell.model.executionCount !== null
+                && panel.sessionContext.session.kernel.status === 'idle';
+        }}""",
+        arg=source,
+        timeout=60_000,
+    )
 
 
 def shot_of(page, locators, name: str, margin: int = 12) -> Path:

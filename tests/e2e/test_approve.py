@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from jupyter_plans.plan.who import local_person
+from tests.e2e.lab_actions import run_new_cell
 from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
 
 CLI = str(Path(sys.executable).with_name("jupyter-plans"))
@@ -167,29 +168,6 @@ def test_a_proposal_resubmitted_while_the_dialog_is_open_is_not_approved(page, l
     assert decisions(plan_file) == []
     assert page.locator(".jp-Dialog").count() == 0
     assert dialogs == []
-
-
-def run_new_cell(page, source: str) -> None:
-    """Adds a cell with SOURCE at the end of the notebook and runs it to the end."""
-    page.evaluate(
-        """async (source) => {
-            const panel = window.jupyterapp.shell.currentWidget;
-            panel.content.activeCellIndex = panel.content.widgets.length - 1;
-            await window.jupyterapp.commands.execute('notebook:insert-cell-below');
-            panel.content.activeCell.model.sharedModel.setSource(source);
-            await window.jupyterapp.commands.execute('notebook:run-cell');
-        }""",
-        source,
-    )
-    page.wait_for_function(
-        """() => {
-            const panel = window.jupyterapp.shell.currentWidget;
-            const cells = panel.content.widgets;
-            return cells[cells.length - 1].model.executionCount !== null
-                && panel.sessionContext.session.kernel.status === 'idle';
-        }""",
-        timeout=60_000,
-    )
 
 
 def test_plan_approve_binds_the_proposal_the_live_card_last_showed(page, lab, dialogs):

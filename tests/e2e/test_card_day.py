@@ -7,11 +7,12 @@ from tests.e2e.lab_actions import (
     in_both_themes,
     live_card,
     restart_kernel,
+    run_new_cell,
     set_presentation_mode,
     shot_of,
     shut_down_kernel,
 )
-from tests.e2e.test_approve import PROPOSAL, RESUBMITTED, run_new_cell
+from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
 from tests.e2e.test_browser import agent_session, open_notebook, run_cells
 
 DECISION_BUTTONS = ("Approve", "Request changes…", "Leave plan mode")

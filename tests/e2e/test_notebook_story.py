@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from jupyter_plans.session.card import MIME_TYPE
-from tests.e2e.lab_actions import CURRENT
+from tests.e2e.lab_actions import CURRENT, run_new_cell
 from tests.e2e.test_browser import open_notebook
 
 NOTEBOOKS = [
@@ -199,31 +199,6 @@ def raised(page) -> list[str]:
             cell.model.type !== 'code' || expected(cell) ? [] : cell.model.outputs.toJSON()
                 .filter(output => output.output_type === 'error')
                 .map(output => `cell ${{index}}: ${{output.ename}}: ${{output.evalue}}`)); }}"""
-    )
-
-
-def run_new_cell(page, source: str) -> None:
-    """A new code cell at the end holding SOURCE, run; returns once the kernel is idle."""
-    page.evaluate(
-        """async (source) => {
-            const panel = window.jupyterapp.shell.currentWidget;
-            panel.content.activeCellIndex = panel.content.widgets.length - 1;
-            await window.jupyterapp.commands.execute('notebook:insert-cell-below');
-            panel.content.activeCell.model.sharedModel.setSource(source);
-            await window.jupyterapp.commands.execute('notebook:run-cell');
-        }""",
-        source,
-    )
-    page.wait_for_function(
-        f"""() => {{
-            {EXPECTED}
-            const panel = {CURRENT};
-            const cell = panel.content.widgets[panel.content.widgets.length - 1];
-            return cell.model.sharedModel.getSource() === {source!r}
-                && cell.model.executionCount !== null
-                && panel.sessionContext.session.kernel.status === 'idle';
-        }}""",
-        timeout=60_000,
     )
 
 
