@@ -13,6 +13,7 @@ from ..plan.cells import (
     completed_steps,
     completion_changes,
 )
+from ..plan.intake import MAX_SEQ
 from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
@@ -44,8 +45,9 @@ class CellLinks:
         if refused is None and execution_count is not None:
             if not isinstance(execution_count, int) or isinstance(execution_count, bool):
                 refused = "execution_count must be an integer or None"
-            elif execution_count < 0:
-                refused = f"execution_count must not be negative; found {execution_count}"
+            elif not 0 <= execution_count <= MAX_SEQ:
+                shown = execution_count if abs(execution_count) < 10**20 else "a larger number"
+                refused = f"execution_count must be 0 to {MAX_SEQ}; found {shown}"
         if refused is None and not isinstance(code, str):
             refused = f"code must be a string; found {type(code).__name__}"
         if refused:

@@ -153,6 +153,12 @@ def test_a_bad_cell_id_is_refused_in_one_line_and_stores_nothing(session, cell_i
 
 def test_a_bad_execution_count_is_refused(session):
     update(session, "in_progress", "pending", "pending")
-    with pytest.raises(ValueError, match="execution_count must not be negative; found -1"):
+    cursor = session.cursor()
+    with pytest.raises(
+        ValueError, match=r"execution_count must be 0 to 9223372036854775807; found -1"
+    ):
         session.cell_ran("cell-a", -1, True, "x")
+    with pytest.raises(ValueError, match="execution_count must be 0 to .*; found a larger number"):
+        session.cell_ran("cell-a", 10**30, True, "x")
+    assert session.cursor() == cursor
     assert session.cell_ran("cell-a", None, True, "x")  # a run without a count is linked
