@@ -64,7 +64,10 @@ class CellLinker:
         else:
             self._running = [this]
         if self._running[0].cell_id:
-            this.step = self._look(session, session.head()[0])
+            try:
+                this.step = self._look(session, session.head()[0])
+            except PlanStoreError:  # a store that cannot be read now links nothing of this run
+                this.step = None
 
     def after(self, session: PlanSession, cursor: int, result: Any) -> None:
         """post_run_cell, given the session's newest cursor: link the run if it concerns a step."""
