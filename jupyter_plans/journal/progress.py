@@ -9,6 +9,7 @@ notices the agent is sent about a decision) is left out.
 
 from __future__ import annotations
 
+from ..plan.cells import completed_steps
 from ..plan.models import Event
 from ..plan.revision import diff_steps
 from ..plan.who import who_and_where
@@ -121,6 +122,8 @@ def _line(event: Event, before: dict | None) -> str | None:
     data, kind = event.data, event.kind
     if kind == "plan_updated":
         return _plan_line(event, before)
+    if kind == "cell_ran":
+        return _cell_line(data, before)
     if kind == "tool_finished":
         reason = inert(clipped(data["result"]["content"]))
         return f"The agent's {inert(data['name'])} call was refused: {reason}"
@@ -186,12 +189,19 @@ def _other_line(event: Event) -> str | None:
         return f"Revision {data['revision']} reopened the finished plan."
     if kind == "message_delivered":
         return None
-    if kind == "cell_ran":
-        count = "-" if data["execution_count"] is None else data["execution_count"]
-        failed = ", and failed" if not data["ok"] else ""
-        cell = inert("cell:" + data["cell_id"])
-        return f"Cell [{count}] {cell} ran for step {inert(data['step_id'])}{failed}."
     return f"Event {inert(kind)}."
+
+
+def _cell_line(data: dict, plan: dict | None) -> str:
+    """A cell that ran for a step; for a completed step, it ran again with other code."""
+    count = "-" if data["execution_count"] is None else data["execution_count"]
+    cell, step = inert("cell:" + data["cell_id"]), inert(data["step_id"])
+    failed = ", and failed" if not data["ok"] else ""
+    if data["step_id"] in completed_steps(plan):
+        return (
+            f"Cell [{count}] {cell} ran again with other code after {step} was completed{failed}."
+        )
+    return f"Cell [{count}] {cell} ran for step {step}{failed}."
 
 
 def progress_lines(events: list[Event]) -> list[str]:
