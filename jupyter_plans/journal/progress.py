@@ -9,7 +9,7 @@ notices the agent is sent about a decision) is left out.
 
 from __future__ import annotations
 
-from ..plan.cells import completed_steps, count_label
+from ..plan.cells import completed_steps
 from ..plan.models import Event
 from ..plan.revision import diff_steps
 from ..plan.who import who_and_where
@@ -194,7 +194,7 @@ def _other_line(event: Event) -> str | None:
 
 def _cell_line(data: dict, plan: dict | None) -> str:
     """A cell that ran for a step; for a completed step, it ran again with other code."""
-    count = count_label(data["execution_count"])
+    count = "-" if data["execution_count"] is None else data["execution_count"]
     cell, step = inert("cell:" + data["cell_id"]), inert(data["step_id"])
     failed = ", and failed" if not data["ok"] else ""
     if data["step_id"] in completed_steps(plan):

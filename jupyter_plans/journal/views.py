@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PlanStoreError
-from ..plan.cells import count_label
 from ..plan.fold import fold
 from ..plan.models import Event, Snapshot
 from .markdown import inert
@@ -250,7 +249,7 @@ def _plan(history: _History) -> list[str]:
 def _cell_words(run) -> str:
     """A cell that did a step: its execution count and id, and whether it failed or changed
     after the step was completed."""
-    count = count_label(run.execution_count)
+    count = "-" if run.execution_count is None else run.execution_count
     words = f"[{count}] {inert('cell:' + run.cell_id)}"
     if not run.ok:
         words += " (failed)"

@@ -18,11 +18,6 @@ def code_digest(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def count_label(execution_count: int | None) -> str:
-    """A run's execution count as the card and the journal show it: "-" for a run without one."""
-    return "-" if execution_count is None else str(execution_count)
-
-
 def cell_id_refusal(cell_id: Any) -> str | None:
     """Why `cell_id` cannot name a cell, or None: 1 to 128 bytes of Unicode without a control
     character or a bidirectional control."""

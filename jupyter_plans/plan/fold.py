@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .cells import cells_view, completion_changes
 from .models import Event, Snapshot
 
 
 def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
+    from .cells import cells_view, completion_changes
+
     state = Snapshot.empty(session_id).model_dump()
     # step -> cell -> [step, cell, execution_count, ok, code, code when the step completed],
     # in the order of the cells' latest runs

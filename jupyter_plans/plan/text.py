@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .cells import count_label
 from .who import said
 
 if TYPE_CHECKING:
@@ -135,7 +134,7 @@ def describe_event(event: Event, reader: str | None = None) -> str:
             f"{count} objective{'' if count == 1 else 's'} reviewed"
         )
     if kind == "cell_ran":
-        count = count_label(data["execution_count"])
+        count = "-" if data["execution_count"] is None else data["execution_count"]
         failed = "" if data["ok"] else ", failed"
         return f"{event.seq}. cell [{count}] ran for step {data['step_id']}{failed}"
     if kind == "plan_reopened":

@@ -5,7 +5,6 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..plan.cells import count_label
 from . import PlanSession
 
 MIME_TYPE = "application/vnd.jupyter-plans.card+json"
@@ -47,7 +46,7 @@ def _cells_html(runs: list[dict] | None, status: str) -> str:
         return ""
     counts = []
     for run in runs:
-        count = count_label(run["execution_count"])
+        count = "-" if run["execution_count"] is None else str(run["execution_count"])
         counts.append(f"[{count}{'' if run['ok'] else ' failed'}]")
     changed = status == "completed" and any(run["changed"] for run in runs)
     note = " &middot; <strong>changed after completion</strong>" if changed else ""

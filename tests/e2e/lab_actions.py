@@ -69,22 +69,18 @@ def set_presentation_mode(page, on: bool) -> None:
     page.wait_for_timeout(300)  # the new sizes reach every element
 
 
-def run_new_cell(page, source: str, wait: bool = True) -> None:
-    """A new code cell at the end holding SOURCE, run; returns once the kernel is idle (with
-    `wait`), or as soon as the run is asked for."""
+def run_new_cell(page, source: str) -> None:
+    """A new code cell at the end holding SOURCE, run; returns once the kernel is idle."""
     page.evaluate(
-        """async ([source, wait]) => {
+        """async (source) => {
             const panel = window.jupyterapp.shell.currentWidget;
             panel.content.activeCellIndex = panel.content.widgets.length - 1;
             await window.jupyterapp.commands.execute('notebook:insert-cell-below');
             panel.content.activeCell.model.sharedModel.setSource(source);
-            const running = window.jupyterapp.commands.execute('notebook:run-cell');
-            if (wait) await running;
+            await window.jupyterapp.commands.execute('notebook:run-cell');
         }""",
-        [source, wait],
+        source,
     )
-    if not wait:
-        return
     page.wait_for_function(
         f"""(source) => {{
             const panel = {CURRENT};

@@ -125,9 +125,16 @@ def test_quickstart_card_approve_and_progress(page, lab, dialogs):
         "s.call_tool('update_plan', {'expected_revision': s.snapshot().plan.revision,"
         f" 'steps': [{{'id': 'x', 'description': {hostile!r}}}]}})"
     )
-    from tests.e2e.lab_actions import run_new_cell  # lab_actions imports this module
-
-    run_new_cell(page, source)
+    page.evaluate(
+        """async (source) => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            panel.content.activeCellIndex = panel.content.widgets.length - 1;
+            await window.jupyterapp.commands.execute('notebook:insert-cell-below');
+            panel.content.activeCell.model.sharedModel.setSource(source);
+            await window.jupyterapp.commands.execute('notebook:run-cell');
+        }""",
+        source,
+    )
     # One live card per session: the last one shown follows; the earlier ones keep their story.
     live = page.locator(".jp-OutputArea .jp-plans-card").last
     live.get_by_text(hostile).wait_for(timeout=10_000)

@@ -6,7 +6,7 @@ import re
 import time
 
 from jupyter_plans import PlanStore
-from tests.e2e.lab_actions import in_both_themes, run_new_cell, shot_of
+from tests.e2e.lab_actions import in_both_themes, shot_of
 from tests.e2e.test_approve import PROPOSAL
 from tests.e2e.test_browser import agent_session, loading_notebook, open_notebook, run_cells
 
@@ -41,6 +41,19 @@ def seconds_until(page, panel, session: str, started: float) -> float:
     return time.monotonic() - started
 
 
+def run_cell_without_waiting(page, source: str) -> None:
+    page.evaluate(
+        """async (source) => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            panel.content.activeCellIndex = panel.content.widgets.length - 1;
+            await window.jupyterapp.commands.execute('notebook:insert-cell-below');
+            panel.content.activeCell.model.sharedModel.setSource(source);
+            void window.jupyterapp.commands.execute('notebook:run-cell');
+        }""",
+        source,
+    )
+
+
 def test_the_panel_follows_new_sessions_and_the_active_notebook(page, lab, dialogs, errors):
     session = agent_session(lab["root"], "follow")
     session.on()
@@ -52,7 +65,7 @@ def test_the_panel_follows_new_sessions_and_the_active_notebook(page, lab, dialo
 
     # %plan new in the kernel: the panel shows the new session, with no poll to wait for.
     started = time.monotonic()
-    run_new_cell(page, "%plan new", wait=False)
+    run_cell_without_waiting(page, "%plan new")
     took = seconds_until(page, panel, "session-2", started)
     print(f"%plan new: {took:.3f} s")
     assert took < WITHIN_S, f"the panel followed %plan new after {took:.2f} s"
