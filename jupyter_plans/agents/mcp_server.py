@@ -53,6 +53,11 @@ _log = logging.getLogger("jupyter_plans.mcp")
 POLL_SECONDS = 0.2  # where no notice comes (a network file system)
 NOTIFIED_POLL_SECONDS = 2.0  # besides the notices
 EXPERIMENTAL = {"durable_plans": {"version": 1}}
+# MCP clients, by the name they give at `initialize`, that ask for the tool list once and never
+# again after `notifications/tools/list_changed`. They are offered the tools of every mode from
+# the start (a call the mode does not take is still refused, in one line), so the person's
+# `%plan on` while they run still lets their model reach plan_submit.
+LISTS_TOOLS_ONCE = {"codex-mcp-client": "Codex (0.166 to 0.171 never list the tools again)"}
 INSTRUCTIONS = (
     "This server keeps a durable plan of your work beside a Jupyter notebook, shown to the "
     "person as a live card. Keep it current with update_plan (send the whole plan and the "
@@ -197,6 +202,9 @@ class PlanMCPServer:
         capabilities = self.server.get_capabilities(
             experimental_capabilities=EXPERIMENTAL, protocol_version=ctx.protocol_version
         )
+        if capabilities.resources is not None:
+            # The two resources are always the same two: their list never changes.
+            capabilities.resources.list_changed = False
         return types.DiscoverResult(
             supported_versions=list(MODERN_PROTOCOL_VERSIONS),
             capabilities=capabilities,
@@ -218,9 +226,13 @@ class PlanMCPServer:
         cursor, offer = await self._db(self._head)
         self._offer = offer  # the client now holds these tools
         mode, completed = offer
+        if _lists_once(ctx):
+            found = self.toolbox.every_definition("mcp")
+        else:
+            found = self.toolbox.definitions("mcp", mode, completed=completed)
         tools = [
             types.Tool(name=d["name"], description=d["description"], input_schema=d["inputSchema"])
-            for d in self.toolbox.definitions("mcp", mode, completed=completed)
+            for d in found
         ]
         return types.ListToolsResult(tools=tools)
 
@@ -297,6 +309,12 @@ class PlanMCPServer:
     ) -> types.EmptyResult:
         self._subscribed.discard(str(params.uri))
         return types.EmptyResult()
+
+
+def _lists_once(ctx: ServerRequestContext) -> bool:
+    """Whether the client is one that never asks for the tool list again."""
+    params = ctx.session.client_params if ctx.session is not None else None
+    return params is not None and params.client_info.name in LISTS_TOOLS_ONCE
 
 
 async def _quietly(sending: Any) -> None:

@@ -22,6 +22,7 @@ from ..plan.catalog import (
     DIALECTS,
     RESERVED_NAMES,
     definitions,
+    definitions_of_every_mode,
     every_step_completed,
     inline_refs,
     offered,
@@ -151,6 +152,11 @@ class Toolbox:
             ask_user=self.ask_user,
             completed=completed,
         )
+
+    def every_definition(self, dialect: str) -> list[dict]:
+        """The tools of every mode (see `definitions_of_every_mode`), then the agent's own."""
+        found = definitions_of_every_mode(dialect, ask_user=self.ask_user) if self.planning else []
+        return found + definitions(dialect, "default", tools=self.tools.values(), planning=False)
 
     def call(
         self,

@@ -206,6 +206,23 @@ def definitions(
     return found
 
 
+def definitions_of_every_mode(dialect: str, *, ask_user: bool = False) -> list[dict]:
+    """The plan tools of every mode and state, each saying when it is taken, in a provider's
+    dialect: for a client that lists its tools once and never again (a call that the mode
+    does not take then is refused in one line, as for any client)."""
+    found = []
+    for name, spec in CATALOG.items():
+        if spec.optional and not ask_user:
+            continue
+        description = spec.description
+        if spec.modes == ("plan",):
+            description += " Taken only in plan mode, which the person starts; refused before."
+        if spec.when_completed:
+            description += " Taken only once every step is completed."
+        found.append(definition(dialect, name, description, spec.parameters))
+    return found
+
+
 __all__ = [
     "CATALOG",
     "DIALECTS",
@@ -213,6 +230,7 @@ __all__ = [
     "ToolSpec",
     "definition",
     "definitions",
+    "definitions_of_every_mode",
     "every_step_completed",
     "json_schemas",
     "offered",

@@ -31,6 +31,7 @@ NOTICE_TIMEOUT = 5  # the contract is 1 s; the margin keeps a busy machine from 
 
 STEPS = [{"id": "load", "description": "load the data"}, {"id": "plot", "description": "plot"}]
 PLAN_TOOLS = {"update_plan", "record_decision"}
+PROPOSAL_ARGS = {"explanation": "e", "findings": [], "objectives": [], "steps": STEPS}
 
 
 class Client:
@@ -57,8 +58,10 @@ class Client:
 
 
 @asynccontextmanager
-async def serving(tmp_path: Path, *args: str):
-    """A `jupyter-plans mcp ARGS` process and a client connected to it; both end with the block."""
+async def serving(tmp_path: Path, *args: str, client_name: str | None = None):
+    """A `jupyter-plans mcp ARGS` process and a client connected to it (named CLIENT_NAME at
+    its initialize, else the SDK's name); both end with the block."""
+    info = None if client_name is None else types.Implementation(name=client_name, version="1")
     log = (tmp_path / "server-stderr.log").open("a")
     params = StdioServerParameters(
         command=COMMAND[0], args=[*COMMAND[1:], "mcp", *args], cwd=str(tmp_path)
@@ -71,7 +74,7 @@ async def serving(tmp_path: Path, *args: str):
     try:
         async with (
             stdio_client(params, errlog=log) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
+            ClientSession(read, write, message_handler=on_message, client_info=info) as session,
         ):
             yield Client(session, await session.initialize(), notices)
     finally:
@@ -290,6 +293,43 @@ async def test_a_2026_client_hears_of_mode_changes_on_its_listen_stream(tmp_path
         assert names == PLAN_TOOLS | {"plan_submit"}
         result = await client.call_tool("record_decision", {"title": "t", "rationale": "r"})
         assert not result.is_error
+
+
+@scenario
+async def test_a_client_that_lists_its_tools_once_is_offered_plan_submit_from_the_start(tmp_path):
+    # Codex (0.166 to 0.171) never asks for the tools again after list_changed: the person's
+    # %plan on while it runs must still let its model propose.
+    async with serving(tmp_path, *on_db(tmp_path), client_name="codex-mcp-client") as client:
+        listed = {tool.name: tool for tool in (await client.session.list_tools()).tools}
+        assert set(listed) == PLAN_TOOLS | {"plan_submit", "finish_plan"}
+        assert "only in plan mode" in listed["plan_submit"].description
+        early = await client.call("plan_submit", {**PROPOSAL_ARGS})
+        assert early.is_error
+        assert text_of(early).startswith("plan_submit is offered only in plan mode")
+        assert snapshot(db_of(tmp_path))["plan"] is None
+        with PlanStore(db_of(tmp_path)) as store:
+            store.session("s").on()
+        accepted = await client.call("plan_submit", {**PROPOSAL_ARGS})
+        assert not accepted.is_error, text_of(accepted)
+        assert snapshot(db_of(tmp_path))["pending_proposal_hash"] is not None
+    async with serving(tmp_path, *on_db(tmp_path), client_name="claude-code") as client:
+        with PlanStore(db_of(tmp_path)) as store:
+            store.session("s").off()
+        assert set(await client.tool_names()) == PLAN_TOOLS
+
+
+@scenario
+async def test_discover_advertises_only_the_notices_the_server_sends(tmp_path):
+    params = StdioServerParameters(
+        command=COMMAND[0], args=[*COMMAND[1:], "mcp", *on_db(tmp_path)], cwd=str(tmp_path)
+    )
+    async with SDKClient(params, mode="auto") as client:
+        assert client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        resources = client.server_capabilities.resources
+        # The two resources never change as a list; their contents are told of when they do.
+        assert resources is not None and resources.list_changed is False
+        assert resources.subscribe is True
+        assert client.server_capabilities.tools.list_changed is True
 
 
 # Call ids: no turns.

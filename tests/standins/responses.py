@@ -59,6 +59,7 @@ from .script import (
 
 __all__ = ["ResponsesStandin", "after_tool", "call", "text", "turn", "outputs", "is_side"]
 MODEL = "gpt-5.1-codex"
+TOOL_SEARCH = "tool_search"
 
 
 def is_side(body: dict) -> bool:
@@ -152,6 +153,17 @@ class ResponsesStandin(StandinServer):
 
     def _item(self, item: Item) -> dict:
         number = next(self._ids)
+        if isinstance(item, Call) and item.name == TOOL_SEARCH:
+            # Codex 0.167+ defers MCP tools: the model finds them first with its client-side
+            # `tool_search`, and the next request offers what it found.
+            return {
+                "type": "tool_search_call",
+                "id": f"tsc_standin{number:04d}",
+                "call_id": f"call_standin{number:04d}",
+                "execution": "client",
+                "arguments": item.input,
+                "status": "completed",
+            }
         if isinstance(item, Call) and isinstance(item.input, str):
             return {
                 "type": "custom_tool_call",
@@ -162,7 +174,7 @@ class ResponsesStandin(StandinServer):
                 "status": "completed",
             }
         if isinstance(item, Call):
-            return {
+            found = {
                 "type": "function_call",
                 "id": f"fc_standin{number:04d}",
                 "call_id": f"call_standin{number:04d}",
@@ -170,6 +182,7 @@ class ResponsesStandin(StandinServer):
                 "arguments": json.dumps(item.input),
                 "status": "completed",
             }
+            return found if item.namespace is None else {**found, "namespace": item.namespace}
         return {
             "type": "message",
             "id": f"msg_standin{number:04d}",
@@ -208,6 +221,11 @@ def _stream_item(stream: _Numbered, index: int, item: dict) -> None:
         stream.send(
             "response.content_part.done",
             {**where, "content_index": 0, "part": {**part, "text": words}},
+        )
+    elif item["type"] == "tool_search_call":
+        stream.send(
+            "response.output_item.added",
+            {"output_index": index, "item": {**item, "status": "in_progress"}},
         )
     else:
         field, delta = (

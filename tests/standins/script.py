@@ -27,14 +27,15 @@ class Call:
 
     name: str
     input: Any = field(default_factory=dict)
+    namespace: str | None = None  # a tool found through Codex's tool_search (`mcp__SERVER`)
 
 
 def text(words: str) -> Text:
     return Text(words)
 
 
-def call(name: str, input: Any = None) -> Call:  # noqa: A002 - the APIs' own word
-    return Call(name, {} if input is None else input)
+def call(name: str, input: Any = None, namespace: str | None = None) -> Call:  # noqa: A002
+    return Call(name, {} if input is None else input, namespace)
 
 
 Item = Text | Call

@@ -1,0 +1,288 @@
+"""`jupyter-plans mcp` under the coding CLIs people run, offline: Claude Code (2.1.318, the one
+claude-agent-acp 0.101 bundles, and 2.1.332, the one installed directly) and Codex (0.166, the
+one codex-acp 2.6 bundles, and 0.171), each against a stand-in of its model's API.
+
+The scenario is the person's: the CLI starts with the plan's MCP server while the session is
+in default mode; while it runs, the person turns plan mode on; the model then finds
+plan_submit (both CLIs defer MCP tools behind a search tool) and proposes. Claude Code asks for
+the tools again on `list_changed`; Codex never does, so the server offers it every plan tool
+from the start and refuses what the mode does not take. Either way the proposal must reach the
+card.
+
+The CLIs are the ones `make agents` installs (JUPYTER_PLANS_AGENTS, by default
+~/.cache/jupyter-plans/agents); without one its test is skipped, and in CI it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from jupyter_plans import PlanStore
+from tests.agents.acp.real import base_env, claude_env, codex_config
+from tests.standins.anthropic import AnthropicStandin
+from tests.standins.responses import ResponsesStandin, outputs
+from tests.standins.script import Turn, call, text, turn
+
+AGENTS_DIR = Path(
+    os.environ.get("JUPYTER_PLANS_AGENTS") or Path.home() / ".cache" / "jupyter-plans" / "agents"
+)
+_SCRIPT = Path(sys.executable).with_name("jupyter-plans")
+MCP_COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
+TIMEOUT = 180  # one run of the CLI (Node and the CLIs start slowly on a loaded machine)
+PROPOSAL = {
+    "explanation": "Clean the sales data before the monthly totals.",
+    "findings": ["sales.csv has two date formats"],
+    "objectives": ["Monthly totals from clean data"],
+    "steps": [
+        {"id": "parse", "description": "Parse both date formats"},
+        {"id": "total", "description": "Total the sales by month", "depends_on": ["parse"]},
+    ],
+}
+
+
+@dataclass(frozen=True)
+class Cli:
+    name: str  # Claude Code or Codex
+    version: str
+    folder: str  # under AGENTS_DIR
+    program: str  # a glob under the folder
+
+    @property
+    def path(self) -> Path | None:
+        found = sorted((AGENTS_DIR / self.folder).glob(self.program))
+        return found[0] if found else None
+
+    def require(self) -> Path:
+        """The program, at its pinned version; else skip with the reason (in CI, fail)."""
+        path = self.path
+        found = None
+        if path is not None:
+            answer = subprocess.run(
+                [str(path), "--version"], capture_output=True, text=True, timeout=60
+            )
+            found = answer.stdout.strip()
+            if self.version in found.split():
+                return path
+        reason = (
+            f"{self.name} {self.version} is not installed in {AGENTS_DIR / self.folder} "
+            f"(run make agents)"
+        )
+        if found:
+            reason = f"{path} is {found!r}, not {self.name} {self.version} (run make agents)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+CLAUDE_CODES = [
+    Cli(
+        "Claude Code",
+        "2.1.318",
+        "claude-0.101",
+        "node_modules/@anthropic-ai/claude-agent-sdk-linux-*/claude",
+    ),
+    Cli("Claude Code", "2.1.332", "claude-code-2.1.332", "node_modules/.bin/claude"),
+]
+CODEXES = [
+    Cli("Codex", "0.166.0", "codex-2.6", "node_modules/.bin/codex"),
+    Cli("Codex", "0.171.0", "codex-0.171", "node_modules/.bin/codex"),
+]
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A project folder with a notebook whose plan is in default mode."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    notebook = folder / "analysis.ipynb"
+    with PlanStore(notebook.with_name("analysis.plans.sqlite")) as store:
+        store.session("default").snapshot()
+    return notebook
+
+
+def plan_mode_on(notebook: Path):
+    """A model turn that first does what the person does meanwhile: `%plan on`."""
+
+    def reply(body: dict) -> list:
+        with PlanStore(notebook.with_name("analysis.plans.sqlite")) as store:
+            store.session(None).on()
+        return [text("Let me look at the folder first."), call(*LOOK[_dialect(body)])]
+
+    return Turn(reply)
+
+
+LOOK = {
+    "anthropic": ("Bash", {"command": "ls", "description": "List the project"}),
+    "responses": ("exec_command", {"cmd": "ls"}),
+}
+
+
+def _dialect(body: dict) -> str:
+    return "anthropic" if "messages" in body else "responses"
+
+
+def snapshot(notebook: Path) -> dict:
+    with PlanStore(notebook.with_name("analysis.plans.sqlite")) as store:
+        return store.session(None).snapshot_data()
+
+
+def assert_proposed(notebook: Path) -> None:
+    """The proposal waits on the card, as the model submitted it, in plan mode."""
+    found = snapshot(notebook)
+    assert found["mode"] == "plan"
+    assert found["pending_proposal_hash"] is not None, found
+    assert found["plan"]["explanation"] == PROPOSAL["explanation"]
+    assert [s["id"] for s in found["plan"]["steps"]] == ["parse", "total"]
+
+
+# Claude Code: the tools asked for again on list_changed.
+
+
+def _claude_calls(body: dict) -> tuple[set[str], list[str]]:
+    """The tools the conversation called, and those whose results it holds (in order)."""
+    called: dict[str, str] = {}
+    answered: list[str] = []
+    for message in body.get("messages") or []:
+        for block in message.get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                called[block.get("id")] = block.get("name")
+            elif block.get("type") == "tool_result":
+                answered.append(called.get(block.get("tool_use_id"), ""))
+    return set(called.values()), answered
+
+
+def after(tool: str, before: str):
+    """A `when`: TOOL's result is in the conversation and BEFORE was not called yet."""
+
+    def holds(body: dict) -> bool:
+        called, answered = _claude_calls(body)
+        return tool in answered and before not in called
+
+    return holds
+
+
+@pytest.mark.parametrize("cli", CLAUDE_CODES, ids=lambda c: f"claude-code-{c.version}")
+def test_claude_code_reaches_plan_submit_after_the_person_turns_plan_mode_on(
+    cli, project, tmp_path
+):
+    program = cli.require()
+    submit = "mcp__plans__plan_submit"
+    script = [
+        plan_mode_on(project),
+        turn(
+            call("ToolSearch", {"query": f"select:{submit}", "max_results": 5}),
+            when=after("Bash", "ToolSearch"),
+        ),
+        turn(call(submit, PROPOSAL), when=after("ToolSearch", submit)),
+        turn(text("The proposal is on the card."), when=after(submit, "none")),
+    ]
+    config = tmp_path / "mcp.json"
+    server = {
+        "command": MCP_COMMAND[0],
+        "args": [*MCP_COMMAND[1:], "mcp", "--notebook", str(project)],
+    }
+    config.write_text(json.dumps({"mcpServers": {"plans": server}}))
+    with AnthropicStandin(script) as model:
+        run = subprocess.run(
+            [
+                str(program),
+                "-p",
+                "Plan the monthly totals.",
+                "--mcp-config",
+                str(config),
+                "--allowedTools",
+                f"Bash(ls),{submit}",
+                "--output-format",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            cwd=project.parent,
+            env=claude_env(tmp_path / "home", model),
+            stdin=subprocess.DEVNULL,
+        )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert_proposed(project)
+    # Before plan mode the server offered no plan_submit; after list_changed Claude Code had it.
+    firsts = [r.body for r in model.requests if r.answer == "turn"]
+    assert submit not in json.dumps(firsts[0])
+    assert submit in json.dumps(firsts[1])
+    result = next(out for out in _tool_results(firsts[-1]) if "Proposal submitted" in out)
+    assert "End your turn now and wait" in result
+
+
+def _tool_results(body: dict) -> list[str]:
+    found = []
+    for message in body.get("messages") or []:
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found.append(json.dumps(block.get("content")))
+    return found
+
+
+# Codex: the tools listed once, never again.
+
+
+def _searched(body: dict) -> bool:
+    items = body.get("input") if isinstance(body.get("input"), list) else []
+    return any(isinstance(i, dict) and i.get("type") == "tool_search_output" for i in items)
+
+
+@pytest.mark.parametrize("cli", CODEXES, ids=lambda c: f"codex-{c.version}")
+def test_codex_reaches_plan_submit_though_it_never_lists_the_tools_again(cli, project, tmp_path):
+    program = cli.require()
+    home = tmp_path / "home"
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True)
+    script = [
+        plan_mode_on(project),
+        turn(
+            call("tool_search", {"query": "plan submit proposal", "limit": 4}),
+            when=lambda body: [n for n, _ in outputs(body)] == ["exec_command"],
+        ),
+        turn(call("plan_submit", PROPOSAL, namespace="mcp__plans"), when=_searched),
+        turn(
+            text("The proposal is on the card."),
+            when=lambda body: [n for n, _ in outputs(body)] == ["plan_submit"],
+        ),
+    ]
+    with ResponsesStandin(script) as model:
+        args = json.dumps([*MCP_COMMAND[1:], "mcp", "--notebook", str(project)])
+        (codex_home / "config.toml").write_text(
+            codex_config("never").format(url=model.url)
+            + f"\n[mcp_servers.plans]\ncommand = {json.dumps(MCP_COMMAND[0])}\nargs = {args}\n"
+            # The plan tools change nothing but the plan: docs/mcp.md says to let them run.
+            + 'default_tools_approval_mode = "approve"\n',
+            encoding="utf-8",
+        )
+        run = subprocess.run(
+            [
+                str(program),
+                "exec",
+                "--skip-git-repo-check",
+                "-C",
+                str(project.parent),
+                "Plan the monthly totals.",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            cwd=project.parent,
+            env={**base_env(home), "CODEX_HOME": str(codex_home), "STANDIN_API_KEY": "sk-standin"},
+            stdin=subprocess.DEVNULL,
+        )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "unsupported call" not in run.stderr
+    assert_proposed(project)
+    answered = [out for r in model.requests for name, out in outputs(r.body or {})]
+    assert any("Proposal submitted as revision 1" in out for out in answered), answered
