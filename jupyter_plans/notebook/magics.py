@@ -28,6 +28,13 @@ def MAGIC() -> dict:  # noqa: N802 - read as a constant: who acts through %plan
     return person(None, "magic")
 
 
+# What a session held from before %unload_ext says when it is used again.
+UNLOADED_STORE = (
+    "the plan extension was unloaded; after %load_ext jupyter_plans, call "
+    "jupyter_plans.current_session() again for the notebook's session"
+)
+
+
 @magics_class
 class PlanMagics(Magics):
     """The %plan magic; its settings are read from ipython_config.py as c.PlanMagics.*"""
@@ -281,4 +288,4 @@ class PlanMagics(Magics):
         self.shell.events.unregister("post_run_cell", self.after_cell)
         self.cells.stop()
         self.watcher.stop(UNLOADED)
-        self.store.close()
+        self.store.close(UNLOADED_STORE)

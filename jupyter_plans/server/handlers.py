@@ -200,9 +200,7 @@ class DecisionHandler(PlansHandler):
     def _decide(self, body: DecisionBody) -> Snapshot:
         session, _ = self.session(create=True)
         # Who: the identity Jupyter authenticated for this request, never one the body names.
-        user = self.current_user
-        name = getattr(user, "username", None) if user is not None else None
-        by = {"name": name or None, "via": body.via or "server"}
+        by = {"name": person_name(self.current_user), "via": body.via or "server"}
         verbs = {
             "on": lambda: session.on(by=by),
             "off": lambda: session.off(by=by),
@@ -210,3 +208,24 @@ class DecisionHandler(PlansHandler):
             "revise": lambda: session.revise(body.notes or "", by=by),
         }
         return verbs[body.action]()
+
+
+def person_name(user: Any) -> str | None:
+    """The name a person's act records: the Jupyter identity's `username`, except where Jupyter
+    made the identity up for a shared token (a random 32-hex username beside the name
+    "Anonymous Io"), where its readable `display_name` is the better name."""
+    if user is None:
+        return None
+    username = getattr(user, "username", None) or None
+    display = getattr(user, "display_name", None) or getattr(user, "name", None)
+    if username and display and _made_up(username, display):
+        return display
+    return username
+
+
+def _made_up(username: str, display: str) -> bool:
+    return (
+        len(username) == 32
+        and all(c in "0123456789abcdef" for c in username)
+        and display.startswith("Anonymous ")
+    )

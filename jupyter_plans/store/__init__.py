@@ -80,6 +80,7 @@ class Store(FollowsFile):
         self._held: list[Any] = []
         self._held_lock = threading.Lock()
         self._closed = False
+        self._closed_why: str | None = None  # what the person should do, once closed
         # session id -> (seq of its plan_updated event, the plan): see PlanSession._plan_at.
         self.plan_cache: dict[str, tuple[int, dict]] = {}
         self._listeners: list[ChangeCallback] = []
@@ -168,7 +169,7 @@ class Store(FollowsFile):
         self._let_go(local)  # one of an earlier generation has another file open
         for _attempt in range(FOLLOWS + 1):
             if self._closed:
-                raise PlanStoreError(f"{self} is closed")
+                raise PlanStoreError(self._closed_words())
             generation, identity = self._generation, None
             if not self._file:
                 handle, driver = self._backend.connect()
@@ -234,7 +235,7 @@ class Store(FollowsFile):
     def write(self) -> Tx:
         """A transaction that holds the write lock from its first statement."""
         if self._closed:
-            raise PlanStoreError(f"{self} is closed")
+            raise PlanStoreError(self._closed_words())
         if self._file and self._backend.read_only:
             self._refuse_read_only()
         backend = self._backend
@@ -250,7 +251,7 @@ class Store(FollowsFile):
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""
         if self._closed:
-            raise PlanStoreError(f"{self} is closed")
+            raise PlanStoreError(self._closed_words())
         backend = self._backend
         return Tx(self._statements, backend.begin_read, self, self._reads_file, backend.pipelines)
 
@@ -341,13 +342,17 @@ class Store(FollowsFile):
         """Cheap to read; changes when any process commits to the store."""
         return self._backend.change_token()
 
-    def close(self) -> None:
-        self._closed = True
+    def close(self, why: str | None = None) -> None:
+        """Close the store; WHY, when given, is what a later use is told to do instead."""
+        self._closed, self._closed_why = True, why
         with self._held_lock:
             held, self._held = self._held, []
         for handle, _driver in held:
             handle.close()
         self._backend.dispose()
+
+    def _closed_words(self) -> str:
+        return f"{self} is closed" + (f": {self._closed_why}" if self._closed_why else "")
 
     def __enter__(self) -> Store:
         return self

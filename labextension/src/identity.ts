@@ -1,6 +1,8 @@
 /**
  * Who the page's person is, as the Jupyter server the page came from knows them: the
- * `username` of its `/api/me`, asked once per page. JupyterLab and Notebook 7 pages carry the
+ * `username` of its `/api/me`, asked once per page (where the server made the identity up
+ * for a shared token, a random 32-hex username beside "Anonymous Io", its readable
+ * `display_name`, as the server's routes record it). JupyterLab and Notebook 7 pages carry the
  * server's base URL (and a token, where the page was opened with one) in their
  * `jupyter-config-data`; a page without it (another front end) has no identity to give.
  */
@@ -28,7 +30,23 @@ async function ask(): Promise<string | null> {
     signal: AbortSignal.timeout(ASK_MS),
   });
   if (!reply.ok) return null;
-  const me = (await reply.json()) as { identity?: { username?: unknown } };
-  const name = me.identity?.username;
-  return typeof name === "string" && name !== "" ? name : null;
+  const me = (await reply.json()) as {
+    identity?: { username?: unknown; display_name?: unknown; name?: unknown };
+  };
+  return personName(me.identity ?? {});
+}
+
+/** The name a person's act records, from a Jupyter identity (see the module's comment). */
+export function personName(identity: {
+  username?: unknown;
+  display_name?: unknown;
+  name?: unknown;
+}): string | null {
+  const text = (value: unknown): string | null =>
+    typeof value === "string" && value !== "" ? value : null;
+  const username = text(identity.username);
+  const display = text(identity.display_name) ?? text(identity.name);
+  const madeUp =
+    username !== null && /^[0-9a-f]{32}$/.test(username) && display?.startsWith("Anonymous ");
+  return madeUp ? display : username;
 }

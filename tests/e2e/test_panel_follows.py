@@ -208,6 +208,8 @@ def test_the_session_picker_reads_as_tasks_and_sets_earlier_sessions_apart(page,
     earlier.queue_message("Clean the sales data and drop the test stores", source="person")
     earlier.on()
     assert not earlier.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error  # left waiting
+    again = store.session("again")  # the same task, begun moments later
+    again.queue_message("Clean the sales data and drop the test stores", source="person")
     current = store.session("forecast")
     current.queue_message("Forecast weekly revenue by region for the next quarter", "person")
     current.on()
@@ -221,14 +223,17 @@ def test_the_session_picker_reads_as_tasks_and_sets_earlier_sessions_apart(page,
         """picker => [...picker.querySelectorAll('optgroup')].map(group =>
               [group.label, [...group.querySelectorAll('option')].map(o => o.textContent)])"""
     )
-    when = r"today \d{1,2}:\d\d(\s?[AP]M)?"
+    when = r"today \d{1,2}:\d\d(:\d\d)?(\s?[AP]M)?"
     assert [label for label, _ in groups] == ["Current session", "Earlier sessions"]
-    (now,), (before,) = groups[0][1], groups[1][1]
+    (now,), (repeated, before) = groups[0][1], groups[1][1]
     forecast = "Forecast weekly revenue by region for the next…"
-    assert re.fullmatch(rf"{forecast} · {when} · plan mode", now)
-    assert re.fullmatch(
-        rf"Clean the sales data and drop the test stores · {when} · a proposal left waiting", before
-    )
+    # When it started comes first: a narrow panel cuts the task, not what tells them apart.
+    assert re.fullmatch(rf"{when} · {forecast} · plan mode", now)
+    task = "Clean the sales data and drop the test stores"
+    assert re.fullmatch(rf"{when} · {task}( \(default\))? · a proposal left waiting", before)
+    assert re.fullmatch(rf"{when} · {task}( \(again\))?", repeated)
+    # The same task begun in the same minute reads apart: by the second, else by the id.
+    assert repeated.split(" · ")[0] != before.split(" · ")[0] or repeated.endswith("(again)")
     assert shown_session(panel) == "forecast"
     waiting_tabs = "() => document.querySelectorAll('.lm-TabBar-tab.jp-plans-tab-waiting').length"
     assert page.evaluate(waiting_tabs) == 0  # the current session asks nothing

@@ -116,8 +116,17 @@ def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
     page.keyboard.press("Escape")
     assert session.snapshot().pending_proposal_hash == proposed  # nothing was sent
 
+    # Approve by keyboard, reached with Shift+Tab from the button beside it: its focus ring is
+    # the card's, 2 px outside the button (JupyterLab's inset ring in the focus colour vanished
+    # on Approve's own colour).
+    toggle.focus()
+    page.keyboard.press("Shift+Tab")
+    ring = approve.evaluate(
+        "e => { const s = getComputedStyle(e); return [e === document.activeElement,"
+        " e.matches(':focus-visible'), s.outlineStyle, s.outlineWidth, s.outlineOffset]; }"
+    )
+    assert ring == [True, True, "solid", "2px", "2px"], ring
     # Approve by keyboard: focus stays in the card, and the live region says what happened.
-    approve.focus()
     page.keyboard.press("Enter")
     card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
     page.wait_for_timeout(300)  # the card's next drawing, after the kernel's answer

@@ -206,8 +206,16 @@ def test_unload_removes_the_magic_the_hook_and_the_watcher(ip):
     assert list(magics.watcher._cards) == [] and magics.store._listeners == []
     with pytest.raises(jupyter_plans.PlanStoreError, match="load the extension first"):
         jupyter_plans.current_session()
-    del card, session
+    del card
     ip.run_line_magic("load_ext", "jupyter_plans")  # and it loads again
+    # A session held from before says what to do, not only that its store is closed.
+    with pytest.raises(jupyter_plans.PlanStoreError) as held:
+        session.snapshot()
+    assert str(held.value).endswith(
+        "is closed: the plan extension was unloaded; after %load_ext jupyter_plans, call "
+        "jupyter_plans.current_session() again for the notebook's session"
+    )
+    assert jupyter_plans.current_session().snapshot().session_id == "default"
 
 
 def test_the_card_shows_after_the_loading_cell_and_when_a_proposal_comes(ip, capsys):

@@ -414,6 +414,10 @@ def test_a_decision_through_the_server_says_which_jupyter_user_made_it_and_where
         me = json.loads(response.read())
         cookie = "; ".join(c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or [])
     assert me["identity"]["username"] and cookie
+    # A shared token's identity is made up by Jupyter: a random 32-hex username beside a
+    # readable display name ("Anonymous Io"), which is the name recorded and shown.
+    person = me["identity"]["display_name"]
+    assert person.startswith("Anonymous ") and person != me["identity"]["username"]
     same = {"Cookie": cookie}
     digest = session.snapshot().pending_proposal_hash
     body = {"action": "approve", "hash": digest, "via": "panel"}
@@ -421,9 +425,9 @@ def test_a_decision_through_the_server_says_which_jupyter_user_made_it_and_where
     assert request(server, "POST", route, body, headers=same)[0] == 200
     assert request(server, "POST", route, {"action": "on"}, headers=same)[0] == 200
     (approved,) = [e for e in session.events() if e.kind == "decision"]
-    assert approved.data["by"] == {"name": me["identity"]["username"], "via": "panel"}
+    assert approved.data["by"] == {"name": person, "via": "panel"}
     last = [e for e in session.events() if e.kind == "mode_changed"][-1]
-    assert last.data["by"] == {"name": me["identity"]["username"], "via": "server"}
+    assert last.data["by"] == {"name": person, "via": "server"}
     # The body names where, never who.
     forged = {"action": "off", "by": {"name": "mallory", "via": "panel"}}
     status, body = request(server, "POST", f"/api/plans/decision?path={name}", forged)

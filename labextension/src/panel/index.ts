@@ -199,6 +199,7 @@ export class PlanPanel extends Widget {
     // left waiting in one of them does not read as asking now.
     const current = sessions.filter((s) => s.session_id === list?.current);
     const earlier = sessions.filter((s) => s.session_id !== list?.current).reverse();
+    const labels = sessionLabels(sessions);
     const option = (summary: SessionSummary, isCurrent: boolean) => {
       const state = summary.pending_proposal_hash
         ? isCurrent
@@ -207,10 +208,11 @@ export class PlanPanel extends Widget {
         : summary.mode === "plan"
           ? "plan mode"
           : null;
-      const text = [sessionLabel(summary), state].filter(Boolean).join(" · ");
+      const text = [labels.get(summary.session_id), state].filter(Boolean).join(" · ");
       const node = h("option", null, text);
       node.value = summary.session_id;
-      node.title = `session ${summary.session_id}${summary.created_at ? `, started ${new Date(summary.created_at).toLocaleString()}` : ""}`;
+      // The whole label on hover, where a narrow panel cuts it.
+      node.title = `${text} (session ${summary.session_id}${summary.created_at ? `, started ${new Date(summary.created_at).toLocaleString()}` : ""})`;
       return node;
     };
     const groups: HTMLElement[] = [];
@@ -264,16 +266,47 @@ export class PlanPanel extends Widget {
   }
 }
 
-/** A session as people think of it: its task (else its id), and when it started. */
-export function sessionLabel(summary: SessionSummary, now: Date = new Date()): string {
-  const name = summary.task ?? `session ${summary.session_id}`;
-  if (!summary.created_at) return name;
+/**
+ * Each session as people think of it: when it started, then its task (else its id). The time
+ * comes first, so a narrow panel cuts the task, not what tells two tasks apart; sessions whose
+ * labels would read alike (the same task begun in the same minute) show the second they
+ * began, and where even that is the same, their ids.
+ */
+export function sessionLabels(
+  summaries: readonly SessionSummary[],
+  now: Date = new Date(),
+): Map<string, string> {
+  const label = (summary: SessionSummary, seconds: boolean) => {
+    const name = summary.task ?? `session ${summary.session_id}`;
+    const when = startedWords(summary, now, seconds);
+    return when ? `${when} · ${name}` : name;
+  };
+  const alike = (labels: Map<string, string>) => {
+    const counts = new Map<string, number>();
+    for (const text of labels.values()) counts.set(text, (counts.get(text) ?? 0) + 1);
+    return (id: string) => (counts.get(labels.get(id) ?? "") ?? 0) > 1;
+  };
+  const labels = new Map(summaries.map((s) => [s.session_id, label(s, false)]));
+  const minuteAlike = alike(labels);
+  for (const s of summaries) if (minuteAlike(s.session_id)) labels.set(s.session_id, label(s, true));
+  const secondAlike = alike(labels);
+  for (const s of summaries) {
+    if (secondAlike(s.session_id)) labels.set(s.session_id, `${labels.get(s.session_id)} (${s.session_id})`);
+  }
+  return labels;
+}
+
+function startedWords(summary: SessionSummary, now: Date, seconds: boolean): string | null {
+  if (!summary.created_at) return null;
   const started = new Date(summary.created_at);
-  if (Number.isNaN(started.getTime())) return name;
-  const time = started.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-  const sameDay = started.toDateString() === now.toDateString();
-  const day = started.toLocaleDateString(undefined, { day: "numeric", month: "short" });
-  return `${name} · ${sameDay ? `today ${time}` : `${day}, ${time}`}`;
+  if (Number.isNaN(started.getTime())) return null;
+  const time = started.toLocaleTimeString(undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+    ...(seconds ? { second: "2-digit" } : {}),
+  });
+  if (started.toDateString() === now.toDateString()) return `today ${time}`;
+  return `${started.toLocaleDateString(undefined, { day: "numeric", month: "short" })}, ${time}`;
 }
 
 function group(label: string, options: HTMLElement[]): HTMLElement {
