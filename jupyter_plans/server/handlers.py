@@ -95,16 +95,13 @@ class SessionsHandler(PlansHandler):
         if session is None:
             return {"current": "default", "sessions": []}
         store = session.store
+        data = {"current": store.current_session_id(), "sessions": store.sessions()}
         with store.read() as tx:
             try:  # the guards' heartbeats move no cursor: the panel reads the card again for them
                 guards = [{"agent": r["agent"], "at": r["at"]} for r in seen_rows(tx)]
             except store.driver_error:
                 guards = []
-        return {
-            "current": store.current_session_id(),
-            "sessions": store.sessions(),
-            "guards": guards,
-        }
+        return data | {"guards": guards} if guards else data
 
 
 class SnapshotHandler(PlansHandler):

@@ -61,6 +61,9 @@ def test_the_card_and_the_panel_say_which_guards_were_heard_from_and_when(page, 
     assert f"jupyter-plans hook doctor claude-code --notebook {notebook}" in said
     assert silent.get_attribute("role") == "note"
     assert card.locator(".jp-plans-guard-silent-text *").count() == 2  # its strong and code
+    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-plans:open-panel')")
+    panel = page.locator(".jp-plans-panel")
+    panel.locator(".jp-plans-guard-silent").wait_for(timeout=30_000)
 
     hook = subprocess.run(
         [*COMMAND, "hook", "PreToolUse", "--notebook", str(notebook)],
@@ -82,8 +85,7 @@ def test_the_card_and_the_panel_say_which_guards_were_heard_from_and_when(page, 
         arg=[first],
         timeout=15_000,
     )
-
-    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-plans:open-panel')")
-    panel = page.locator(".jp-plans-panel .jp-plans-guard-seen")
-    panel.wait_for(timeout=30_000)
-    assert AGE.search(panel.inner_text())
+    # The panel heard of it from its sessions stream (a heartbeat moves no cursor).
+    panel.locator(".jp-plans-guard-seen").wait_for(timeout=30_000)
+    panel.locator(".jp-plans-guard-silent").wait_for(state="detached", timeout=30_000)
+    assert AGE.search(panel.locator(".jp-plans-guard-seen").inner_text())
