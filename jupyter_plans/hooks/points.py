@@ -21,6 +21,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from .seen import beat
+
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "Stop")
 MAX_INPUT_BYTES = 1 << 20  # 1 MiB
 DEFAULT_GUARD = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch")
@@ -66,8 +68,6 @@ def _read(args: argparse.Namespace, read: Any) -> tuple[Any, str | None]:
         with open_read_only(db) as store:
             label = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
             found = read(store, label)
-            from .seen import beat
-
             beat(store, args.event, getattr(args, "payload", None))
             return found, None
     except Exception as exc:  # whatever is wrong with the store, the host gets an answer

@@ -113,6 +113,7 @@ class ReadOnlyStore:
         # The reading connection cannot write: a short-lived one that does, and does not wait.
         writer = sqlite3.connect(self.where, timeout=WRITE_WAIT_SECONDS, isolation_level=None)
         try:
+            writer.execute("PRAGMA synchronous = NORMAL")  # a heartbeat need not wait for fsync
             writer.execute("BEGIN IMMEDIATE")
             written = self._run(writer.cursor(), "GUARD_SEEN_UPSERT", params).rowcount > 0
             writer.execute("COMMIT")
