@@ -208,3 +208,35 @@ def test_a_codex_hook_is_told_to_trust_again(tmp_path):
         env=env(),
     )
     assert_denied(answer, "jupyter-plans hook install codex --notebook", "--trust")
+
+
+def test_the_install_records_itself_in_the_plan_on_both_engines(db, tmp_path):
+    """`hook install --write` records itself, so the card can say in plan mode that a guard
+    installed for this plan has not been heard from; the agent's first heartbeat ends that."""
+    from jupyter_plans.session.card import guard_data
+
+    proc = subprocess.run(
+        [*COMMAND, "hook", "install", "claude-code", "--db", db, "--session", "s", "--write"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env(HOME=str(tmp_path / "home")),
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    with PlanStore(db) as store:
+        session = store.session("s")
+        session.on()
+        data = guard_data(session, session.snapshot_data(), None)
+        assert [s["agent"] for s in data["silent"]] == ["Claude Code"]
+        assert data["silent"][0]["doctor"].startswith("jupyter-plans hook doctor claude-code --db")
+    hook(
+        "UserPromptSubmit",
+        recorded("claude-code", "UserPromptSubmit"),
+        *at(db),
+        env=env(**CLAUDE_ENV),
+    )
+    with PlanStore(db) as store:
+        session = store.session("s")
+        data = guard_data(session, session.snapshot_data(), None)
+        assert data["silent"] == [] and data["seen"][0]["point"] == "UserPromptSubmit"
