@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_plans import PlanStore
+from jupyter_plans.store import follow
+
 AGENTS_DIR = Path(
     os.environ.get("JUPYTER_PLANS_AGENTS") or Path.home() / ".cache" / "jupyter-plans" / "agents"
 )
@@ -86,3 +89,15 @@ CLAUDE_CLIS = [
         "2.1.332",
     ),
 ]
+
+
+def notebook_in_plan_mode(folder: Path, name: str = "analysis.ipynb") -> Path:
+    """A notebook in `folder` whose kernel opened its plan (so the plan file names it), in plan
+    mode."""
+    folder.mkdir(parents=True, exist_ok=True)
+    notebook = folder / name
+    notebook.write_text("{}")
+    plan = notebook.with_name(notebook.stem + ".plans.sqlite")
+    with follow.open_for(notebook, str(plan), PlanStore, "test") as store:
+        store.session("default").on()
+    return notebook

@@ -22,12 +22,11 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.session.card import guard_data
-from jupyter_plans.store import follow
 from tests.agents.acp.real import claude_env
 from tests.standins.anthropic import AnthropicStandin, after_tool, answered_tools, tool_results
 from tests.standins.script import call, text, turn
 
-from .real_clis import CLAUDE_CLIS, Cli
+from .real_clis import CLAUDE_CLIS, Cli, notebook_in_plan_mode
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
@@ -42,14 +41,8 @@ def claude(request) -> tuple[Cli, list[str]]:
 @pytest.fixture
 def world(tmp_path):
     """A project folder with a notebook in plan mode (its plan file names it), and a home."""
-    project = tmp_path / "project"
-    project.mkdir()
-    notebook = project / "analysis.ipynb"
-    notebook.write_text("{}")
-    plan = notebook.with_name("analysis.plans.sqlite")
-    with follow.open_for(notebook, str(plan), PlanStore, "test") as store:
-        store.session("default").on()
-    return project, notebook, tmp_path / "home"
+    notebook = notebook_in_plan_mode(tmp_path / "project")
+    return notebook.parent, notebook, tmp_path / "home"
 
 
 def ours(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:

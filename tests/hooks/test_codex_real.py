@@ -30,11 +30,10 @@ from jupyter_plans import PlanStore
 from jupyter_plans.agents.codex_trust import guard_warning, hooks_of
 from jupyter_plans.hooks.codex import record_trust
 from jupyter_plans.session.card import guard_data
-from jupyter_plans.store import follow
 from tests.agents.acp.real import base_env, codex_config
 from tests.standins.responses import ResponsesStandin, after_tool, call, outputs, text, turn
 
-from .real_clis import CODEX_CLIS, Cli
+from .real_clis import CODEX_CLIS, Cli, notebook_in_plan_mode
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
@@ -51,13 +50,8 @@ def codex(request) -> tuple[Cli, list[str]]:
 def world(tmp_path):
     """A project folder with a notebook in plan mode (its plan file names it), and Codex's own
     home for this test."""
-    project = tmp_path / "project"
-    project.mkdir()
-    notebook = project / "analysis.ipynb"
-    notebook.write_text("{}")
-    plan = notebook.with_name("analysis.plans.sqlite")
-    with follow.open_for(notebook, str(plan), PlanStore, "test") as store:
-        store.session("default").on()
+    notebook = notebook_in_plan_mode(tmp_path / "project")
+    project = notebook.parent
     home = tmp_path / "home"
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True)

@@ -16,6 +16,7 @@ from jupyter_plans import PlanStore
 from jupyter_plans.store.guards import HEARTBEAT_MS
 from tests.engines import dump_tables
 
+from .real_clis import notebook_in_plan_mode
 from .test_hooks import COMMAND, assert_denied, assert_warning_only, at, hook, recorded
 
 CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/home/me/project", "AI_AGENT": "claude-code_2-1-332_cli"}
@@ -105,20 +106,6 @@ def test_a_writer_holding_the_lock_costs_the_heartbeat_not_the_answer(tmp_path):
 # A notebook that is gone.
 
 
-def notebook_in_plan_mode(folder: Path, name: str = "a.ipynb") -> Path:
-    """A notebook whose kernel opened its plan (so the plan file names it), in plan mode."""
-    from jupyter_plans.store import follow
-
-    notebook = folder / name
-    notebook.write_text("{}")
-    store = follow.open_for(
-        notebook, str(notebook.with_suffix("").with_suffix(".plans.sqlite")), PlanStore, "test"
-    )
-    with store:
-        store.session("default").on()
-    return notebook
-
-
 def write_hook(
     notebook: Path, tool: str = "Write", hook_env: dict | None = None, event="PreToolUse"
 ):
@@ -134,7 +121,7 @@ def write_hook(
 
 @pytest.mark.parametrize("mode", ["on", "off"])
 def test_a_deleted_notebook_refuses_writes_edits_and_commands_in_any_mode(tmp_path, mode):
-    notebook = notebook_in_plan_mode(tmp_path)
+    notebook = notebook_in_plan_mode(tmp_path, "a.ipynb")
     if mode == "off":
         with PlanStore(notebook.with_name("a.plans.sqlite")) as store:
             store.session("default").off()
@@ -152,7 +139,7 @@ def test_a_deleted_notebook_refuses_writes_edits_and_commands_in_any_mode(tmp_pa
 
 
 def test_a_notebook_renamed_by_hand_is_gone_though_its_plan_file_stays(tmp_path):
-    notebook = notebook_in_plan_mode(tmp_path)
+    notebook = notebook_in_plan_mode(tmp_path, "a.ipynb")
     with PlanStore(notebook.with_name("a.plans.sqlite")) as store:
         store.session("default").off()  # the old plan even says default mode
     notebook.rename(tmp_path / "b.ipynb")
@@ -166,7 +153,7 @@ def test_a_notebook_renamed_by_hand_is_gone_though_its_plan_file_stays(tmp_path)
 
 
 def test_a_hook_follows_the_plan_file_moved_from_its_notebook_and_says_so_once(tmp_path):
-    notebook = notebook_in_plan_mode(tmp_path)
+    notebook = notebook_in_plan_mode(tmp_path, "a.ipynb")
     moved = subprocess.run(
         [*COMMAND, "move", "a.ipynb", "b.ipynb"], cwd=tmp_path, capture_output=True, text=True
     )
@@ -197,7 +184,7 @@ def test_a_hook_follows_the_plan_file_moved_from_its_notebook_and_says_so_once(t
 
 
 def test_a_codex_hook_is_told_to_trust_again(tmp_path):
-    notebook = notebook_in_plan_mode(tmp_path)
+    notebook = notebook_in_plan_mode(tmp_path, "a.ipynb")
     notebook.unlink()
     notebook.with_name("a.plans.sqlite").unlink()
     _, answer, _ = hook(
