@@ -36,9 +36,10 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing and this is not root: browser tests will skip"; fi; }
 
-# The ACP agents the real-agent tests run, pinned, in JUPYTER_PLANS_AGENTS (default
-# ~/.cache/jupyter-plans/agents);
-# a folder already holding its pinned version is kept (CI caches that folder).
+# The ACP agents the real-agent tests run, and the Claude Code and Codex CLIs the real-CLI hook
+# tests run (those people install directly), pinned, in JUPYTER_PLANS_AGENTS (default
+# ~/.cache/jupyter-plans/agents); a folder already holding its pinned version is kept (CI caches
+# that folder).
 agents:
 	scripts/install-agents.sh
 

@@ -115,7 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     # Parsed by jupyter_plans.hooks.command: listed here for --help only (see main).
     commands.add_parser(
         "hook",
-        help="answer a coding agent's hook (Claude Code, Codex CLI) from the plan",
+        help="answer a coding agent's hook (Claude Code, Codex CLI) from the plan; "
+        "`hook install HOST` registers them, `hook doctor` says whether they will run",
         add_help=False,
     ).add_argument("hook_args", nargs=argparse.REMAINDER)
 

@@ -151,33 +151,94 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _guard_warning(files, stamps, notebook, plan_file, session_id, home) -> str | None:
-    registered: list[tuple[Path, Hook]] = []
-    for path, stamp in zip(files, stamps, strict=False):
-        if stamp is None:
-            continue
+    present = [path for path, stamp in zip(files, stamps, strict=False) if stamp is not None]
+    checked = check(registered_guards(present, notebook, plan_file, session_id), home)
+    if checked is None or checked.runs:
+        return None
+    path, target = checked.hooks_file, _target_words(checked.hook.command)
+    if checked.hook_reason is not None:
+        return (
+            f"Plan mode is not enforced in Codex: it runs the hooks registered in {path} only "
+            f"once you trust them, and this plan's guard hook is {checked.hook_reason}. To trust "
+            f"them, run `jupyter-plans hook install codex {target} --trust` in "
+            f'{path.parent.parent}, or start `codex` there and choose "Trust all and continue".'
+        )
+    return (
+        f"Plan mode is not enforced in Codex 0.167 and later: it loads the hooks registered in "
+        f"{path} only in a project you trust, and {path.parent.parent} is "
+        f"{checked.project_reason} in {home / 'config.toml'}. To trust it, run "
+        f"`jupyter-plans hook install codex {target} --trust` in {path.parent.parent}."
+    )
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What Codex does with the best-placed guard hook of a plan: why it would not run it
+    (its own trust, then the trust of its project), None for each that holds."""
+
+    hooks_file: Path
+    hook: Hook
+    hook_reason: str | None
+    project_reason: str | None
+
+    @property
+    def runs(self) -> bool:
+        return self.hook_reason is None and self.project_reason is None
+
+
+def registered_guards(files, notebook, plan_file, session_id) -> list[tuple[Path, Hook]]:
+    """This plan's PreToolUse hooks in the given hooks files (`session_id` None: any)."""
+    found = []
+    for path in files:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError):
             continue
-        for hook in hooks_of(path, data):
+        for hook in hooks_of(Path(path), data):
             if hook.event == "PreToolUse" and _targets(
                 hook.command, notebook, plan_file, session_id
             ):
-                registered.append((path, hook))
+                found.append((Path(path), hook))
+    return found
+
+
+def check(registered: list[tuple[Path, Hook]], home: Path) -> Checked | None:
+    """Whether Codex runs one of `registered`, read from its config.toml; None when none is."""
     if not registered:
         return None
-    states = hook_states(read_config(home / "config.toml"))
-    reasons = [why_not_run(hook, states) for _, hook in registered]
-    if None in reasons:
+    config = read_config(home / "config.toml")
+    states = hook_states(config)
+    checked = [
+        Checked(path, hook, why_not_run(hook, states), project_trust(config, path.parent.parent))
+        for path, hook in registered
+    ]
+    return min(checked, key=lambda c: (c.hook_reason is not None, c.project_reason is not None))
+
+
+def project_folders(folder: Path) -> list[Path]:
+    """The folders whose trust lets Codex 0.167 and later load `folder`/.codex/ when it starts
+    there: the folder itself and, in a Git repository, the repository's root (as Codex 0.171
+    was seen to do; outside Git a folder above does not count)."""
+    folder = Path(os.path.realpath(folder))
+    for parent in (folder, *folder.parents):
+        if (parent / ".git").exists():
+            return [folder] if parent == folder else [folder, parent]
+    return [folder]
+
+
+def project_trust(config: Any, folder: Path) -> str | None:
+    """Why Codex 0.167 and later do not load `folder`/.codex/ ("not trusted", "marked
+    untrusted"): `[projects."<folder>"] trust_level = "trusted"` in config.toml; None when so."""
+    projects = config.get("projects") if isinstance(config, dict) else None
+    levels = {
+        os.path.realpath(key): value.get("trust_level")
+        for key, value in (projects.items() if isinstance(projects, dict) else ())
+        if isinstance(value, dict)
+    }
+    found = [levels.get(str(f)) for f in project_folders(folder)]
+    if "trusted" in found:
         return None
-    path, hook = registered[0]
-    target = _target_words(hook.command)
-    return (
-        f"Plan mode is not enforced in Codex: it runs the hooks registered in {path} only once "
-        f"you trust them, and this plan's guard hook is {reasons[0]}. To trust them, run "
-        f"`jupyter-plans hook install codex {target} --trust` in {path.parent.parent}, or start "
-        '`codex` there and choose "Trust all and continue".'
-    )
+    return "marked untrusted" if "untrusted" in found else "not trusted"
 
 
 def _options(command: str) -> dict[str, str] | None:
@@ -192,9 +253,11 @@ def _options(command: str) -> dict[str, str] | None:
     return {words[i]: words[i + 1] for i in range(len(words) - 1) if words[i].startswith("--")}
 
 
-def _targets(command: str, notebook: Path | None, plan_file: Path | None, session_id: str) -> bool:
+def _targets(command: str, notebook: Path | None, plan_file: Path | None, session_id) -> bool:
     options = _options(command)
-    if options is None or options.get("--session", session_id) != session_id:
+    if options is None:
+        return False
+    if session_id is not None and options.get("--session", session_id) != session_id:
         return False
     for option, path in (("--notebook", notebook), ("--db", plan_file)):
         if path is not None and option in options and _same(options[option], path):
@@ -204,6 +267,11 @@ def _targets(command: str, notebook: Path | None, plan_file: Path | None, sessio
 
 def _same(named: str, path: Path) -> bool:
     return os.path.realpath(os.path.expanduser(named)) == os.path.realpath(path)
+
+
+def targets(command: str, notebook: Path | None, plan_file: Path | None, session_id=None) -> bool:
+    """Whether a hook command is this plan's PreToolUse guard (of any session, by default)."""
+    return _targets(command, notebook, plan_file, session_id)
 
 
 def _target_words(command: str) -> str:

@@ -1,6 +1,8 @@
 """`hook install codex`: what the install says about Codex's trust in the hooks it registered,
 and `--trust`, which records that trust in Codex's config.toml as Codex's own review does
-(`[hooks.state."<key>"] trusted_hash = "sha256:..."`, agents/codex_trust.py).
+(`[hooks.state."<key>"] trusted_hash = "sha256:..."`, agents/codex_trust.py), with the trust of
+the project that Codex 0.167 and later need before they load its `.codex/`
+(`[projects."<folder>"] trust_level = "trusted"`).
 
 The config file is edited as text, so the person's comments and order stay: a table of ours
 gets its `trusted_hash` line replaced or added, a missing one is appended, and the result must
@@ -11,18 +13,24 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from pathlib import Path
 
 import tomllib
 
-from ..agents.codex_trust import Hook, codex_home, hook_states, hooks_of, why_not_run
+from ..agents.codex_trust import (
+    Hook,
+    codex_home,
+    hook_states,
+    hooks_of,
+    project_trust,
+    why_not_run,
+)
 from .files import replace_file
 
-_HEADER = re.compile(
-    r"""^\s*\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')\s*\]\s*(?:\#.*)?$"""
-)
-_TRUSTED_LINE = re.compile(r"^\s*trusted_hash\s*=")
+_HEADER = r"""^\s*\[\s*{table}\s*\.\s*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')\s*\]\s*(?:\#.*)?$"""
+HOOKS_STATE = ("hooks", "state")
 
 
 def registered(hooks_file: Path, commands: set[str]) -> list[Hook]:
@@ -36,30 +44,40 @@ def config_file() -> Path:
 
 
 def note(hooks: list[Hook], folder: Path, config: Path) -> str:
-    """What the install says of Codex's trust in `hooks`, without --trust."""
+    """What the install says of Codex's trust in `hooks` and their project, without --trust."""
     try:
-        states = hook_states(_read(config) if config.is_file() else {})
+        current = _read(config) if config.is_file() else {}
     except ValueError:
-        states = {}
-    reasons = [why_not_run(hook, states) for hook in hooks]
-    if all(reason is None for reason in reasons):
-        return f"Codex already trusts these hooks (recorded in {config})"
+        current = {}
+    reasons = [why_not_run(hook, hook_states(current)) for hook in hooks]
+    if all(reason is None for reason in reasons) and project_trust(current, folder) is None:
+        return f"Codex already trusts these hooks and this project (recorded in {config})"
     return (
-        "Codex runs a project's hooks only once you trust them, and `codex exec` cannot ask: "
-        "until then it skips them without a word, and plan mode does not hold in Codex. Trust "
-        "them once: run this command again with --trust (it records their trust in "
-        f"{config}, as Codex's own review does), or start `codex` in {folder} and choose "
-        '"Trust all and continue" when it says the hooks need review'
+        "Codex runs a project's hooks only once you trust them (and, from 0.167, only in a "
+        "project you trust), and `codex exec` cannot ask: until then it skips them without a "
+        "word, and plan mode does not hold in Codex. Trust them once: run this command again "
+        f"with --trust (it records their trust and the project's in {config}, as Codex's own "
+        f'review does), or start `codex` in {folder} and choose "Trust all and continue" when '
+        "it says the hooks need review"
     )
 
 
-def trust(hooks: list[Hook], config: Path) -> str:
-    """Record Codex's trust in `hooks`; what the install says. ValueError when refused."""
+def trust(hooks: list[Hook], config: Path, folder: Path) -> str:
+    """Record what Codex needs to run `hooks`: their trust, and (for 0.167 and later) the trust
+    of the project in `folder`; what the install says. ValueError when refused."""
+    root = os.path.realpath(folder)
+    if config.is_file() and project_trust(_read(config), Path(root)) == "marked untrusted":
+        raise ValueError(
+            f"{config} marks the project {root} untrusted (trust_level); it was left as it is: "
+            'set trust_level = "trusted" there yourself if you trust it'
+        )
     changed = record_trust(config, {hook.key: hook.digest for hook in hooks})
+    changed += record_trust(config, {root: "trusted"}, ("projects",), "trust_level")
     said = (
-        f"Codex trusts these hooks now: their trust is recorded in {config}"
+        f"Codex trusts these hooks now: their trust is recorded in {config}, with the trust of "
+        f"the project {root}, which Codex 0.167 and later need before they load its .codex/"
         if changed
-        else f"Codex already trusts these hooks (recorded in {config})"
+        else f"Codex already trusts these hooks and this project (recorded in {config})"
     )
     states = hook_states(_read(config))
     off = sum(why_not_run(hook, states) == "turned off" for hook in hooks)
@@ -71,8 +89,11 @@ def trust(hooks: list[Hook], config: Path) -> str:
     return said
 
 
-def record_trust(config: Path, entries: dict[str, str]) -> int:
-    """Set `trusted_hash` of each key in `entries` in the config file; how many changed.
+def record_trust(
+    config: Path, entries: dict[str, str], table=HOOKS_STATE, field: str = "trusted_hash"
+) -> int:
+    """Set `field` of each key's table under `table` (`[hooks.state."<key>"] trusted_hash`, or
+    `[projects."<folder>"] trust_level`) in the config file; how many changed.
     ValueError, with the file left as it is, when it cannot be done safely."""
     if config.is_symlink():
         raise ValueError(
@@ -81,11 +102,9 @@ def record_trust(config: Path, entries: dict[str, str]) -> int:
         )
     text = config.read_text(encoding="utf-8") if config.exists() else ""
     current = _read(config) if text else {}
-    states = hook_states(current)
+    states = _tables(current, table)
     todo = {
-        key: digest
-        for key, digest in entries.items()
-        if states.get(key, {}).get("trusted_hash") != digest
+        key: digest for key, digest in entries.items() if states.get(key, {}).get(field) != digest
     }
     if not todo:
         return 0
@@ -93,33 +112,36 @@ def record_trust(config: Path, entries: dict[str, str]) -> int:
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     for key, digest in todo.items():
-        line = f'trusted_hash = "{digest}"\n'
-        header = _header_index(lines, key)
+        line = f'{field} = "{digest}"\n'
+        header = _header_index(lines, key, table)
         if header is None:
-            lines += ["\n"] * bool(lines) + [f"[hooks.state.{_quoted(key)}]\n", line]
+            lines += ["\n"] * bool(lines) + [f"[{'.'.join(table)}.{_quoted(key)}]\n", line]
             continue
         end = next(
             (i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")),
             len(lines),
         )
-        found = next((i for i in range(header + 1, end) if _TRUSTED_LINE.match(lines[i])), None)
+        setting = re.compile(rf"^\s*{field}\s*=")
+        found = next((i for i in range(header + 1, end) if setting.match(lines[i])), None)
         if found is None:
             lines.insert(header + 1, line)
         else:
             lines[found] = line
     edited = "".join(lines)
     expected = copy.deepcopy(current)
-    state = expected.setdefault("hooks", {}).setdefault("state", {})
+    state = expected
+    for name in table:
+        state = state.setdefault(name, {})
     for key, digest in todo.items():
-        state.setdefault(key, {})["trusted_hash"] = digest
+        state.setdefault(key, {})[field] = digest
     try:
         readable = tomllib.loads(edited) == expected
     except tomllib.TOMLDecodeError:
         readable = False
     if not readable:
         raise ValueError(
-            f"{config} sets hooks.state in a form this command does not edit; it was left as "
-            "it is (trust the hooks in Codex's own review instead)"
+            f"{config} sets {'.'.join(table)} in a form this command does not edit; it was left "
+            "as it is (trust the hooks in Codex's own review instead)"
         )
     replace_file(config, edited)
     return len(todo)
@@ -132,9 +154,18 @@ def _read(config: Path) -> dict:
         raise ValueError(f"{config} is not valid TOML ({exc}); it was left as it is") from None
 
 
-def _header_index(lines: list[str], key: str) -> int | None:
+def _tables(config: dict, table: tuple[str, ...]) -> dict[str, dict]:
+    if table == HOOKS_STATE:
+        return hook_states(config)
+    for name in table:
+        config = config.get(name) if isinstance(config, dict) else None
+    return {k: v for k, v in (config or {}).items() if isinstance(v, dict)}
+
+
+def _header_index(lines: list[str], key: str, table: tuple[str, ...]) -> int | None:
+    pattern = re.compile(_HEADER.replace("{table}", r"\s*\.\s*".join(table)))
     for index, line in enumerate(lines):
-        match = _HEADER.match(line)
+        match = pattern.match(line)
         if match and tomllib.loads(f"key = {match.group(1)}")["key"] == key:
             return index
     return None

@@ -1,5 +1,6 @@
-"""`jupyter-plans hook EVENT` and `jupyter-plans hook install HOST`: the command line of the
-hooks. What each hook point answers is in points.py; the host's settings, in install.py."""
+"""`jupyter-plans hook EVENT`, `jupyter-plans hook install HOST` and `jupyter-plans hook doctor`:
+the command line of the hooks. What each hook point answers is in points.py; the host's
+settings, in install.py; whether each agent will run them, in doctor.py."""
 
 from __future__ import annotations
 
@@ -63,7 +64,8 @@ def _event_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="jupyter-plans hook",
         description="Answer a coding agent's hook (Claude Code, Codex CLI) from the plan; the "
-        "host's hook JSON comes on stdin. `jupyter-plans hook install HOST` prints the settings.",
+        "host's hook JSON comes on stdin. `jupyter-plans hook install HOST` prints the settings; "
+        "`jupyter-plans hook doctor [HOST]` says whether each agent will run them.",
     )
     parser.add_argument("event", choices=EVENTS, metavar="EVENT", help=", ".join(EVENTS))
     _where(parser)
@@ -87,6 +89,10 @@ def main(argv: list[str]) -> int:
         from .install import install
 
         return install(argv[1:], _Parser, _where)
+    if argv[:1] == ["doctor"]:
+        from .doctor import doctor
+
+        return doctor(argv[1:], _Parser, _where)
     args = _event_parser().parse_args(argv)  # without --session: the file's current session
     payload, problem = read_input(getattr(sys.stdin, "buffer", None))
     reply = answer(args, payload, problem)

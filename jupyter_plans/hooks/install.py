@@ -39,7 +39,9 @@ def install(argv: list[str], parser_class, add_where) -> int:
         "--trust",
         action="store_true",
         help="codex only, implies --write: record in Codex's config.toml that you trust these "
-        "hooks, as Codex's own review does (Codex runs a project's hooks only once trusted)",
+        "hooks and this project, as Codex's own review does (Codex runs a project's hooks only "
+        "once trusted, and from 0.167 only in a trusted project); then check, as hook doctor "
+        "does, that Codex will run them",
     )
     args = parser.parse_args(argv)
     if args.trust and args.host != "codex":
@@ -62,12 +64,47 @@ def install(argv: list[str], parser_class, add_where) -> int:
         print(f"jupyter-plans: {exc}", file=sys.stderr)
         return 1
     print(f"jupyter-plans: the hooks are registered in {path}")
+    _record(args, path)
     if args.host == "codex":
-        return _codex_trust(path, hooks, args.trust)
+        return _codex_trust(path, hooks, args)
+    return _checked(args, None)
+
+
+def _record(args, path: Path) -> None:
+    """The plan records the install, so that its card can say when these hooks are not heard
+    from in plan mode (DESIGN section 15)."""
+    from ..errors import PlanStoreError
+    from ..store import Store
+    from ..store.guards import record_install
+    from ..store.locate import DEFAULT_TEMPLATE, plan_database
+
+    where = args.db or plan_database(DEFAULT_TEMPLATE, Path(os.path.abspath(args.notebook)))
+    try:
+        with Store(where) as store, store.write() as tx:
+            record_install(tx, args.host, path)
+    except (PlanStoreError, OSError) as exc:
+        print(
+            f"jupyter-plans: the install was not recorded in the plan ({exc}); its card cannot "
+            "say when these hooks are not heard from",
+            file=sys.stderr,
+        )
+
+
+def _checked(args, said: str | None) -> int:
+    """The doctor's look at what the agent itself reads, before the install says it holds."""
+    from .doctor import diagnose, plan_of
+
+    finding = diagnose(args.host, plan_of(args.notebook, args.db, args.session))
+    if not finding.holds:
+        print(f"jupyter-plans: {finding.line}", file=sys.stderr)
+        return 1
+    if said:
+        print(f"jupyter-plans: {said}")
+    print(f"jupyter-plans: {finding.line}")
     return 0
 
 
-def _codex_trust(path: Path, hooks: dict, trust: bool) -> int:
+def _codex_trust(path: Path, hooks: dict, args) -> int:
     from . import codex
 
     commands = {
@@ -78,12 +115,14 @@ def _codex_trust(path: Path, hooks: dict, trust: bool) -> int:
     }
     ours, config = codex.registered(path, commands), codex.config_file()
     try:
-        said = codex.trust(ours, config) if trust else codex.note(ours, Path.cwd(), config)
+        if not args.trust:
+            print(f"jupyter-plans: {codex.note(ours, Path.cwd(), config)}")
+            return 0
+        said = codex.trust(ours, config, Path.cwd())
     except (OSError, ValueError) as exc:
         print(f"jupyter-plans: Codex's trust was not recorded: {exc}", file=sys.stderr)
         return 1
-    print(f"jupyter-plans: {said}")
-    return 0
+    return _checked(args, said)
 
 
 def settings(notebook, db, session, guard) -> dict:

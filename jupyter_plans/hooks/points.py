@@ -4,9 +4,11 @@ The host runs the command with its hook JSON on stdin and reads the answer on st
 start of a session (and after compaction) and with each prompt the agent gets the bounded
 context block; before a tool that changes the world, plan mode or a waiting proposal denies
 it with a one-line reason; before compaction and at stop the person gets a short reminder.
-The hook only reads: it never changes the plan, runs nothing, and takes no lock. A plan it
-cannot read is a warning, never a block: a hook that blocked every tool because of a broken
-file would be worse than none.
+The hook never changes the plan and runs nothing; the one thing it writes is its heartbeat
+(`guard_seen`, at most once in 10 s per agent), so the card can show that the guard runs. A
+plan it cannot read is a warning, never a block: a hook that blocked every tool because of a
+broken file would be worse than none. A notebook that is gone is another matter: the hook
+cannot tell whether plan mode holds there, so it refuses (target.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
+
+from .seen import beat
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "Stop")
 MAX_INPUT_BYTES = 1 << 20  # 1 MiB
@@ -63,9 +67,25 @@ def _read(args: argparse.Namespace, read: Any) -> tuple[Any, str | None]:
         db = args.db or plan_database(DEFAULT_TEMPLATE, Path(args.notebook))
         with open_read_only(db) as store:
             label = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
-            return read(store, label), None
+            found = read(store, label)
+            beat(store, args.event, getattr(args, "payload", None))
+            return found, None
     except Exception as exc:  # whatever is wrong with the store, the host gets an answer
         return None, _line(exc)
+
+
+def _locate(args: argparse.Namespace, payload: dict | None) -> tuple[str | None, str | None]:
+    """With --notebook: (why the hook cannot tell, as its notebook is gone; what it says once
+    when it follows the plan of its renamed notebook), and args made to read that plan."""
+    args.payload = payload
+    if not args.notebook:
+        return None, None
+    from .target import locate
+
+    target = locate(args.notebook, payload)
+    if target.notebook is not None:
+        args.notebook = str(target.notebook)
+    return target.gone, target.followed
 
 
 def _read_plan(args: argparse.Namespace, limit: int | None = None) -> tuple[Any, str | None]:
@@ -104,6 +124,10 @@ def answer(args: argparse.Namespace, payload: dict | None, problem: str | None) 
         return _warn(f"this hook is registered for {event} but the host sent {_short(sent)}")
     if event == "PreToolUse":
         return _pre_tool_use(args, payload, problem)
+    gone, followed = _locate(args, payload)
+    if gone:
+        return _warn(gone, problem)
+    problem = "; ".join(filter(None, [followed, problem])) or None
     if event in ("SessionStart", "UserPromptSubmit"):
         limit = args.limit if event == "SessionStart" else args.prompt_limit
         plan, unread = _read_plan(args, limit)
@@ -127,6 +151,18 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict | None, problem: str |
         problem = problem or "the hook input has no tool_name"
     elif not _guarded(tool, args.guard) or _claude_plan_file(tool, payload):
         return None  # not a tool the plan holds, or Claude Code's own plan: allowed, quickly
+    gone, followed = _locate(args, payload)
+    if gone:  # plan mode or not: what cannot be checked is refused
+        return _deny(f"jupyter-plans: {_short(tool or 'the tool')} is refused: {gone}")
+    answered = _gated(args, tool, problem) or {}
+    if followed:  # said beside the decision, or before the warning there was
+        said = answered.pop("systemMessage", "").removeprefix("jupyter-plans: ")
+        answered |= _warn(followed, said or None)
+    return answered or None
+
+
+def _gated(args: argparse.Namespace, tool: str | None, problem: str | None) -> dict | None:
+    """PreToolUse's answer for a guarded tool, from the plan's mode and waiting proposal."""
     gate, unread = _read(args, lambda store, label: store.gate(args.session))
     if gate is None:
         if getattr(args, "ask", False):  # the one who is asked reads the plan again

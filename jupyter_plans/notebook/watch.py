@@ -140,6 +140,8 @@ class CardWatcher:
         for card in shown:
             if cursors.get(card.session.session_id) != card.snapshot.get("cursor"):
                 card.refresh()
+            elif card.guards is not None or card.snapshot.get("mode") == "plan":
+                card.refresh_guards()  # a guard's heartbeat moves no cursor
 
     def newest_cursor(self, session_id: str) -> int | None:
         """The newest cursor a live card of `session_id` shows; None when none is live."""

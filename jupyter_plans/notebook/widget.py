@@ -13,7 +13,7 @@ from ..plan.text import render_text
 from ..plan.validation import quote
 from ..plan.who import person
 from ..session import PlanSession
-from ..session.card import MIME_TYPE, card_data, card_html, unguarded_note
+from ..session.card import MIME_TYPE, card_data, card_html, guard_data, unguarded_note
 from ..store import follow
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
@@ -95,6 +95,13 @@ class PlanCard(anywidget.AnyWidget):
         help="One line when an agent the plan's hooks are registered for would not run its "
         "guard (Codex, before the hooks are trusted): plan mode is not enforced there.",
     ).tag(sync=True)
+    guards = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="In plan mode: {now, since, seen: [{agent, agent_version, point, at}], silent: "
+        "[{agent, installed_at, doctor}]}, the guards heard from and when, and those installed "
+        "for this plan that were not heard from since plan mode began (times in ms).",
+    ).tag(sync=True)
 
     def __init__(
         self,
@@ -110,6 +117,7 @@ class PlanCard(anywidget.AnyWidget):
         super().__init__(
             **(data := card_data(session, notebook)),
             guard_warning=self._guard_warning(data["snapshot"]),
+            guards=guard_data(session, data["snapshot"], notebook_path),
             **kwargs,
         )
         self.on_shown: list = []  # called with this card each time it is displayed
@@ -141,7 +149,7 @@ class PlanCard(anywidget.AnyWidget):
     def _shown_data(self) -> dict:
         names = ("snapshot", "notebook", "changes", "question", "notes", "review", "approved_by")
         names += ("bridged",)
-        return {name: getattr(self, name) for name in (*names, "guard_warning")}
+        return {name: getattr(self, name) for name in (*names, "guard_warning", "guards")}
 
     def refresh(self) -> None:
         """Bring the card up to date with the store (nothing is sent when nothing changed).
@@ -164,6 +172,13 @@ class PlanCard(anywidget.AnyWidget):
             self.approved_by = data["approved_by"]
             self.bridged = data["bridged"]
             self.guard_warning = self._guard_warning(data["snapshot"])
+            self.guards = guard_data(self.session, data["snapshot"], self.notebook_path)
+
+    def refresh_guards(self) -> None:
+        """Another process wrote to the plan and no cursor moved: perhaps a guard's heartbeat
+        (it is no event). What the card says of the guards is read again."""
+        if self.superseded_by is None and self.ended is None:
+            self.guards = guard_data(self.session, self.snapshot, self.notebook_path)
 
     def _guard_warning(self, snapshot: dict) -> str | None:
         from ..agents.codex_trust import guard_warning
@@ -230,7 +245,7 @@ class PlanCard(anywidget.AnyWidget):
         bundle = dict(bundle)
         bundle["text/plain"] = repr(self)  # whole, where ipywidgets would cut it at 110 characters
         data = self._shown_data()
-        del data["guard_warning"]
+        del data["guard_warning"], data["guards"]  # the live card's, not the saved one's
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)
         return (bundle, metadata) if metadata is not None else bundle

@@ -19,7 +19,8 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.intake import MAX_SEQ
 from ..plan.models import Snapshot
 from ..session import PlanSession
-from ..session.card import card_data, unguarded_note
+from ..session.card import card_data, guard_data, unguarded_note
+from ..store.guards import seen_rows
 from .files import Forbidden, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
 from .threads import off_loop, off_loop_page
@@ -94,7 +95,13 @@ class SessionsHandler(PlansHandler):
         if session is None:
             return {"current": "default", "sessions": []}
         store = session.store
-        return {"current": store.current_session_id(), "sessions": store.sessions()}
+        data = {"current": store.current_session_id(), "sessions": store.sessions()}
+        with store.read() as tx:
+            try:  # the guards' heartbeats move no cursor: the panel reads the card again for them
+                guards = [{"agent": r["agent"], "at": r["at"]} for r in seen_rows(tx)]
+            except store.driver_error:
+                guards = []
+        return data | {"guards": guards} if guards else data
 
 
 class SnapshotHandler(PlansHandler):
@@ -123,6 +130,9 @@ class CardHandler(PlansHandler):
         )
         if warning:
             data["guard_warning"] = warning
+        guards = guard_data(session, data["snapshot"], notebook)
+        if guards:
+            data["guards"] = guards
         return data
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 from html import escape
+from pathlib import Path
 from typing import Any
 
+from ..store.guards import HEARTBEAT_MS, installed, now_ms, seen_rows
 from . import PlanSession
 
 MIME_TYPE = "application/vnd.jupyter-plans.card+json"
@@ -38,6 +41,48 @@ def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:
     if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
         return None
     return session.unguarded_text()
+
+
+def guard_data(session: PlanSession, snapshot: dict, notebook: Path | None) -> dict | None:
+    """While plan mode holds (or a proposal waits), what shows that the guards run (DESIGN
+    section 15): `seen`, each agent whose guard was heard from and when; `silent`, each agent
+    whose hooks were installed for this plan and not heard from since plan mode began; `now`,
+    this clock's time, to tell ages by. None otherwise, and where no guard is known of.
+
+    A heartbeat is written at most once in 10 s, so one heard up to 10 s before plan mode
+    began may stand for a run since (the run after it did not need to write)."""
+    if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
+        return None
+    with session.store.read() as tx:
+        try:
+            seen, installs = seen_rows(tx), installed(tx)
+        except session.store.driver_error:  # a plan file this process cannot upgrade
+            return None
+        since = None
+        if snapshot["mode"] == "plan":
+            since = tx.scalar("SELECT_MODE_SINCE", {"sid": session.session_id})
+    if not seen and not installs:
+        return None
+    last = {row["agent"]: row["at"] for row in seen}
+    silent = [
+        {
+            "agent": record["agent"],
+            "installed_at": record["at"],
+            "doctor": f"jupyter-plans hook doctor {record['host']} {_named(notebook, session)}",
+        }
+        for record in installs
+        if record["agent"] not in last
+        or since is not None
+        and last[record["agent"]] < since - HEARTBEAT_MS
+    ]
+    return {"now": now_ms(), "since": since, "seen": seen, "silent": silent}
+
+
+def _named(notebook: Path | None, session: PlanSession) -> str:
+    if notebook is not None:
+        return shlex.join(["--notebook", str(notebook)])
+    where = session.store.path
+    return shlex.join(["--db", str(where)]) if where is not None else "--db DB"
 
 
 def _cells_html(runs: list[dict] | None, status: str) -> str:

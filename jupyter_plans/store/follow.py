@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import PlanStoreError
+from .guards import add_former
 from .locate import SUFFIX, plan_file
 from .preflight import moved_to
 from .sqlite import BUSY_TIMEOUT_MS, SIDE_FILES, check_plan_file, file_identity, reading_uri
@@ -311,6 +312,7 @@ def _own(made: Path, notebook: Path, plan: Path, renamed_from: Path | None) -> N
         )
         record(connection, notebook, plan)
         if renamed_from is not None:
+            add_former(connection, renamed_from, plan)  # a hook of the old name follows it
             connection.execute(
                 "UPDATE plans_seen SET notebook = ? WHERE notebook = ?",
                 (notebook.name, renamed_from.name),

@@ -1,6 +1,7 @@
-"""A plan store opened read-only, for the coding-agent hooks: it creates no file, runs no
-migration and takes no write lock, yet `PlanSession`'s reads (snapshot, open question, the
-context block) run on it unchanged.
+"""A plan store opened read-only, for the coding-agent hooks: it creates no file and runs no
+migration, yet `PlanSession`'s reads (snapshot, open question, the context block) run on it
+unchanged. The one write it makes is the guard's heartbeat (DESIGN section 15), at most once
+in 10 s per agent, in a short transaction of its own that never waits long for the lock.
 
 PlanStore opens a store to use it, so it creates a missing file and upgrades an old schema;
 a hook that runs before every tool call must do neither. This object offers the part of
@@ -19,6 +20,7 @@ from typing import Any
 from ..errors import PlanStoreError
 from . import Store, check_session_id
 from .compiled import StatementCache
+from .guards import HEARTBEAT_MS, WRITE_WAIT_SECONDS, beat_params, now_ms
 from .migrations import LATEST
 from .sqlite import check_plan_file, reading_uri
 from .transaction import Tx, _line
@@ -28,6 +30,7 @@ CONNECT_TIMEOUT_SECONDS = 3
 STATEMENT_TIMEOUT_MS = 2000
 # Columns every schema version has: the tool boundary reads them from any plan file.
 _GATE = "SELECT mode, pending_proposal_hash FROM plans_sessions WHERE session_id = {}"
+GUARD_SEEN_VERSION = 7  # the schema version that has the guard_seen table
 
 
 class StoreMissing(PlanStoreError):
@@ -80,6 +83,49 @@ class ReadOnlyStore:
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         return (row[0], row[1]) if row is not None else ("default", None)
+
+    def record_seen(self, agent: str, version: str | None, point: str) -> bool:
+        """The guard's heartbeat: written when the agent's last one is 10 s old or more (looked
+        at first, on this connection, so most runs write nothing); True when written."""
+        if self.version < GUARD_SEEN_VERSION:
+            return False
+        at = now_ms()
+        last = self._run(self._cursor(), "GUARD_SEEN_AT", {"agent": agent}).fetchone()
+        if last is not None and last[0] > at - HEARTBEAT_MS:
+            return False
+        params = beat_params(agent, version, point, at)
+        if self._placeholder == "?":
+            return self._sqlite_beat(params)
+        from .pg_notices import NOTIFY
+
+        cursor = self._cursor()
+        cursor.execute("BEGIN READ WRITE")  # this session's transactions are read only
+        try:
+            written = self._run(cursor, "GUARD_SEEN_UPSERT", params).rowcount > 0
+            cursor.execute(NOTIFY)  # the cards and the panel look again
+            cursor.execute("COMMIT")
+        except BaseException:
+            cursor.execute("ROLLBACK")
+            raise
+        return written
+
+    def _sqlite_beat(self, params: dict) -> bool:
+        # The reading connection cannot write: a short-lived one that does, and does not wait.
+        writer = sqlite3.connect(self.where, timeout=WRITE_WAIT_SECONDS, isolation_level=None)
+        try:
+            writer.execute("PRAGMA synchronous = NORMAL")  # a heartbeat need not wait for fsync
+            writer.execute("BEGIN IMMEDIATE")
+            written = self._run(writer.cursor(), "GUARD_SEEN_UPSERT", params).rowcount > 0
+            writer.execute("COMMIT")
+            return written
+        finally:
+            writer.close()
+
+    def _run(self, cursor: Any, name: str, params: dict) -> Any:
+        compiled = self._statements.get(name)
+        positions = compiled.positions
+        cursor.execute(compiled.sql, params if positions is None else positions(params))
+        return cursor
 
     def close(self) -> None:
         self._connection.close()

@@ -168,3 +168,15 @@ cells = Table(
     Column("baseline_sha256", String(64)),
     PrimaryKeyConstraint("session_id", "step_id", "cell_id"),
 )
+
+# The guard's heartbeat (schema version 7, DESIGN section 15): per agent, the last time one of
+# its guards ran on this plan (a hook, the ACP bridge's guard), written at most once in 10 s.
+# Not an event: it changes no revision and no cursor. `at` is milliseconds since the epoch.
+guard_seen = Table(
+    "guard_seen",
+    metadata,
+    Column("agent", String(80), primary_key=True),
+    Column("agent_version", String(40)),
+    Column("point", String(40), nullable=False),
+    Column("at", BigInteger, nullable=False),
+)

@@ -21,6 +21,7 @@ from .schema import (
     cells,
     decisions,
     events,
+    guard_seen,
     messages,
     proposals,
     questions,
@@ -266,6 +267,40 @@ def UPSERT_CELL(insert):  # noqa: N802
         .on_conflict_do_update(
             index_elements=[cells.c.session_id, cells.c.step_id, cells.c.cell_id], set_=ran
         )
+    )
+
+
+# The guard's heartbeat (store/guards.py): not an event, so no cursor moves with it.
+GUARD_SEEN_ALL = select(
+    guard_seen.c.agent, guard_seen.c.agent_version, guard_seen.c.point, guard_seen.c.at
+).order_by(guard_seen.c.at.desc(), guard_seen.c.agent)
+GUARD_SEEN_AT = select(guard_seen.c.at).where(guard_seen.c.agent == bindparam("agent"))
+# When plan mode began: the session's last change of mode (it is in plan mode when asked).
+SELECT_MODE_SINCE = (
+    select(events.c.at)
+    .where(events.c.session_id == _SID, events.c.kind == "mode_changed")
+    .order_by(events.c.seq.desc())
+    .limit(1)
+)
+
+
+def GUARD_SEEN_UPSERT(insert):  # noqa: N802
+    """The heartbeat, unless one of the same agent is newer than `b_since` (at most one write
+    per agent in 10 s, whichever process writes it)."""
+    beat = insert(guard_seen).values(
+        agent=bindparam("agent"),
+        agent_version=bindparam("agent_version"),
+        point=bindparam("point"),
+        at=bindparam("at"),
+    )
+    return beat.on_conflict_do_update(
+        index_elements=[guard_seen.c.agent],
+        set_={
+            "agent_version": beat.excluded.agent_version,
+            "point": beat.excluded.point,
+            "at": beat.excluded.at,
+        },
+        where=guard_seen.c.at <= bindparam("b_since"),
     )
 
 

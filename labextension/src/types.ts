@@ -125,6 +125,38 @@ export interface CardData {
    * before the hooks are trusted): plan mode is not enforced there. Live cards only.
    */
   guard_warning?: string | null;
+  /**
+   * In plan mode (or while a proposal waits): the guards heard from and when, and those
+   * installed for this plan that were not heard from since plan mode began (DESIGN section
+   * 15). Live cards and the panel only: a saved card does not keep it.
+   */
+  guards?: Guards | null;
+}
+
+/** A guard's heartbeat: an agent's hook or the ACP bridge's guard ran at `at` (ms). */
+export interface GuardSeen {
+  agent: string;
+  agent_version: string | null;
+  /** Where it ran: the hook's event, or "acp-bridge". */
+  point: string;
+  at: number;
+}
+
+/** Hooks installed for this plan whose agent was not heard from since plan mode began. */
+export interface GuardSilent {
+  agent: string;
+  installed_at: number;
+  /** The command that says why the agent does not run them. */
+  doctor: string;
+}
+
+export interface Guards {
+  /** The writer's clock when the data was made (ms): ages are told on that clock. */
+  now: number;
+  /** When plan mode began (ms); null while only a proposal waits. */
+  since: number | null;
+  seen: GuardSeen[];
+  silent: GuardSilent[];
 }
 
 /** A person's edit of the plan: a whole new list of phases, checked against a revision. */

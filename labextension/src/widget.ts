@@ -17,6 +17,7 @@ import type {
   Changes,
   DecidedBy,
   FinalReview,
+  Guards,
   Snapshot,
 } from "./types";
 
@@ -35,6 +36,7 @@ export type CardModel = {
   /** Why the card stopped: the extension that kept it was unloaded. */
   ended: string | null;
   guard_warning: string | null;
+  guards: Guards | null;
 };
 
 const EVENTS = [
@@ -50,6 +52,7 @@ const EVENTS = [
   "superseded_by",
   "ended",
   "guard_warning",
+  "guards",
 ].map((name) => `change:${name}`).join(" ");
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
@@ -103,6 +106,7 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       approved_by: model.get("approved_by") ?? null,
       bridged: model.get("bridged") ?? null,
       guard_warning: model.get("guard_warning") ?? null,
+      guards: model.get("guards") ?? null,
     };
     let frame: CardFrame = {};
     const ended = model.get("ended") ?? null;

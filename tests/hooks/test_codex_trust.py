@@ -115,18 +115,27 @@ def test_trust_records_each_hook_as_codex_does_and_again_changes_nothing(project
     proc = install(project, codex_home, "--notebook", "analysis.ipynb", "--trust")
     assert proc.returncode == 0, proc.stderr
     config = codex_home / "config.toml"
-    assert proc.stdout.splitlines()[1] == (
-        f"jupyter-plans: Codex trusts these hooks now: their trust is recorded in {config}"
+    registered, said, checked = proc.stdout.splitlines()
+    assert said == (
+        f"jupyter-plans: Codex trusts these hooks now: their trust is recorded in {config}, with "
+        f"the trust of the project {project}, which Codex 0.167 and later need before they load "
+        "its .codex/"
+    )
+    assert checked.startswith(
+        f"jupyter-plans: codex: yes: Codex runs this plan's hooks when started in {project}"
     )
     hooks_file = project / ".codex" / "hooks.json"
     hooks = hooks_of(hooks_file, json.loads(hooks_file.read_text(encoding="utf-8")))
     assert trusted(codex_home) == {hook.key: hook.digest for hook in hooks}
     assert len(hooks) == 5 and all(f"{hooks_file}:" in hook.key for hook in hooks)
+    projects = tomllib.loads(config.read_text(encoding="utf-8"))["projects"]
+    assert projects == {str(project): {"trust_level": "trusted"}}
     before = config.read_bytes()
     for flag in ("--trust", "--write"):
         again = install(project, codex_home, "--notebook", "analysis.ipynb", flag)
         assert again.stdout.splitlines()[1] == (
-            f"jupyter-plans: Codex already trusts these hooks (recorded in {config})"
+            f"jupyter-plans: Codex already trusts these hooks and this project (recorded in "
+            f"{config})"
         )
     assert config.read_bytes() == before
 

@@ -7,8 +7,11 @@ a status of 2 would block the action, and a store problem must never block).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -367,7 +370,9 @@ def test_an_event_the_hook_was_not_registered_for_is_only_a_warning(plan_file):
     "event", ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "Stop"]
 )
 @pytest.mark.parametrize("mode", ["default", "on", "waiting"])
-def test_the_hook_changes_nothing(plan_file, event, mode):
+def test_the_hook_changes_nothing_but_its_heartbeat(plan_file, event, mode):
+    """Every plan table is as it was (no event, no revision, no cursor moved); the guard_seen
+    row is the one change, and a second run within 10 s writes nothing at all."""
     if mode != "default":
         set_mode(plan_file, mode)
     names = {
@@ -375,24 +380,37 @@ def test_the_hook_changes_nothing(plan_file, event, mode):
         "PreToolUse": "PreToolUse.Write",
         "PreCompact": "PreCompact.auto",
     }
-    before = fingerprint(plan_file)
-    status, _, _ = hook(event, recorded("claude-code", names.get(event, event)), *at(plan_file))
+    before = dump_tables(plan_file)
+    stdin = recorded("claude-code", names.get(event, event))
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": "/home/me/project"}
+    status, _, _ = hook(event, stdin, *at(plan_file), env=env)
     assert status == 0
-    assert fingerprint(plan_file) == before
-    wal = Path(plan_file + "-wal")
-    assert not wal.exists() or wal.stat().st_size == 0  # a reader's empty side file at most
+    assert dump_tables(plan_file) == before
+    assert [(r[0], r[2]) for r in guard_rows(plan_file)] == [("Claude Code", event)]
+    again = fingerprint(plan_file)
+    assert hook(event, stdin, *at(plan_file), env=env)[0] == 0
+    assert fingerprint(plan_file) == again
+
+
+def guard_rows(db: str) -> list[tuple]:
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        return connection.execute(
+            "SELECT agent, agent_version, point, at FROM guard_seen"
+        ).fetchall()
 
 
 @pytest.mark.parametrize("event", ["SessionStart", "PreToolUse", "Stop"])
 def test_a_missing_store_is_a_warning_and_no_file_is_made(tmp_path, event):
+    """A notebook that has no plan yet (one that is gone is refused: test_guard_seen.py)."""
     names = {"SessionStart": "SessionStart.startup", "PreToolUse": "PreToolUse.Write"}
     notebook = tmp_path / "analysis.ipynb"
+    notebook.write_text("{}")
     status, answer, _ = hook(
         event, recorded("claude-code", names.get(event, event)), "--notebook", str(notebook)
     )
     assert status == 0
     assert_warning_only(answer, "no plan file at", "analysis.plans.sqlite")
-    assert list(tmp_path.iterdir()) == []
+    assert list(tmp_path.iterdir()) == [notebook]
 
 
 def test_a_symlinked_store_is_refused_even_in_plan_mode(plan_file, tmp_path):

@@ -11,6 +11,7 @@ from acp.schema import CreateTerminalRequest, RequestPermissionRequest, WriteTex
 from pydantic import ValidationError
 
 from .options import cancelled_outcome, reject_outcome
+from .seen import guard_ran
 from .text import clean, cut, well_formed
 from .wire import REFUSED_BY_GUARD, warn
 
@@ -46,6 +47,7 @@ class Guard:
 
     async def why(self) -> str | None:
         """Why the agent may not change the world now, or None when it may."""
+        guard_ran(self.bridge)  # the card shows that the guard runs
         try:
             snapshot = await self.bridge.db(self.bridge.session.snapshot_data)
         except Exception as exc:  # noqa: BLE001 - unable to tell, the guard holds

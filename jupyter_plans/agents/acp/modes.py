@@ -188,6 +188,7 @@ class Modes:
             name = info.get("name") if isinstance(info, dict) else None
             if isinstance(name, str) and not is_blank(clean(name)):
                 bridge.agent_name = cut(clean(name), 80)
+            bridge.agent_version = info.get("version") if isinstance(info, dict) else None
             return
         if method in ("session/set_mode", "session/set_config_option"):
             agent_session = bridge.known(params.get("sessionId"))

@@ -22,6 +22,8 @@ export interface SessionSummary {
 export interface SessionList {
   current: string | null;
   sessions: SessionSummary[];
+  /** Each guard's last heartbeat: it moves no cursor, so the panel looks at these too. */
+  guards?: { agent: string; at: number }[];
 }
 
 /** Where a person's decision was made (DESIGN section 12). */

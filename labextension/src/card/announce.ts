@@ -24,6 +24,11 @@ export function headline(data: CardData, frame: CardFrame): string {
   }
   if (data.question) return `A question from the agent: ${data.question}`;
   if (data.review && snapshot.plan && data.review.revision === snapshot.plan.revision) return "The plan is finished.";
+  const silent = data.guards?.silent ?? [];
+  if (snapshot.mode === "plan" && silent.length) {
+    const agents = silent.map((guard) => guard.agent).join(" and ");
+    return `Plan mode is on, but the guard of ${agents} has not been heard from since it began.`;
+  }
   if (snapshot.mode === "plan") return "Plan mode is on; a proposal will follow.";
   if (snapshot.approved_proposal_hash) {
     return `Proposal ${short(snapshot.approved_proposal_hash)} approved${decidedBy(data.approved_by ?? null)}.`;

@@ -10,6 +10,7 @@ import { KEY_ATTR, h } from "./dom";
 import { editor } from "./editor";
 import { announce } from "./announce";
 import { MODEL_ID_ATTR, SUPERSEDED_BY_ATTR, freeze, noticeBar } from "./frame";
+import { guardLines } from "./guards";
 import {
   decisionBanner,
   emptyState,
@@ -84,6 +85,8 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
   if (error) card.append(errorBar(error));
   card.append(header(ctx));
   if (ctx.data.guard_warning) card.append(guardWarning(ctx.data.guard_warning));
+  const guards = guardLines(ctx.data, Boolean(frame.frozen));
+  if (guards) card.append(guards);
   const body = h("div", "jp-plans-body");
   card.append(body);
 

@@ -1,0 +1,144 @@
+"""The guard proves itself (DESIGN section 15), in the plan it guards: each guard's heartbeat
+(`guard_seen`, not an event), the hook installs recorded for this plan, and the names of the
+notebooks a plan file was moved from, so that a hook registered for the old name finds it.
+
+Imported by the coding-agent hook: nothing here loads SQLAlchemy or pydantic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+HEARTBEAT_MS = 10_000  # at most one heartbeat write per agent in this time
+INSTALLED_KEY = "guard_installed:{host}"  # a plans_settings entry per host: {agent, at, file}
+HOSTS = {"claude-code": "Claude Code", "codex": "Codex"}  # the hosts hook install knows
+FORMER_KEY = "former_notebooks"  # a JSON list of names, relative to the plan file's folder
+TOLD_KEY = "former_notebooks_told"  # the former names whose hook was told to install again
+MAX_FORMER = 20  # former names kept, newest last
+WRITE_WAIT_SECONDS = 0.2  # a heartbeat waits this long for the write lock, then is skipped
+_READ = "SELECT value FROM plans_settings WHERE key = ?"
+_WRITE = (
+    "INSERT INTO plans_settings (key, value) VALUES (?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def clip(text: Any, most: int) -> str | None:
+    """An agent's name or version as it is stored: printable, one line, at most `most`."""
+    if not isinstance(text, str):
+        return None
+    words = "".join(c for c in " ".join(text.split()) if c.isprintable())
+    return words[:most] or None
+
+
+def beat_params(agent: str, version: str | None, point: str, at: int) -> dict:
+    """GUARD_SEEN_UPSERT's parameters: written unless the agent's row is younger than 10 s."""
+    return {
+        "agent": clip(agent, 80) or "an agent",
+        "agent_version": clip(version, 40),
+        "point": clip(point, 40) or "guard",
+        "at": at,
+        "b_since": at - HEARTBEAT_MS,
+    }
+
+
+def record_seen(tx: Any, agent: str, version: str | None, point: str) -> bool:
+    """In a write transaction of a full store: the heartbeat; False when a newer one of the
+    same agent made it unneeded."""
+    return tx.execute("GUARD_SEEN_UPSERT", beat_params(agent, version, point, now_ms())) > 0
+
+
+def seen_rows(tx: Any) -> list[dict]:
+    """Every guard heard from, newest first: {agent, agent_version, point, at}."""
+    return [row._asdict() for row in tx.all("GUARD_SEEN_ALL")]
+
+
+def installed(tx: Any) -> list[dict]:
+    """The hook installs recorded in the plan: {host, agent, at, file}, one per host."""
+    found = []
+    for host, agent in HOSTS.items():
+        value = tx.scalar("SELECT_SETTING", {"key": INSTALLED_KEY.format(host=host)})
+        try:
+            record = json.loads(value) if value else None
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and isinstance(record.get("at"), int):
+            file = record.get("file")
+            found.append(
+                {"host": host, "agent": agent, "at": record["at"], "file": clip(file, 1000)}
+            )
+    return found
+
+
+def record_install(tx: Any, host: str, file: Path) -> None:
+    """In a write transaction: the hooks of `host` were installed for this plan, in `file`."""
+    value = json.dumps({"agent": HOSTS[host], "at": now_ms(), "file": str(file)})
+    tx.execute("UPSERT_SETTING", {"key": INSTALLED_KEY.format(host=host), "value": value})
+
+
+# The notebooks a plan file was moved from (store/follow.py's move), on the file itself.
+
+
+def add_former(connection: sqlite3.Connection, old_notebook: Path, plan: Path) -> None:
+    """In the caller's transaction on the moved copy: `old_notebook` is a former name."""
+    names = _names(connection.execute(_READ, (FORMER_KEY,)).fetchone())
+    name = os.path.relpath(old_notebook, plan.parent)
+    names = [n for n in names if n != name] + [name]
+    connection.execute(_WRITE, (FORMER_KEY, json.dumps(names[-MAX_FORMER:])))
+
+
+def moved_from(plan: Path, notebook_name: str) -> bool:
+    """Whether the plan file says it was moved from a notebook of that name beside it."""
+    if plan.is_symlink() or not plan.is_file():
+        return False
+    from .sqlite import reading_uri
+
+    try:
+        connection = sqlite3.connect(reading_uri(plan), uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        return notebook_name in _names(connection.execute(_READ, (FORMER_KEY,)).fetchone())
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
+
+
+def first_telling(plan: Path, notebook_name: str) -> bool:
+    """True the first time a hook for the former notebook `notebook_name` follows `plan` (it
+    then says so once): recorded in the plan file. False after, or when it cannot be written."""
+    entry = f"{notebook_name} -> {plan.name}"  # moved on again, it is said again
+    with contextlib.suppress(sqlite3.Error, OSError):
+        connection = sqlite3.connect(str(plan), timeout=WRITE_WAIT_SECONDS, isolation_level=None)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            told = _names(connection.execute(_READ, (TOLD_KEY,)).fetchone())
+            if entry in told:
+                connection.execute("ROLLBACK")
+                return False
+            told = (told + [entry])[-MAX_FORMER:]
+            connection.execute(_WRITE, (TOLD_KEY, json.dumps(told)))
+            connection.execute("COMMIT")
+            return True
+        finally:
+            connection.close()
+    return False
+
+
+def _names(row: Any) -> list[str]:
+    try:
+        names = json.loads(row[0]) if row is not None else []
+    except (TypeError, ValueError):
+        return []
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
