@@ -9,30 +9,26 @@ the tools again on `list_changed`; Codex never does, so the server offers it eve
 from the start and refuses what the mode does not take. Either way the proposal must reach the
 card.
 
-The CLIs are the ones `make agents` installs (JUPYTER_PLANS_AGENTS, by default
-~/.cache/jupyter-plans/agents); without one its test is skipped, and in CI it fails.
+The CLIs are the ones `make agents` installs (see tests/hooks/real_clis.py); without one its
+test is skipped, and in CI it fails.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from jupyter_plans import PlanStore
 from tests.agents.acp.real import base_env, claude_env, codex_config
+from tests.hooks.real_clis import CLAUDE_CLIS, CODEX_CLIS
 from tests.standins.anthropic import AnthropicStandin
 from tests.standins.responses import ResponsesStandin, outputs
 from tests.standins.script import Turn, call, text, turn
 
-AGENTS_DIR = Path(
-    os.environ.get("JUPYTER_PLANS_AGENTS") or Path.home() / ".cache" / "jupyter-plans" / "agents"
-)
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 MCP_COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
 TIMEOUT = 180  # one run of the CLI (Node and the CLIs start slowly on a loaded machine)
@@ -47,53 +43,8 @@ PROPOSAL = {
 }
 
 
-@dataclass(frozen=True)
-class Cli:
-    name: str  # Claude Code or Codex
-    version: str
-    folder: str  # under AGENTS_DIR
-    program: str  # a glob under the folder
-
-    @property
-    def path(self) -> Path | None:
-        found = sorted((AGENTS_DIR / self.folder).glob(self.program))
-        return found[0] if found else None
-
-    def require(self) -> Path:
-        """The program, at its pinned version; else skip with the reason (in CI, fail)."""
-        path = self.path
-        found = None
-        if path is not None:
-            answer = subprocess.run(
-                [str(path), "--version"], capture_output=True, text=True, timeout=60
-            )
-            found = answer.stdout.strip()
-            if self.version in found.split():
-                return path
-        reason = (
-            f"{self.name} {self.version} is not installed in {AGENTS_DIR / self.folder} "
-            f"(run make agents)"
-        )
-        if found:
-            reason = f"{path} is {found!r}, not {self.name} {self.version} (run make agents)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-
-
-CLAUDE_CODES = [
-    Cli(
-        "Claude Code",
-        "2.1.318",
-        "claude-0.101",
-        "node_modules/@anthropic-ai/claude-agent-sdk-linux-*/claude",
-    ),
-    Cli("Claude Code", "2.1.332", "claude-code-2.1.332", "node_modules/.bin/claude"),
-]
-CODEXES = [
-    Cli("Codex", "0.166.0", "codex-2.6", "node_modules/.bin/codex"),
-    Cli("Codex", "0.171.0", "codex-0.171", "node_modules/.bin/codex"),
-]
+# Claude Code 2.1.318 (claude-agent-acp 0.101's) and 2.1.332 speak the 2026-07-28 protocol.
+CLAUDE_CODES = [cli for cli in CLAUDE_CLIS if cli.version in ("2.1.318", "2.1.332")]
 
 
 @pytest.fixture
@@ -170,11 +121,11 @@ def after(tool: str, before: str):
     return holds
 
 
-@pytest.mark.parametrize("cli", CLAUDE_CODES, ids=lambda c: f"claude-code-{c.version}")
+@pytest.mark.parametrize("cli", CLAUDE_CODES, ids=lambda c: c.id)
 def test_claude_code_reaches_plan_submit_after_the_person_turns_plan_mode_on(
     cli, project, tmp_path
 ):
-    program = cli.require()
+    program = cli.command()
     submit = "mcp__plans__plan_submit"
     script = [
         plan_mode_on(project),
@@ -194,7 +145,7 @@ def test_claude_code_reaches_plan_submit_after_the_person_turns_plan_mode_on(
     with AnthropicStandin(script) as model:
         run = subprocess.run(
             [
-                str(program),
+                *program,
                 "-p",
                 "Plan the monthly totals.",
                 "--mcp-config",
@@ -238,9 +189,9 @@ def _searched(body: dict) -> bool:
     return any(isinstance(i, dict) and i.get("type") == "tool_search_output" for i in items)
 
 
-@pytest.mark.parametrize("cli", CODEXES, ids=lambda c: f"codex-{c.version}")
+@pytest.mark.parametrize("cli", CODEX_CLIS, ids=lambda c: c.id)
 def test_codex_reaches_plan_submit_though_it_never_lists_the_tools_again(cli, project, tmp_path):
-    program = cli.require()
+    program = cli.command()
     home = tmp_path / "home"
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True)
@@ -267,7 +218,7 @@ def test_codex_reaches_plan_submit_though_it_never_lists_the_tools_again(cli, pr
         )
         run = subprocess.run(
             [
-                str(program),
+                *program,
                 "exec",
                 "--skip-git-repo-check",
                 "-C",
