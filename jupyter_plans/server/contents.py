@@ -95,18 +95,18 @@ def _renamed(old: Path, new: Path) -> None:
         return
     if old.suffix != NOTEBOOK or new.suffix != NOTEBOOK or plan_file(old) == plan_file(new):
         return
-    if follow.home(old, new) is not None:
-        _log.info("jupyter_plans: %s is the plan of %s again", plan_file(new).name, new.name)
-        return
     try:
+        if follow.home(old, new) is not None:
+            _log.info("jupyter_plans: %s is the plan of %s again", plan_file(new).name, new.name)
+            return
         moved = follow.move(old, new)
     except (PlanStoreError, OSError, UnicodeError) as exc:
         stayed = follow.stay(old, new)
         if stayed is None:
             raise
         _log.warning(
-            "jupyter_plans: %s stays where it is (%s); to take it along once that is solved, "
-            "run: jupyter-plans move %s %s",
+            "jupyter_plans: %s stays where it is (%s); once that is solved, take it along "
+            "with: jupyter-plans move %s %s",
             stayed,
             _one_line(exc),
             _quoted(old),

@@ -163,7 +163,7 @@ def _transfer(source_nb: Path, target_nb: Path, *, keep: bool) -> Path | None:
     if same(source, target):
         raise PlanStoreError(f"{source.name} is already the plan file of {target_nb.name}")
     if os.path.lexists(target):
-        raise PlanStoreError(f"{target} is taken: {source.name} stays as it is (nothing {what})")
+        raise PlanStoreError(f"{target} is taken; {source.name} was not {what}")
     with _locked(source) as (writer, reader, sides):
         # The move, as the new file records it: made from this file, now that it is locked.
         token, locked_at = secrets.token_hex(16), time.time()
@@ -192,12 +192,12 @@ def _place(made: Path, target: Path, source: Path) -> None:
     try:
         os.link(made, target)
     except FileExistsError:
-        raise PlanStoreError(f"{target} is taken: {source.name} stays as it is") from None
+        raise PlanStoreError(f"{target} is taken; {source.name} was not moved") from None
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
             raise
         if os.path.lexists(target):  # a file system without hard links: look, then rename
-            raise PlanStoreError(f"{target} is taken: {source.name} stays as it is") from None
+            raise PlanStoreError(f"{target} is taken; {source.name} was not moved") from None
         os.replace(made, target)
 
 
