@@ -63,14 +63,15 @@ def victim(folder: Path) -> Path:
 
 
 def hop_token(plan: Path) -> str:
+    """The token of the move that made `plan` (what a forger copies from it)."""
     connection = sqlite3.connect(plan)
     try:
-        (value,) = connection.execute(
+        row = connection.execute(
             "SELECT value FROM plans_settings WHERE key = 'moved_from'"
         ).fetchone()
     finally:
         connection.close()
-    return json.loads(value)[-1]["token"]
+    return json.loads(row[0])[-1]["token"] if row else "0" * 32
 
 
 # Each case: (marker target, token) from the folder holding a.plans.sqlite and the victim.
@@ -155,6 +156,20 @@ def test_a_marker_present_when_the_file_is_first_opened_leads_nowhere(tmp_path, 
         [*COMMAND, "snapshot", "--db", str(plan)], capture_output=True, text=True, timeout=120
     )
     assert json.loads(shown.stdout)["plan"]["steps"][0]["description"] == "My own step"
+
+
+def test_a_moved_plan_file_records_the_move_that_made_it(tmp_path):
+    folder = tmp_path / "work"
+    folder.mkdir()
+    moved = victim(folder)
+    connection = sqlite3.connect(moved)
+    (value,) = connection.execute(
+        "SELECT value FROM plans_settings WHERE key = 'moved_from'"
+    ).fetchone()
+    connection.close()
+    (hop,) = json.loads(value)
+    assert len(hop["token"]) == 32 and len(hop["from"]) == 2 and hop["at"] > 0
+    assert not (folder / "draft.plans.sqlite").exists()
 
 
 def test_a_real_move_is_still_followed_and_only_once(tmp_path):
