@@ -27,10 +27,12 @@ from .locate import SUFFIX, plan_file
 from .records import (  # what a notebook opening its plan uses is there, and named here
     LEFT_KEY,
     NOTEBOOK_KEY,
+    TAKEN_KEY,
     WRITE,
     before_open,
     claim,
     claimed_by_another,
+    identity_text,
     notebook_of,
     open_for,
     orphans,
@@ -94,6 +96,7 @@ def stay(old_notebook: Path, new_notebook: Path) -> Path | None:
         name = stored_name(new_notebook, plan)
         writer.execute(WRITE, (NOTEBOOK_KEY, name))
         writer.execute(WRITE, (LEFT_KEY, name))
+        writer.execute(WRITE, (TAKEN_KEY, identity_text(plan_file(new_notebook)) or ""))
         writer.execute("COMMIT")
     return plan
 
@@ -107,7 +110,7 @@ def home(old_notebook: Path, new_notebook: Path) -> Path | None:
         return None
     with _locked(plan) as (writer, _reader, _sides):
         writer.execute(WRITE, (NOTEBOOK_KEY, stored_name(new_notebook, plan)))
-        writer.execute("DELETE FROM plans_settings WHERE key = ?", (LEFT_KEY,))
+        writer.execute("DELETE FROM plans_settings WHERE key IN (?, ?)", (LEFT_KEY, TAKEN_KEY))
         writer.execute("COMMIT")
     return plan
 
@@ -251,8 +254,8 @@ def _own(made: Path, notebook: Path, plan: Path, renamed_from: Path | None, hop)
         connection.execute("BEGIN IMMEDIATE")
         hops = marker.hops_of(connection)
         connection.execute(
-            "DELETE FROM plans_settings WHERE key IN (?, ?, ?, ?, ?)",
-            (*marker.MOVE_KEYS, marker.HOPS_KEY, LEFT_KEY),
+            "DELETE FROM plans_settings WHERE key IN (?, ?, ?, ?, ?, ?)",
+            (*marker.MOVE_KEYS, marker.HOPS_KEY, LEFT_KEY, TAKEN_KEY),
         )
         if hop is not None:
             connection.execute(WRITE, (marker.HOPS_KEY, marker.with_hop(hops, hop)))

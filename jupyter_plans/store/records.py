@@ -17,6 +17,7 @@ from .preflight import reading_uri
 
 NOTEBOOK_KEY = "notebook"  # the notebook's path, relative to the plan file's folder
 LEFT_KEY = "left_behind"  # the notebook (relative path) that moved on without its plan file
+TAKEN_KEY = "left_for_taken"  # beside LEFT_KEY: what held the plan name then ("device:inode")
 MAX_RECORDED = 1000  # characters of a recorded notebook path
 READ = "SELECT value FROM plans_settings WHERE key = ?"
 WRITE = (
@@ -117,15 +118,25 @@ def orphans(notebook: Path) -> list[Path]:
     return found
 
 
-def left_for(notebook: Path) -> Path | None:
+def left_for(notebook: Path) -> tuple[Path, str | None] | None:
     """The plan file in `notebook`'s folder that stayed there when `notebook` was renamed or
-    moved to its name (the plan's name was taken); None when there is none."""
+    moved to its name (the plan's name was taken), and what held that name then; None when
+    there is none."""
     with contextlib.suppress(OSError):
         for plan in sorted(notebook.parent.glob("*" + SUFFIX)):
             name = recorded(plan, LEFT_KEY)
             if name and same(plan.parent / name, notebook) and plan != plan_file(notebook):
-                return plan
+                return plan, recorded(plan, TAKEN_KEY)
     return None
+
+
+def identity_text(path: Path) -> str | None:
+    """What is at `path` ("device:inode", a symbolic link itself); None for nothing."""
+    try:
+        found = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    return f"{found.st_dev}:{found.st_ino}"
 
 
 # A notebook opening its plan.
@@ -141,10 +152,12 @@ def before_open(notebook: Path | None, plan: str) -> str | None:
     if notebook is None or Path(plan) != plan_file(notebook):
         return None
     plan_path = Path(plan)
-    left = left_for(notebook)
-    if os.path.lexists(plan_path):
+    found = left_for(notebook)
+    left = None if found is None else found[0]
+    holder = identity_text(plan_path)
+    if holder is not None:
         other = claimed_by_another(plan_path, notebook)
-        if left is not None:
+        if left is not None and holder == found[1]:  # what held the name holds it still
             raise PlanStoreError(
                 f"{notebook.name}'s plan is {left.name}: it stayed there when the notebook took "
                 f"this name, since {plan_path.name} was taken; move {plan_path.name} away, then "
@@ -156,7 +169,7 @@ def before_open(notebook: Path | None, plan: str) -> str | None:
                 f"{notebook.name}: it is not taken over; remove or rename {plan_path.name} to "
                 f"start {notebook.name}'s own plan"
             )
-        return None
+        return None  # the name holds another plan file since: the notebook's own
     if left is not None:
         return (
             f"{notebook.name} has no plan file, but {left.name} beside it is its plan, left "
