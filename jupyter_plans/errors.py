@@ -5,6 +5,11 @@ class PlanStoreError(Exception):
     """The plan store cannot be opened or used (a symlink, a foreign file, a newer schema)."""
 
 
+class StoreBusy(PlanStoreError):
+    """Another connection held the plan file's write lock for longer than the busy timeout, so
+    nothing was done; the same operation may be tried again once the lock is released."""
+
+
 class DecisionRefused(Exception):
     """A person's verb (on, off, approve, revise, edit) that cannot be carried out.
 

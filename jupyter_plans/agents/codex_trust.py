@@ -110,7 +110,7 @@ def why_not_run(hook: Hook, states: dict[str, dict]) -> str | None:
 def read_config(path: Path) -> dict:
     """A config.toml as Codex would read it; {} when there is none or it cannot be read."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # an editor's BOM is fine
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
 

@@ -94,39 +94,32 @@ def record_trust(
 ) -> int:
     """Set `field` of each key's table under `table` (`[hooks.state."<key>"] trusted_hash`, or
     `[projects."<folder>"] trust_level`) in the config file; how many changed.
-    ValueError, with the file left as it is, when it cannot be done safely."""
+    ValueError, with the file left as it is, when it cannot be done safely.
+
+    The file is read with TOML's own parser, and edited as text so that it stays the person's
+    byte for byte (comments, order, line endings, a byte order mark): a table of ours gets its
+    `field` line replaced or added, a missing one is appended in the file's own line ending;
+    the result must read back as the same settings plus those values. A new file is made
+    readable by its owner only."""
     if config.is_symlink():
         raise ValueError(
             f"{config} is a symbolic link; it was left as it is (trust the hooks in Codex's "
             "own review instead)"
         )
-    text = config.read_text(encoding="utf-8") if config.exists() else ""
-    current = _read(config) if text else {}
+    bom, text = _split_bom(_text_of(config)) if config.exists() else ("", "")
+    current = _parsed(config, text)
     states = _tables(current, table)
     todo = {
         key: digest for key, digest in entries.items() if states.get(key, {}).get(field) != digest
     }
     if not todo:
         return 0
+    newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += newline
     for key, digest in todo.items():
-        line = f'{field} = "{digest}"\n'
-        header = _header_index(lines, key, table)
-        if header is None:
-            lines += ["\n"] * bool(lines) + [f"[{'.'.join(table)}.{_quoted(key)}]\n", line]
-            continue
-        end = next(
-            (i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")),
-            len(lines),
-        )
-        setting = re.compile(rf"^\s*{field}\s*=")
-        found = next((i for i in range(header + 1, end) if setting.match(lines[i])), None)
-        if found is None:
-            lines.insert(header + 1, line)
-        else:
-            lines[found] = line
+        _set_trust(lines, key, f'{field} = "{digest}"{newline}', newline, table, field)
     edited = "".join(lines)
     expected = copy.deepcopy(current)
     state = expected
@@ -143,14 +136,40 @@ def record_trust(
             f"{config} sets {'.'.join(table)} in a form this command does not edit; it was left "
             "as it is (trust the hooks in Codex's own review instead)"
         )
-    replace_file(config, edited)
+    replace_file(config, bom + edited, new_mode=0o600)
     return len(todo)
 
 
-def _read(config: Path) -> dict:
+def _set_trust(
+    lines: list[str], key: str, line: str, newline: str, table: tuple[str, ...], field: str
+) -> None:
+    """Replace or add `line` (setting `field`) in the table of `key` under `table`, or append
+    that table to the file."""
+    header = _header_index(lines, key, table)
+    if header is None:
+        lines += [newline] * bool(lines) + [f"[{'.'.join(table)}.{_quoted(key)}]{newline}", line]
+        return
+    setting = re.compile(rf"^\s*{field}\s*=")
+    end = next((i for i in range(header + 1, len(lines)) if _starts_table(lines, i)), len(lines))
+    found = next(
+        (
+            i
+            for i in range(header + 1, end)
+            if setting.match(lines[i]) and _at_top_level(lines, i)
+        ),
+        None,
+    )
+    if found is None:
+        lines.insert(header + 1, line)
+    else:
+        lines[found] = line
+
+
+def _text_of(config: Path) -> str:
+    """The file's text exactly as it is (no line ending translated)."""
     try:
-        return tomllib.loads(config.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return config.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ValueError(f"{config} is not valid TOML ({exc}); it was left as it is") from None
 
 
@@ -162,11 +181,45 @@ def _tables(config: dict, table: tuple[str, ...]) -> dict[str, dict]:
     return {k: v for k, v in (config or {}).items() if isinstance(v, dict)}
 
 
+def _split_bom(text: str) -> tuple[str, str]:
+    """(the byte order mark an editor may have put first, or "", the text after it)."""
+    return ("\ufeff", text[1:]) if text.startswith("\ufeff") else ("", text)
+
+
+def _parsed(config: Path, text: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{config} is not valid TOML ({exc}); it was left as it is") from None
+
+
+def _read(config: Path) -> dict:
+    return _parsed(config, _split_bom(_text_of(config))[1])
+
+
+def _at_top_level(lines: list[str], index: int) -> bool:
+    """Whether line `index` begins at the top level of the document, not inside a multi-line
+    string or array: what comes before it is a whole TOML document."""
+    try:
+        tomllib.loads("".join(lines[:index]))
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+def _starts_table(lines: list[str], index: int) -> bool:
+    return lines[index].lstrip().startswith("[") and _at_top_level(lines, index)
+
+
 def _header_index(lines: list[str], key: str, table: tuple[str, ...]) -> int | None:
     pattern = re.compile(_HEADER.replace("{table}", r"\s*\.\s*".join(table)))
     for index, line in enumerate(lines):
         match = pattern.match(line)
-        if match and tomllib.loads(f"key = {match.group(1)}")["key"] == key:
+        if (
+            match
+            and tomllib.loads(f"key = {match.group(1)}")["key"] == key
+            and _at_top_level(lines, index)
+        ):
             return index
     return None
 

@@ -17,7 +17,7 @@ import queue
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PlanStoreError
+from ..errors import PlanStoreError, StoreBusy
 from ..plan.cells import cell_id_refusal, code_digest
 from ..session.cells import NO_STEP
 
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from ..session import PlanSession
 
 log = logging.getLogger("jupyter_plans")
+# Tries of a link while another process holds the plan file's write lock, each waiting the
+# store's busy timeout (10 s): about ten minutes.
+LOCK_ATTEMPTS = 60
 
 
 class _Outer:
@@ -50,6 +53,7 @@ class CellLinker:
         self._lock = threading.Lock()
         self._idle = threading.Event()
         self._idle.set()
+        self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
     # IPython's events.
@@ -97,6 +101,7 @@ class CellLinker:
             self._idle.clear()
         self._queue.put((write, args))
         if self._thread is None:
+            self._stopping.clear()
             self._thread = threading.Thread(target=self._write, name="plan-writes", daemon=True)
             self._thread.start()
 
@@ -125,16 +130,35 @@ class CellLinker:
                     self._idle.set()
 
     def _link(self, session, cell_id, count, ok, code, step) -> None:
-        try:
-            seqs = session.cell_ran(cell_id, count, ok, code, step)
-        except (PlanStoreError, ValueError, OSError) as problem:
-            log.warning("jupyter-plans: cell %s was not linked to the plan: %s", cell_id, problem)
+        seqs = self._written(session, cell_id, count, ok, code, step)
+        if seqs is None:
             return
         with self._lock:
             if step and len(seqs) == 1 and self._known == (session.session_id, seqs[0] - 1):
                 # Only this link since the view was read: it changes nothing the view holds,
                 # so the next cell need not read it again.
                 self._known = (session.session_id, seqs[0])
+
+    def _written(self, session, cell_id, count, ok, code, step) -> list[int] | None:
+        """The link's `cell_ran`, written past another process's hold on the plan file's write
+        lock: each try waits for the lock as long as the store's busy timeout, and the link
+        waits its turn (the later ones behind it) while the kernel runs. None, said in the log,
+        when it cannot be written."""
+        problem: Exception | None = None
+        for attempt in range(LOCK_ATTEMPTS):
+            try:
+                return session.cell_ran(cell_id, count, ok, code, step)
+            except StoreBusy as busy:
+                problem = busy
+                if self._stopping.is_set():
+                    break
+                if attempt == 0:
+                    log.info("jupyter-plans: cell %s waits for the plan file's lock", cell_id)
+            except (PlanStoreError, ValueError, OSError) as error:
+                problem = error
+                break
+        log.warning("jupyter-plans: cell %s was not linked to the plan: %s", cell_id, problem)
+        return None
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until every link asked for is written; whether they all were in time."""
@@ -143,6 +167,7 @@ class CellLinker:
     def stop(self, timeout: float = 10.0) -> None:
         """Write what is asked for, then end the writer."""
         self.flush(timeout)
+        self._stopping.set()  # a link still waiting for the lock gives up
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join(timeout)

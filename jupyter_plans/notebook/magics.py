@@ -11,7 +11,7 @@ from traitlets import Bool, Float, Unicode, validate
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.text import describe_event, status_line
 from ..plan.validation import quote
-from ..plan.who import local_person, person
+from ..plan.who import person
 from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store import locate as _locate
@@ -242,8 +242,7 @@ class PlanMagics(Magics):
             raise DecisionRefused(f"history takes a number of events; found {quote(rest)}")
         count = int(rest or 10)
         events = self.session.events(after=max(0, self.session.cursor() - count))
-        reader = local_person()
-        told = [describe_event(e, reader) for e in events]
+        told = [describe_event(e) for e in events]
         print("\n".join(told) or "Nothing has happened yet.")
 
     def _verb_new(self, rest: str) -> None:

@@ -37,12 +37,12 @@ def move_notebook(old: Path, new: Path) -> str:
             raise PlanStoreError(f"{old} is gone and has no plan file ({old_plan.name}) to move")
         _move_file(old, new)
         return f"Moved {old} to {new} (it had no plan file)."
-    if new_plan.exists():
+    if os.path.lexists(new_plan):
         raise PlanStoreError(
             f"{new_plan} exists already (the plan of another notebook, or an old one): "
             "move it away first; nothing was moved"
         )
-    other = follow.claimed_by_another(old_plan, old)
+    other = follow.claimed_by_another(old_plan, old, new)  # left behind by `new`: its own
     if other is not None:
         raise PlanStoreError(
             f"{old_plan.name} is the plan of {other.name}, which is still there: nothing was moved"

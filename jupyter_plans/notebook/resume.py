@@ -12,7 +12,6 @@ from typing import Any
 
 from ..errors import PlanStoreError
 from ..plan.text import describe_event
-from ..plan.who import local_person
 
 _log = logging.getLogger("jupyter_plans")
 
@@ -51,5 +50,4 @@ def since_last_seen(session: Any, notebook: str) -> str | None:
     head = f"Since you last looked (event {seen}): {count} event{'' if count == 1 else 's'}"
     if count > len(events):
         head += f", the last {len(events)} below; %plan history {count} lists them all"
-    reader = local_person()
-    return "\n".join([head + ".", *(describe_event(event, reader) for event in events)])
+    return "\n".join([head + ".", *(describe_event(event) for event in events)])

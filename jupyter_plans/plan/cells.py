@@ -7,6 +7,7 @@ import hashlib
 from typing import Any
 
 from .intake import ID_FORBIDDEN, id_refusal
+from .validation import is_blank, quote
 
 # Per step, the snapshot keeps the latest run of at most this many cells (the most recent).
 MOST_CELLS = 16
@@ -20,10 +21,12 @@ def code_digest(code: str) -> str:
 
 def cell_id_refusal(cell_id: Any) -> str | None:
     """Why `cell_id` cannot name a cell, or None: 1 to 128 bytes of Unicode without a control
-    character or a bidirectional control."""
+    character or a bidirectional control, and not blank (no cell is called "   ")."""
     refused = id_refusal("cell_id", cell_id, CELL_ID_BYTES)
     if refused is None and (found := ID_FORBIDDEN.search(cell_id)):
         refused = f"cell_id contains U+{ord(found.group()):04X} at character {found.start()}"
+    if refused is None and is_blank(cell_id):
+        refused = f"cell_id {quote(cell_id)} is blank; it names no cell"
     return refused
 
 

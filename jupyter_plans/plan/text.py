@@ -91,12 +91,12 @@ def status_line(
     return line
 
 
-def describe_event(event: Event, reader: str | None = None) -> str:
+def describe_event(event: Event) -> str:
     """An event in words, for %plan history: a person's act says who and where ("by alice in
-    the panel"; "by you" for the `reader`, this kernel's person)."""
+    the panel"), by name for every reader."""
     data = event.data
     kind = event.kind
-    by = said(data.get("by"), reader)
+    by = said(data.get("by"))
     by = f" {by}" if by else ""
     if kind == "plan_updated":
         if data["name"] == "user_edit":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import unicodedata
 from typing import Any
 
 from ..errors import DecisionRefused
@@ -66,10 +67,29 @@ def person(by: Any = None, via: str = "api") -> dict:
         elif len(name) > MAX_NAME_CHARS:
             problem = f"by: the name is {len(name)} characters; at most {MAX_NAME_CHARS}"
         else:
-            problem = person_text_refusal("by: the name", name)
+            problem = person_text_refusal("by: the name", name) or _unseen(name)
         if problem:
             raise DecisionRefused(problem)
     return {"name": name, "via": via}
+
+
+# What a name may not hold, as the rules of a person's text (section 9) say: characters that do
+# not show as themselves (zero-width and format characters, tags, bidirectional controls, the
+# byte order mark; surrogates, private use, separators of lines and paragraphs), so that the
+# name a person reads ("alice") is the name that was recorded.
+_UNSEEN = ("Cf", "Cc", "Cs", "Co", "Zl", "Zp")
+
+
+def _unseen(name: str) -> str | None:
+    for index, char in enumerate(name):
+        if unicodedata.category(char) in _UNSEEN:
+            return (
+                f"by: the name contains U+{ord(char):04X} at character {index}, which does not "
+                "show as itself; a name is visible characters and spaces"
+            )
+    if name != name.strip():
+        return f"by: the name {name[:40]!r} begins or ends with a space"
+    return None
 
 
 def agent() -> dict:
@@ -77,17 +97,15 @@ def agent() -> dict:
     return {"name": None, "via": "agent"}
 
 
-def said(by: dict | None, reader: str | None = None) -> str:
-    """Who and where, after a verb: "by alice in the panel"; "by you with %plan" when the
-    name is the reader's own; "" when the event says nobody (written before it was kept)."""
+def said(by: dict | None) -> str:
+    """Who and where, after a verb: "by alice in the panel", the same for every reader (a saved
+    notebook is read by others); "" when the event says nobody (written before it was kept)."""
     if not isinstance(by, dict):
         return ""
-    name = by.get("name")
     where = _WHERE.get(by.get("via"), "")
     if by.get("via") == "agent":
         return where
-    who = "you" if name is not None and name == reader else (name or "someone")
-    return f"by {who} {where}".strip()
+    return f"by {by.get('name') or 'someone'} {where}".strip()
 
 
 def who_and_where(by: dict | None) -> tuple[str | None, str]:

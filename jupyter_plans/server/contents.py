@@ -60,9 +60,11 @@ def _wrap(manager: Any, name: str, after) -> None:
     def run_after(args, kwargs, result) -> None:
         try:
             after(result, *args, **kwargs)
-        except (PlanStoreError, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - the notebook's operation stands, whatever this was
             _log.error(
-                "jupyter_plans: the plan file did not follow the notebook's %s: %s", name, exc
+                "jupyter_plans: the plan file did not follow the notebook's %s: %s",
+                name,
+                _one_line(exc),
             )
 
     if inspect.iscoroutinefunction(original):
@@ -85,10 +87,45 @@ def _wrap(manager: Any, name: str, after) -> None:
 
 
 def _renamed(old: Path, new: Path) -> None:
+    """A plan file follows a notebook renamed to a notebook's name; to any other name (a script,
+    a text file of the same stem) it stays as it is. Where the new plan name is taken, nothing
+    there is touched: the plan stays, recording that it is the renamed notebook's."""
     if new.is_dir():
         follow.mark_moved_folder(new)  # its plan files went with it; open stores learn where
-    elif old.suffix == NOTEBOOK and follow.move(old, new, replace_stale=True) is not None:
-        _log.info("jupyter_plans: %s followed its notebook to %s", plan_file(old), plan_file(new))
+        return
+    if old.suffix != NOTEBOOK or new.suffix != NOTEBOOK or plan_file(old) == plan_file(new):
+        return
+    try:
+        if follow.home(old, new) is not None:
+            _log.info("jupyter_plans: %s is the plan of %s again", plan_file(new).name, new.name)
+            return
+        moved = follow.move(old, new)
+    except (PlanStoreError, OSError, UnicodeError) as exc:
+        stayed = follow.stay(old, new)
+        if stayed is None:
+            raise
+        _log.warning(
+            "jupyter_plans: %s stays where it is (%s); once that is solved, take it along "
+            "with: jupyter-plans move %s %s",
+            stayed,
+            _one_line(exc),
+            _quoted(old),
+            _quoted(new),
+        )
+        return
+    if moved is not None:
+        _log.info("jupyter_plans: %s followed its notebook to %s", plan_file(old), moved)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text.encode("utf-8", "backslashreplace").decode()
+
+
+def _quoted(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path).encode("utf-8", "backslashreplace").decode())
 
 
 def _copied(source: Path, made: Any, where) -> None:
@@ -116,7 +153,9 @@ def _follow_save_as(sessions: Any, where) -> None:
         result = await original(session_id, **kwargs)
         if before and before != kwargs["path"]:
             old, new = where(before), where(kwargs["path"])
-            if old.suffix == NOTEBOOK and old.is_file():
+            # Save As wrote the new notebook first; a session moved to a name where there is
+            # no notebook (a late update of a renamed notebook's session) gets no copy.
+            if old.suffix == NOTEBOOK and old.is_file() and new.is_file():
                 try:
                     await asyncio.to_thread(follow.copy, old, new)
                 except (PlanStoreError, OSError) as exc:

@@ -10,6 +10,7 @@ from tornado import web
 
 from ..plan.validation import quote
 from ..session import PlanStore
+from ..store import follow
 from ..store.locate import plan_file
 
 
@@ -62,8 +63,10 @@ class PlanFiles:
             raise NotFound(f"neither {quote(notebook)} nor its plan file exists")
         return path, plan
 
-    def store(self, plan: Path, create: bool) -> PlanStore | None:
-        """The open store of a plan file; None when it does not exist and may not be created.
+    def store(self, notebook: Path, plan: Path, create: bool) -> PlanStore | None:
+        """The open store of `notebook`'s plan file; None when it does not exist and may not be
+        created. It is opened as a kernel opens it (store/records.py): refused when it is
+        another notebook's plan, still there, and recorded as `notebook`'s, whoever made it.
 
         A store kept open follows the file at its path (deleted, replaced) by itself; it is
         asked to look first so that a file put there which is no plan file is refused as at
@@ -79,7 +82,10 @@ class PlanFiles:
             if store is None:
                 if not plan.exists() and not create:
                     return None
+                follow.before_open(notebook, str(plan))
                 store = self._stores[plan] = PlanStore(plan)
+                if notebook.is_file():
+                    follow.claim(store, notebook)
                 return store
         store.check_file()
         return store

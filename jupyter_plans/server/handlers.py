@@ -60,7 +60,7 @@ class PlansHandler(APIHandler):
         """The session asked for (or the file's current one), and the notebook's file name."""
         notebook, plan = self.files.locate(self.get_query_argument("path", None))
         try:
-            store = self.files.store(plan, create)
+            store = self.files.store(notebook, plan, create)
         except PlanStoreError as exc:
             raise Forbidden(str(exc)) from None
         requested = self.get_query_argument("session", None)

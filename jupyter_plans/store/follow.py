@@ -1,198 +1,119 @@
 """The plan follows its notebook (DESIGN section 11): a plan file records the notebook it belongs
-to, and is moved, copied and sent to the trash with it.
+to, and is moved, copied and sent to the trash with it, touching nothing else.
 
 Renaming an open SQLite file is not safe: its -wal holds recent commits, and a store that has it
 open would go on writing to a file nobody reads any more. So a move takes the old file's write
-lock, copies the file through SQLite's backup into a file made beside the new one, renames that
-into place, commits in the old file a marker naming the new one, and removes the old file. A
-store that has the old file open reads the marker in each write transaction, and whenever its
-path no longer names its file, and opens the new one (see Store._on_file).
+lock, copies the file through SQLite's backup into a file made beside the new one, puts that in
+place under the new name (never over anything there), commits in the old file a marker naming
+the new one with the move's token, and removes the old file. A store that has the old file open
+reads the marker in each write transaction, and whenever its path no longer names its file, and
+opens the new one once it records that very move (see marker.py and Store._on_file).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
 import sqlite3
-import sys
 import tempfile
+import time
 from pathlib import Path
 
 from ..errors import PlanStoreError
+from . import marker
 from .guards import add_former
 from .locate import SUFFIX, plan_file
-from .preflight import moved_to
-from .sqlite import BUSY_TIMEOUT_MS, SIDE_FILES, check_plan_file, file_identity, reading_uri
-
-NOTEBOOK_KEY = "notebook"  # the notebook's path, relative to the plan file's folder
-MOVED_KEY = "moved_to"  # in a file that was moved: the new file's absolute path; "" for the trash
-RENAMED_KEY = "renamed_to"  # in a file whose folder was renamed: its own new path
-MAX_RECORDED = 1000  # characters of a recorded notebook path
-_READ = "SELECT value FROM plans_settings WHERE key = ?"
-_WRITE = (
-    "INSERT INTO plans_settings (key, value) VALUES (?, ?) "
-    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+from .records import (  # what a notebook opening its plan uses is there, and named here
+    LEFT_KEY,
+    NOTEBOOK_KEY,
+    TAKEN_KEY,
+    WRITE,
+    before_open,
+    claim,
+    claimed_by_another,
+    identity_text,
+    notebook_of,
+    open_for,
+    orphans,
+    owner,
+    record,
+    recorded,
+    same,
+    stored_name,
 )
+from .sqlite import BUSY_TIMEOUT_MS, SIDE_FILES, check_plan_file, file_identity
+
+__all__ = [
+    "before_open",
+    "claim",
+    "claimed_by_another",
+    "notebook_of",
+    "open_for",
+    "orphans",
+    "owner",
+    "record",
+    "recorded_notebook",
+]
 
 
 def recorded_notebook(plan: Path) -> str | None:
     """The notebook a plan file says it belongs to (relative to its folder); None if it says
     none, or cannot be read."""
-    if plan.is_symlink() or not plan.is_file():  # a pipe would hold the open forever
-        return None
-    try:
-        connection = sqlite3.connect(reading_uri(plan), uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        row = connection.execute(_READ, (NOTEBOOK_KEY,)).fetchone()
-    except sqlite3.Error:
-        return None
-    finally:
-        connection.close()
-    name = None if row is None else row[0]
-    # What another program wrote there is taken only as a notebook's name beside the file.
-    if not isinstance(name, str) or not 0 < len(name) <= MAX_RECORDED or _unprintable(name):
-        return None
-    return None if os.path.isabs(name) else name
-
-
-def _unprintable(text: str) -> bool:
-    return any(not char.isprintable() for char in text)
-
-
-def record(cursor, notebook: Path, plan: Path) -> None:
-    """Write, in the caller's transaction, which notebook the plan file at `plan` belongs to."""
-    cursor.execute(_WRITE, (NOTEBOOK_KEY, os.path.relpath(notebook, plan.parent)))
-
-
-def owner(plan: Path) -> Path | None:
-    """The notebook a plan file says it belongs to, as a path; None if it says none."""
-    name = recorded_notebook(plan)
-    return None if not name else (plan.parent / name)
-
-
-def claimed_by_another(plan: Path, notebook: Path) -> Path | None:
-    """The other notebook, still there, that `plan` says it belongs to; None when it is
-    `notebook`'s (or nobody's, or its notebook is gone)."""
-    recorded = owner(plan)
-    if recorded is None or _same(recorded, notebook) or not recorded.exists():
-        return None
-    return recorded
-
-
-def orphans(notebook: Path) -> list[Path]:
-    """Plan files in `notebook`'s folder that say they belong to a notebook that is gone (left
-    behind by a rename outside Jupyter); only asked when `notebook` has no plan file."""
-    found = []
-    with contextlib.suppress(OSError):
-        for plan in sorted(notebook.parent.glob("*" + SUFFIX)):
-            recorded = owner(plan)
-            if recorded is not None and not recorded.exists() and not _same(recorded, notebook):
-                found.append(plan)
-    return found
-
-
-def _same(a: Path, b: Path) -> bool:
-    return os.path.normpath(os.path.abspath(a)) == os.path.normpath(os.path.abspath(b))
-
-
-# A notebook opening its plan.
-
-
-def before_open(notebook: Path | None, plan: str) -> str | None:
-    """Before a notebook's plan file is opened (by the kernel, the server, an agent started with
-    --notebook): refuse, in one line, a plan file that says it is another notebook's, still
-    there; where there is no plan file, say in one line (returned) which plan file beside it
-    was left by a notebook renamed outside Jupyter, and how to take it along. Nothing is
-    adopted. Only the plan file beside the notebook (the default) is looked at."""
-    if notebook is None or Path(plan) != plan_file(notebook):
-        return None
-    plan_path = Path(plan)
-    if plan_path.exists():
-        other = claimed_by_another(plan_path, notebook)
-        if other is not None:
-            raise PlanStoreError(
-                f"{plan_path.name} is the plan of {other.name}, which is still there, not of "
-                f"{notebook.name}: it is not taken over; remove or rename {plan_path.name} to "
-                f"start {notebook.name}'s own plan"
-            )
-        return None
-    left = orphans(notebook)
-    if not left:
-        return None
-    found = left[0]
-    gone = owner(found)
-    more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
-    return (
-        f"{notebook.name} has no plan file, but {found.name}{more} beside it is the plan of "
-        f"{gone.name if gone else '?'}, which is gone; if that was this notebook, take its plan "
-        f"along with: jupyter-plans move {_shell(gone)} {_shell(notebook)}"
-    )
-
-
-def open_for(notebook: Path | None, where: str, opener, speaker: str):
-    """`opener(where)`, the plan store of `notebook`, after the look of before_open (its notice
-    is said on stderr by `speaker`), recorded as that notebook's."""
-    notebook = None if notebook is None else notebook.absolute()
-    notice = before_open(notebook, where)
-    store = opener(where)
-    claim(store, notebook)
-    if notice:
-        print(f"{speaker}: {notice}", file=sys.stderr)
-    return store
-
-
-def claim(store, notebook: Path | None) -> None:
-    """Record in the plan file beside `notebook` that it is that notebook's, once."""
-    if notebook is None or store.path is None or store.path != plan_file(notebook):
-        return
-    name = os.path.relpath(notebook, store.path.parent)
-    with contextlib.suppress(PlanStoreError):  # a plan file this process cannot write
-        with store.read() as tx:
-            if tx.scalar("SELECT_SETTING", {"key": NOTEBOOK_KEY}) is not None:
-                return
-        with store.write() as tx:
-            if tx.scalar("SELECT_SETTING", {"key": NOTEBOOK_KEY}) is None:
-                tx.execute("UPSERT_SETTING", {"key": NOTEBOOK_KEY, "value": name})
-
-
-def notebook_of(store, notebook: Path | None) -> Path | None:
-    """The notebook whose plan `store` has open now: after its plan file moved with it, the one
-    the file names; else `notebook`."""
-    if notebook is None or not getattr(store, "moves", 0) or store.path is None:
-        return notebook
-    with contextlib.suppress(PlanStoreError):
-        with store.read() as tx:
-            name = tx.scalar("SELECT_SETTING", {"key": NOTEBOOK_KEY})
-        if name:
-            return Path(os.path.normpath(store.path.parent / name))
-    return notebook
-
-
-def _shell(path: Path | None) -> str:
-    import shlex
-
-    return shlex.quote(os.path.relpath(path)) if path is not None else "OLD.ipynb"
+    return recorded(plan)
 
 
 # Moving, copying and discarding.
 
 
-def move(old_notebook: Path, new_notebook: Path, *, replace_stale: bool = False) -> Path | None:
+def move(old_notebook: Path, new_notebook: Path) -> Path | None:
     """Move `old_notebook`'s plan file to `new_notebook`'s; the new plan file, or None when the
-    old notebook has none. A plan file at the new name is refused, unless `replace_stale` (the
-    notebook was renamed already, so that file is left by another notebook gone since): it goes
-    to the trash first."""
-    return _transfer(old_notebook, new_notebook, keep=False, replace_stale=replace_stale)
+    old notebook has none. Refused (nothing moved) when the new plan name is taken, whatever
+    holds it, or the old plan file is not the old notebook's."""
+    return _transfer(old_notebook, new_notebook, keep=False)
 
 
 def copy(notebook: Path, copy_notebook: Path) -> Path | None:
     """Give `copy_notebook` its own copy of `notebook`'s plan file (same sessions and history);
-    None when `notebook` has none, or the copy has one already."""
-    if plan_file(copy_notebook).exists():
+    None when `notebook` has none, or the copy's plan name is taken."""
+    if os.path.lexists(plan_file(copy_notebook)):
         return None
-    return _transfer(notebook, copy_notebook, keep=True, replace_stale=False)
+    return _transfer(notebook, copy_notebook, keep=True)
+
+
+def stay(old_notebook: Path, new_notebook: Path) -> Path | None:
+    """When `old_notebook`'s plan file could not follow it to `new_notebook`: record in the plan
+    file, which stays where it is, that it is now `new_notebook`'s (so that a new notebook of
+    the old name does not take it over) and was left behind by it (so that `new_notebook`'s
+    next load says where its plan is). The plan file, or None when it is not the old
+    notebook's to record in."""
+    plan = plan_file(old_notebook)
+    if plan.is_symlink() or not plan.is_file():
+        return None
+    if claimed_by_another(plan, old_notebook, new_notebook) is not None:
+        return None
+    with _locked(plan) as (writer, _reader, _sides):
+        name = stored_name(new_notebook, plan)
+        writer.execute(WRITE, (NOTEBOOK_KEY, name))
+        writer.execute(WRITE, (LEFT_KEY, name))
+        writer.execute(WRITE, (TAKEN_KEY, identity_text(plan_file(new_notebook)) or ""))
+        writer.execute("COMMIT")
+    return plan
+
+
+def home(old_notebook: Path, new_notebook: Path) -> Path | None:
+    """A notebook renamed to the name of a plan file that records it (left behind when it took
+    another name): that plan file is its own again. The plan file, or None."""
+    plan = plan_file(new_notebook)
+    found = owner(plan) if plan.is_file() and not plan.is_symlink() else None
+    if found is None or not same(found, old_notebook):
+        return None
+    with _locked(plan) as (writer, _reader, _sides):
+        writer.execute(WRITE, (NOTEBOOK_KEY, stored_name(new_notebook, plan)))
+        writer.execute("DELETE FROM plans_settings WHERE key IN (?, ?)", (LEFT_KEY, TAKEN_KEY))
+        writer.execute("COMMIT")
+    return plan
 
 
 def discard(notebook: Path, to_trash: bool) -> Path | None:
@@ -214,7 +135,7 @@ def discard(notebook: Path, to_trash: bool) -> Path | None:
                 for leftover in holder.iterdir():
                     leftover.unlink()
                 holder.rmdir()
-        writer.execute(_WRITE, (MOVED_KEY, ""))
+        writer.execute(WRITE, (marker.MOVED_KEY, ""))
         _remove(plan, sides)
         writer.execute("COMMIT")
     return plan
@@ -226,43 +147,67 @@ def mark_moved_folder(folder: Path) -> None:
     for plan in folder.rglob("*" + SUFFIX):
         if plan.is_file() and not plan.is_symlink():
             with contextlib.suppress(PlanStoreError, sqlite3.Error), _locked(plan) as (w, _r, _s):
-                w.execute(_WRITE, (RENAMED_KEY, str(plan.absolute())))
+                w.execute(WRITE, (marker.RENAMED_KEY, marker.stored_path(plan.absolute())))
                 w.execute("COMMIT")
 
 
-def _transfer(source_nb: Path, target_nb: Path, *, keep: bool, replace_stale: bool) -> Path | None:
+def _transfer(source_nb: Path, target_nb: Path, *, keep: bool) -> Path | None:
     source, target = plan_file(source_nb), plan_file(target_nb)
     if source.is_symlink():
         raise PlanStoreError(f"{source} is a symbolic link; a plan file must be a regular file")
     if not source.is_file():
         return None
-    other = claimed_by_another(source, source_nb)
+    other = claimed_by_another(source, source_nb, target_nb)
+    what = "copied" if keep else "moved"
     if other is not None:
         raise PlanStoreError(
             f"{source.name} is the plan of {other.name}, which is still there; it was not "
-            f"{'copied' if keep else 'moved'} to {target.name}"
+            f"{what} to {target.name}"
         )
-    if target.exists() or target.is_symlink():
-        if not replace_stale:
-            raise PlanStoreError(f"{target} exists already; move it away first (nothing was moved)")
-        _trash(target)
+    if same(source, target):
+        raise PlanStoreError(f"{source.name} is already the plan file of {target_nb.name}")
+    if os.path.lexists(target):
+        raise PlanStoreError(f"{target} is taken; {source.name} was not {what}")
     with _locked(source) as (writer, reader, sides):
+        # The move, as the new file records it: made from this file, now that it is locked.
+        token, locked_at = secrets.token_hex(16), time.time()
         handle, made = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         os.close(handle)  # an empty file: SQLite's backup makes a database of it
         made = Path(made)
         try:
             _backup(reader, made)
-            _own(made, target_nb, target, renamed_from=None if keep else source_nb)
-            os.replace(made, target)
+            hop = None if keep else marker.Hop(token, _identity(source), locked_at)
+            _own(made, target_nb, target, renamed_from=None if keep else source_nb, hop=hop)
+            _place(made, target, source)
             _sync_folder(target.parent)
         finally:
             for leftover in (made, *(Path(str(made) + s) for s in SIDE_FILES)):
                 leftover.unlink(missing_ok=True)
         if not keep:
-            writer.execute(_WRITE, (MOVED_KEY, str(target.absolute())))
+            writer.execute(WRITE, (marker.MOVED_KEY, marker.stored_path(target.absolute())))
+            writer.execute(WRITE, (marker.TOKEN_KEY, token))
             writer.execute("COMMIT")  # a store that waited for the lock sees the marker
             _remove(source, sides)
     return target
+
+
+def _place(made: Path, target: Path, source: Path) -> None:
+    """Put the finished copy in place under `target`'s name, never over anything there."""
+    try:
+        os.link(made, target)
+    except FileExistsError:
+        raise PlanStoreError(f"{target} is taken; {source.name} was not moved") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        if os.path.lexists(target):  # a file system without hard links: look, then rename
+            raise PlanStoreError(f"{target} is taken; {source.name} was not moved") from None
+        os.replace(made, target)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
 
 
 @contextlib.contextmanager
@@ -279,9 +224,9 @@ def _locked(plan: Path):
         writer.execute("PRAGMA journal_mode=WAL")
         sides = [file_identity(str(plan) + suffix) for suffix in SIDE_FILES]
         writer.execute("BEGIN IMMEDIATE")
-        went = moved_to(writer)
+        went = marker.read(writer)
         if went is not None:
-            raise PlanStoreError(f"{plan} was moved already (to {went or 'the trash'})")
+            raise PlanStoreError(f"{plan} was moved already (to {went.target or 'the trash'})")
         reader = sqlite3.connect(str(plan), isolation_level=None)
         yield writer, reader, sides
     except sqlite3.Error as exc:
@@ -302,21 +247,27 @@ def _backup(reader: sqlite3.Connection, target: Path) -> None:
         made.close()
 
 
-def _own(made: Path, notebook: Path, plan: Path, renamed_from: Path | None) -> None:
-    """The copy records its notebook, names no move, and keeps what the notebook's person saw."""
+def _own(made: Path, notebook: Path, plan: Path, renamed_from: Path | None, hop) -> None:
+    """The copy records its notebook, names no move of its own, and keeps what the notebook's
+    person saw; a moved file records the move that made it (`hop`), a copy none."""
     connection = sqlite3.connect(str(made), isolation_level=None)
     try:
         connection.execute("BEGIN IMMEDIATE")
+        hops = marker.hops_of(connection)
         connection.execute(
-            "DELETE FROM plans_settings WHERE key IN (?, ?)", (MOVED_KEY, RENAMED_KEY)
+            "DELETE FROM plans_settings WHERE key IN (?, ?, ?, ?, ?, ?)",
+            (*marker.MOVE_KEYS, marker.HOPS_KEY, LEFT_KEY, TAKEN_KEY),
         )
+        if hop is not None:
+            connection.execute(WRITE, (marker.HOPS_KEY, marker.with_hop(hops, hop)))
         record(connection, notebook, plan)
         if renamed_from is not None:
-            add_former(connection, renamed_from, plan)  # a hook of the old name follows it
-            connection.execute(
-                "UPDATE plans_seen SET notebook = ? WHERE notebook = ?",
-                (notebook.name, renamed_from.name),
-            )
+            with contextlib.suppress(UnicodeEncodeError):  # a name that is no text keeps none
+                add_former(connection, renamed_from, plan)  # a hook of the old name follows it
+                connection.execute(
+                    "UPDATE plans_seen SET notebook = ? WHERE notebook = ?",
+                    (notebook.name, renamed_from.name),
+                )
         connection.execute("COMMIT")
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

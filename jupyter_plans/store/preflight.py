@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ..errors import PlanStoreError
-from .locate import SUFFIX
 from .migrations import LATEST
 
 FileIdentity = tuple[int, int]  # (device, inode): which file a path names
@@ -26,10 +27,6 @@ def file_identity(path: str) -> FileIdentity | None:
 
 
 SIDE_FILES = ("-wal", "-shm")
-# Where a plan file went (store/follow.py): `moved_to`, in the old file of a move with its
-# notebook, the new file's absolute path ("" for the trash); `renamed_to`, in a file whose
-# folder was renamed, its own new path.
-READ_MOVED = "SELECT key, value FROM plans_settings WHERE key IN ('moved_to', 'renamed_to')"
 _VERSIONS = "plans_schema_version"
 
 
@@ -46,12 +43,13 @@ def reading_uri(path: Path | str, through_wal: bool | None = None) -> str:
     would leave, 444 for a 444 file, blocking its owner): through a writer's WAL, else immutable."""
     text = str(path)
     through_wal = wal_in_use(text) if through_wal is None else through_wal
-    return f"file:{quote(text)}?mode=ro" + ("" if through_wal else "&immutable=1")
+    return f"file:{quote(os.fsencode(text))}?mode=ro" + ("" if through_wal else "&immutable=1")
 
 
-def check_plan_file(path: Path) -> int:
+def check_plan_file(path: Path, look: Callable[[Any], Any] | None = None) -> int:
     """Refuse, without writing a byte, a file that is not ours to open; return its plan
-    schema version (0 for a new or empty file)."""
+    schema version (0 for a new or empty file). `look(connection)`, when given, is called
+    with the connection that read a plan file, to read more of it in the same look."""
     if path.is_symlink():
         raise PlanStoreError(f"{path} is a symbolic link; a plan file must be a regular file")
     if not path.exists():
@@ -66,14 +64,14 @@ def check_plan_file(path: Path) -> int:
     sides = [path.with_name(path.name + suffix) for suffix in SIDE_FILES]
     created = [side for side in sides if not side.exists()]
     try:
-        return _preflight(path)
+        return _preflight(path, look)
     except PlanStoreError:
         for side in created:
             side.unlink(missing_ok=True)
         raise
 
 
-def _preflight(path: Path) -> int:
+def _preflight(path: Path, look: Callable[[Any], Any] | None) -> int:
     through_wal = wal_in_use(str(path))
     _check_length(path, through_wal)
     try:
@@ -103,6 +101,8 @@ def _preflight(path: Path) -> int:
                 f"{path} is not a readable plan file: its plans_schema_version table holds "
                 f"{found}, not one version from 1 to {LATEST}; choose another file for the plan"
             )
+        if look is not None:
+            look(conn)
         return version
     except sqlite3.DatabaseError as exc:
         raise PlanStoreError(f"{path} is not a readable plan file: {exc}") from None
@@ -137,27 +137,3 @@ def _check_length(path: Path, through_wal: bool) -> None:
         f"{path} is not a readable plan file: it is truncated ({size} bytes; its header "
         f"says {pages * page_size}); restore it from a copy"
     )
-
-
-def moved_to(cursor, identity: FileIdentity | None = None) -> str | None:
-    """Where the plan file a connection has open went with its notebook: the new file's path,
-    "" for the trash; given the file's identity, also the path its folder's rename gave it, but
-    only while that path names this very file (a copy of the file names the original). None if
-    neither, or if what the file says is no plan file's path. Read to the end: no lock stays."""
-    try:
-        found = dict(cursor.execute(READ_MOVED).fetchall())
-    except sqlite3.Error:
-        return None  # no plan tables (a new file)
-    went = found.get("moved_to")
-    if went is not None:
-        return went if went == "" or _plan_path(went) else None
-    renamed = found.get("renamed_to")
-    if identity is not None and _plan_path(renamed) and file_identity(renamed) == tuple(identity):
-        return renamed
-    return None
-
-
-def _plan_path(text: object) -> bool:
-    """Whether a path read from a plan file may be followed: an absolute plan file's path (a
-    file written by someone else cannot send a store to write anywhere else)."""
-    return isinstance(text, str) and os.path.isabs(text) and text.endswith(SUFFIX)

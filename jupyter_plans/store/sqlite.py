@@ -12,11 +12,13 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 import zlib
 from pathlib import Path
 from urllib.parse import quote
 
 from ..errors import PlanStoreError
+from . import marker, records
 from .migrations import LATEST
 
 # What a file must be before it is opened as a plan file (imported from here as before).
@@ -25,7 +27,6 @@ from .preflight import (
     FileIdentity,
     check_plan_file,
     file_identity,
-    moved_to,
     reading_uri,
 )
 from .transaction import WRITE_OPTION
@@ -80,7 +81,7 @@ class SQLiteBackend:
         """Use the plan file at `path` from now on: it moved there with its notebook."""
         self.path = path
         self.path_text = str(path)
-        self._uri = f"file:{quote(self.path_text)}?mode="
+        self._uri = f"file:{quote(os.fsencode(self.path_text))}?mode="
         self._sides = [self.path_text + suffix for suffix in SIDE_FILES]
         if self._engine is not None:
             self._engine.dispose()
@@ -88,8 +89,17 @@ class SQLiteBackend:
 
     def look(self) -> None:
         """Look at the path before opening it: refuse what is no plan file, and tell whether this
-        process can write it (`read_only`: why not). If not, reads write nothing, writes fail."""
-        self.schema_version = check_plan_file(self.path)
+        process can write it (`read_only`: why not). If not, reads write nothing, writes fail.
+        What the file says of a move at this first look (`marker_at_open`) is never followed,
+        and only moves made from `since` on are (see marker.py)."""
+        opened_at, seen = time.time(), []
+        self.schema_version = check_plan_file(self.path, lambda c: seen.append(marker.read(c)))
+        self.marker_at_open: marker.Marker | None = seen[0] if seen else None
+        try:
+            changed_at = os.lstat(self.path_text).st_ctime
+        except OSError:
+            changed_at = float("inf")  # none there yet: this store makes it
+        self.since: marker.Since = (opened_at, changed_at)
         self.read_only = read_only_reason(self.path)
         if self.read_only and 0 < self.schema_version < LATEST:
             raise PlanStoreError(
@@ -132,6 +142,9 @@ class SQLiteBackend:
             for statement in ddl:
                 connection.execute(statement)
             connection.execute("INSERT INTO plans_schema_version (version) VALUES (?)", (LATEST,))
+            notebook = records.notebook_beside(self.path)
+            if notebook is not None:  # a plan file records its notebook, whoever made it
+                records.record(connection, notebook, self.path)
             connection.execute("COMMIT")
             return True
         except sqlite3.Error as exc:
@@ -189,11 +202,11 @@ class SQLiteBackend:
             if self._keeper is None and not self.read_only:
                 self._keeper = self.connect()[0]
 
-    def went(self) -> str | None:
-        """Where the opened file moved with its notebook ("" for the trash); None if it did
-        not, or no connection is held on it."""
+    def went(self) -> marker.Marker | None:
+        """Where the opened file says it went (see marker.py); None if it says nothing, or no
+        connection is held on it."""
         with self._keeper_lock:
-            return None if self._keeper is None else moved_to(self._keeper, self.opened)
+            return None if self._keeper is None else marker.read(self._keeper, self.opened)
 
     def _let_keeper_go(self) -> None:
         with self._keeper_lock:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanStoreError
-from .preflight import moved_to
+from . import marker
 from .sqlite import read_only_reason
 
 
@@ -49,7 +49,7 @@ class FollowsFile:
             local.looked_at = version
         if cursor is not None and identity is not None and (write or not here):
             # A renamed folder's mark is read only once the path is gone (a copy carries it).
-            went = moved_to(cursor, None if here else identity)
+            went = marker.read(cursor, None if here else identity)
             if went is not None:
                 local.moved = went
                 return False
@@ -60,8 +60,9 @@ class FollowsFile:
         open: for a write, a plan file (made as a new store is, where there is none); for a
         read of no file, nothing (reads see an empty store). A file that is not a plan file
         is refused in one line, and so is a write this process cannot make there. A plan file
-        that moved with its notebook is opened where it went. Other threads' connections are
-        let go of when they next begin (their generation is an earlier one)."""
+        that moved with its notebook is opened where it went, once that move is verified
+        (marker.py); a claim of a move that is not is refused in one line. Other threads'
+        connections are let go of when they next begin (their generation is an earlier one)."""
         backend = self._backend
         went = getattr(self._local, "moved", None)
         self._local.moved = None
@@ -69,19 +70,11 @@ class FollowsFile:
             went = backend.went()  # this thread had no connection on the file that went
         self._let_go(self._local)
         with self._follow_lock:
-            if went == "":
-                self._gone = (
-                    f"{backend.path} went to the trash with its notebook; restore the notebook "
-                    "from the trash to go on with its plan"
-                )
-            elif went is not None and os.path.lexists(went) and went != backend.path_text:
-                self._open_again(look=True, at=Path(went))
-                return
-            elif went is not None and went != backend.path_text:
-                self._gone = (
-                    f"{backend.path} moved with its notebook to {went}, which has moved again "
-                    "since; restart the kernel (or the agent) to open the notebook's plan"
-                )
+            if went is not None:
+                where = self._where(went, write)
+                if where is not None:
+                    self._open_again(look=True, at=where[0], since=where[1])
+                    return
             found = backend.identity()
             if self._gone and found is None:
                 # Reads see nothing; a write makes no new plan file at a name the notebook left.
@@ -97,10 +90,57 @@ class FollowsFile:
         if write and backend.read_only:
             raise PlanStoreError(backend.read_only)
 
-    def _open_again(self, look: bool, at: Path | None = None) -> None:
-        """Under the follow lock: let go of the file the store had open and, if `look`, open
-        what is at the path now (or at `at`, where the plan file moved)."""
+    def _where(self, went: marker.Marker, write: bool) -> tuple[Path, float] | None:
+        """Under the follow lock: where to follow the file's marker `went` (the plan file, and
+        from when its own moves count); None when not, with why in `_gone` for the file gone
+        from its path. A write to a file still at its path that claims a move it did not make
+        is refused here, in one line that says what it claims."""
         backend = self._backend
+        path = backend.path_text
+        if went.renamed:
+            return (Path(went.target), backend.since[0]) if went.target != path else None
+        here = backend.opened is not None and backend.identity() == backend.opened
+        if here and not write:
+            return None
+        if went == backend.marker_at_open:
+            problem = (
+                f"{went.claim(path)}, and said so when it was first opened here: the plan does "
+                "not follow it, and nothing was written"
+            )
+        elif went.target == "":
+            if not here:
+                self._gone = (
+                    f"{path} went to the trash with its notebook; restore the notebook from the "
+                    "trash to go on with its plan"
+                )
+                return None
+            problem = f"{went.claim(path)}, yet it is still at its path; nothing was written"
+        else:
+            try:
+                return marker.verify(went, backend.opened, backend.since, path)
+            except ValueError:
+                pass
+            if not here and not os.path.lexists(went.target):
+                self._gone = (
+                    f"{path} moved with its notebook to {went.target}, which has moved again "
+                    "since; restart the kernel (or the agent) to open the notebook's plan"
+                )
+                return None
+            problem = (
+                f"{went.claim(path)}, but no plan file there records that move: the plan does "
+                "not follow it, and nothing was written"
+            )
+        if here:
+            raise PlanStoreError(problem)
+        self._gone = problem
+        return None
+
+    def _open_again(self, look: bool, at: Path | None = None, since: float = 0.0) -> None:
+        """Under the follow lock: let go of the file the store had open and, if `look`, open
+        what is at the path now (or at `at`, where the plan file moved, whose moves count from
+        `since`). The same file opened again keeps what its first look saw."""
+        backend = self._backend
+        before = (backend.opened, backend.marker_at_open, backend.since)
         self._generation += 1
         self.plan_cache.clear()  # plans parsed from the old file's events
         backend.let_go()
@@ -112,6 +152,11 @@ class FollowsFile:
             backend.look()
             self._migrate()
             backend.opened = backend.identity()
+            if at is not None:  # its moves count from the move that made it
+                backend.marker_at_open = None
+                backend.since = (since, backend.since[1])
+            elif backend.opened is not None and backend.opened == before[0]:
+                backend.marker_at_open, backend.since = before[1], before[2]
 
     @property
     def generation(self) -> int:

@@ -13,7 +13,7 @@ import functools
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConnectionLost, PlanStoreError
+from ..errors import ConnectionLost, PlanStoreError, StoreBusy
 
 if TYPE_CHECKING:
     from .compiled import Prepared, StatementCache
@@ -111,7 +111,8 @@ class Tx:
                         continue  # a connection found dead before any work: replace it at once
                     # Again: the operation is run again after a pause, as one lost later is.
                     raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
-                raise PlanStoreError(f"cannot use {store}: {_line(exc)}") from exc
+                refused = StoreBusy if _busy(exc) else PlanStoreError
+                raise refused(f"cannot use {store}: {_line(exc)}") from exc
             if write is None or store._on_file(write, self._cursor):
                 return self
             try:
@@ -238,3 +239,9 @@ class Tx:
 def _line(error: BaseException) -> str:
     """A driver's message, first line only: PostgreSQL adds CONTEXT and HINT lines."""
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def _busy(error: BaseException) -> bool:
+    """Whether a driver's error says another connection holds the lock (SQLite's busy timeout
+    ran out): the same operation may succeed later."""
+    return getattr(error, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED")

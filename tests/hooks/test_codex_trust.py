@@ -339,3 +339,59 @@ def test_the_plan_panel_shows_the_line_too(panel_server):
     assert card()["guard_warning"].startswith("Plan mode is not enforced in Codex")
     install(root, codex_home, "--notebook", str(root / "analysis.ipynb"), "--trust")
     assert "guard_warning" not in card()
+
+
+# The person's config.toml stays theirs: their line endings, their byte order mark, their
+# strings, and a new file readable by its owner only.
+
+
+def test_a_crlf_config_gets_crlf_lines_and_is_otherwise_byte_identical(project, codex_home):
+    codex_home.mkdir()
+    config = codex_home / "config.toml"
+    mine = (
+        b'# my settings\r\nmodel = "gpt-5.5"\r\n\r\n'
+        b'[projects."/elsewhere"]\r\ntrust_level = "trusted"'
+    )
+    config.write_bytes(mine)
+    proc = install(project, codex_home, "--notebook", "a.ipynb", "--trust")
+    assert proc.returncode == 0, proc.stderr
+    data = config.read_bytes()
+    assert data.startswith(mine + b"\r\n")
+    assert b"\n" not in data.replace(b"\r\n", b"")  # every line ends as the person's do
+    assert len(trusted(codex_home)) == 5
+
+
+def test_a_config_with_a_byte_order_mark_is_read_and_keeps_it(project, codex_home):
+    codex_home.mkdir()
+    config = codex_home / "config.toml"
+    mine = '\ufeffmodel = "gpt-5.5"\n'.encode()
+    config.write_bytes(mine)
+    proc = install(project, codex_home, "--notebook", "a.ipynb", "--trust")
+    assert proc.returncode == 0, proc.stderr
+    data = config.read_bytes()
+    assert data.startswith(mine) and data.count(b"\xef\xbb\xbf") == 1
+    assert len(tomllib.loads(data.decode("utf-8-sig"))["hooks"]["state"]) == 5
+
+
+def test_a_header_inside_a_multiline_string_is_text_not_a_table(project, codex_home):
+    """A literal string that holds a line like our table's header: it is the person's text;
+    the trust goes in a table of its own, and the string reads back unchanged."""
+    hooks_file = project / ".codex" / "hooks.json"
+    key = f"{hooks_file}:pre_tool_use:0:0"
+    codex_home.mkdir()
+    config = codex_home / "config.toml"
+    notes = f'[hooks.state."{key}"]\ntrusted_hash = "sha256:{"0" * 64}"\n'
+    mine = f"notes = '''\n{notes}'''\n"
+    config.write_text(mine, encoding="utf-8")
+    proc = install(project, codex_home, "--notebook", "a.ipynb", "--trust")
+    assert proc.returncode == 0, proc.stderr
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith(mine)
+    assert tomllib.loads(text)["notes"] == notes
+    assert len(trusted(codex_home)) == 5 and trusted(codex_home)[key] != f"sha256:{'0' * 64}"
+
+
+def test_a_new_config_is_readable_by_its_owner_only(project, codex_home):
+    proc = install(project, codex_home, "--notebook", "a.ipynb", "--trust")
+    assert proc.returncode == 0, proc.stderr
+    assert (codex_home / "config.toml").stat().st_mode & 0o777 == 0o600

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import pytest
+
 from jupyter_plans import PlanStore
 
 STEPS = [
@@ -123,3 +125,40 @@ def test_a_cell_runs_while_the_plan_file_is_locked_and_is_linked_after(kernel, t
         holder.close()
     cells = linked(plan_file, lambda c: len(c.get("parse", [])) == 2)
     assert [c["cell_id"] for c in cells["parse"]] == ["cell-a", "cell-b"]  # in their order
+
+
+def test_a_lock_held_past_the_busy_timeout_delays_the_links_and_loses_none(kernel, tmp_path):
+    """Another process holds the plan file's write lock for longer than the store waits for
+    it (10 s): the cells run on, and every link is written, in order, once the lock is gone."""
+    from jupyter_plans.store.sqlite import BUSY_TIMEOUT_MS
+
+    plan_file = start(kernel, tmp_path)
+    holder = sqlite3.connect(plan_file, timeout=10, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        ran = ["cell-a", "cell-b", "cell-c"]
+        for cell_id in ran:
+            _, reply = execute(kernel, f"print({cell_id!r})", cell_id)
+            assert reply["status"] == "ok"
+        time.sleep(BUSY_TIMEOUT_MS / 1000 + 2)  # the first link's wait for the lock ran out
+        assert linked(plan_file, bool, deadline=0) == {}
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    cells = linked(plan_file, lambda c: len(c.get("parse", [])) == 3)
+    assert [c["cell_id"] for c in cells.get("parse", [])] == ran
+
+
+def test_a_blank_cell_id_links_nothing(kernel, tmp_path):
+    plan_file = start(kernel, tmp_path)
+    for blank in ("   ", "\t", "\u200b"):
+        _, reply = execute(kernel, "x = 1", blank)
+        assert reply["status"] == "ok"
+    execute(kernel, "y = 2", "cell-a")
+    cells = linked(plan_file, lambda c: len(c.get("parse", [])) >= 1)
+    assert [c["cell_id"] for c in cells["parse"]] == ["cell-a"]
+    with PlanStore(plan_file) as store:
+        session = store.session()
+        for blank in ("   ", "\u3000"):
+            with pytest.raises(ValueError, match="is blank; it names no cell"):
+                session.cell_ran(blank, 1, True, "x = 1")

@@ -148,7 +148,8 @@ def test_refusals_are_one_line_on_stderr_and_change_nothing(ip, capsys, line):
     assert session.waiting_messages() == []
 
 
-def test_revise_status_history_and_off(ip, capsys):
+def test_revise_status_history_and_off(ip, capsys, monkeypatch):
+    monkeypatch.setenv("JUPYTERHUB_USER", "analyst")  # the person, named for every reader
     session = load(ip)
     submit(session)
     plan(ip, "revise split the loading step", capsys)
@@ -159,9 +160,9 @@ def test_revise_status_history_and_off(ip, capsys):
     out, _ = plan(ip, "history 3", capsys)
     assert out.splitlines() == [
         "3. proposal " + session.events()[2].data["hash"][:12] + " waits for a decision",
-        "4. proposal " + session.events()[2].data["hash"][:12] + ": changes requested by you "
-        "with %plan",
-        "5. message queued from the person by you with %plan: split the loading step",
+        "4. proposal " + session.events()[2].data["hash"][:12] + ": changes requested by "
+        "analyst with %plan",
+        "5. message queued from the person by analyst with %plan: split the loading step",
     ]
     plan(ip, "off", capsys)
     assert session.snapshot().mode == "default"

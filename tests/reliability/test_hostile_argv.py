@@ -174,7 +174,6 @@ def test_real_bytes_on_a_real_command_line(plan_file):
         [b"call", b"--db", b"DB", b"update_plan\xff", b'{"steps": []}'],
         [b"plan", b"--db", b"DB", b"--session", b"s\xfe", b"on"],
         [b"events", b"--db", b"DB", b"--after", b"1" + b"0" * 26],
-        [b"snapshot", b"--db", b"D\xffB"],
     ):
         done = subprocess.run(
             [*map(os.fsencode, CLI), *argv],
@@ -186,3 +185,19 @@ def test_real_bytes_on_a_real_command_line(plan_file):
         assert done.returncode in (1, 2), (argv, done.stderr)
         assert b"Traceback" not in done.stderr, done.stderr
         assert len(done.stderr.strip(b"\n").splitlines()) <= 1, done.stderr
+    # A plan file's name of bytes that are no UTF-8 is a name like any other (the file system
+    # holds it, and a notebook renamed through Jupyter may take one): no file there reads as
+    # an empty session, and a write makes the file there.
+    for argv, code in (
+        ([b"snapshot", b"--db", b"D\xffB"], 0),
+        ([b"plan", b"--db", b"D\xffB", b"on"], 0),
+    ):
+        done = subprocess.run(
+            [*map(os.fsencode, CLI), *argv],
+            capture_output=True,
+            cwd=Path(plan_file).parent,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+        assert done.returncode == code and done.stderr == b"", (argv, done.stderr)
+    assert (Path(plan_file).parent / os.fsdecode(b"D\xffB")).is_file()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from jupyter_client import BlockingKernelClient
@@ -57,7 +57,13 @@ class Kernel:
             server,
             "POST",
             "/api/sessions",
-            {"path": notebook, "type": "notebook", "name": notebook, "kernel": {"name": "python3"}},
+            # Named after its file, as JupyterLab names it (the kernel is told cwd/name).
+            {
+                "path": notebook,
+                "type": "notebook",
+                "name": PurePosixPath(notebook).name,
+                "kernel": {"name": "python3"},
+            },
         )
         assert status == 201, body
         self.server, self.session_id, self.kernel_id = server, body["id"], body["kernel"]["id"]

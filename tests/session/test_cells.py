@@ -139,6 +139,8 @@ def test_a_link_changes_no_waiting_proposals_hash(session):
         ("x" * 129, "cell_id is 129 bytes; it must be 1 to 128"),
         ("a\nb", "cell_id contains U+000A at character 1"),
         ("a\u202eb", "cell_id contains U+202E at character 1"),
+        ("   ", "cell_id '   ' is blank; it names no cell"),
+        ("\u200b", "cell_id '\\u200b' is blank; it names no cell"),
         (7, "cell_id must be text; found int"),
     ],
 )

@@ -86,15 +86,79 @@ def test_a_name_no_person_has_is_refused_and_changes_nothing(session, by, said):
     assert session.cursor() == before and session.snapshot().pending_proposal_hash is not None
 
 
-def test_history_says_who_and_where_and_you_for_the_reader(session):
+def test_history_names_the_person_for_every_reader(session):
+    """A saved notebook is read by others: the history names the person, also to that person."""
     session.on(by={"name": "alice", "via": "panel"})
     assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
     session.approve(by={"name": "bob", "via": "magic"})
-    told = {e.kind: describe_event(e, reader="bob") for e in session.events()}
-    assert told["decision"].endswith(": approved by you with %plan")
-    assert told["mode_changed"].endswith(". mode is now default by you with %plan")
-    first = describe_event(session.events()[0], reader="bob")
-    assert first == "1. mode is now plan by alice in the panel"
+    told = {e.kind: describe_event(e) for e in session.events()}
+    assert told["decision"].endswith(": approved by bob with %plan")
+    assert told["mode_changed"].endswith(". mode is now default by bob with %plan")
+    assert describe_event(session.events()[0]) == "1. mode is now plan by alice in the panel"
+    assert not [e for e in session.events() if "by you" in describe_event(e)]
+
+
+def test_history_in_a_kernel_names_its_own_person(tmp_path, monkeypatch):
+    """`%plan history` in a real kernel run as `analyst`: "by analyst", never "by you"."""
+    from jupyter_client.manager import start_new_kernel
+
+    monkeypatch.setenv("JUPYTERHUB_USER", "analyst")
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    try:
+        code = (
+            f"__session__ = {str(tmp_path / 'nb.ipynb')!r}\n"
+            "get_ipython().config.PlanMagics.auto_display = False\n"
+            "%load_ext jupyter_plans\n%plan on\n%plan history"
+        )
+        reply = client.execute_interactive(code, timeout=60, output_hook=_keep(printed := []))
+        assert reply["content"]["status"] == "ok"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert "".join(printed).splitlines()[-1] == "1. mode is now plan by analyst with %plan"
+
+
+def _keep(into: list):
+    def hook(message: dict) -> None:
+        if message["msg_type"] == "stream":
+            into.append(message["content"]["text"])
+
+    return hook
+
+
+_NAMES_NOT_SEEN = [
+    ("al\u200bice", "U+200B"),  # zero-width space: shows as "alice"
+    ("alice\U000e0041", "U+E0041"),  # a tag character
+    ("\ufeffalice", "U+FEFF"),  # the byte order mark
+    ("ali\u00adce", "U+00AD"),  # a soft hyphen
+    ("al\u2060ice", "U+2060"),  # a word joiner
+    (" alice", "begins or ends with a space"),
+]
+
+
+@pytest.mark.parametrize(("name", "said"), _NAMES_NOT_SEEN)
+def test_a_name_with_characters_that_do_not_show_is_refused(session, name, said):
+    session.on()
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    before = session.cursor()
+    with pytest.raises(DecisionRefused, match=said.replace("+", r"\+")) as refused:
+        session.approve(by=name)
+    assert "\n" not in str(refused.value) and str(refused.value).startswith("by: the name")
+    assert session.cursor() == before and session.snapshot().pending_proposal_hash is not None
+
+
+def test_the_cli_refuses_a_name_that_does_not_show_as_itself(tmp_path):
+    db = tmp_path / "a.plans.sqlite"
+    digest = waiting(db)
+    cli = [sys.executable, "-m", "jupyter_plans.cli", "plan", "--db", str(db), "--session", "s"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    done = subprocess.run(
+        [*cli, "approve", digest, "--by", "al\u200bice"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1
+    assert "U+200B" in done.stderr
+    with PlanStore(db) as store:
+        assert store.session("s").snapshot().pending_proposal_hash == digest
 
 
 def waiting(path: Path) -> str:

@@ -259,3 +259,32 @@ def test_a_plan_file_cannot_send_a_store_elsewhere_or_name_a_strange_notebook(tm
     assert store.path == plan and not (tmp_path / "x.txt").exists()
     assert follow.recorded_notebook(plan) is None
     store.close()
+
+
+def test_a_plan_left_behind_is_named_at_each_load_until_the_name_holds_another_plan(
+    tmp_path, monkeypatch
+):
+    """The plan of a notebook renamed onto a taken plan name stays, and says so: while what held
+    the name holds it, a load is refused with the command; once the name is free, a load says
+    it with the command and adopts nothing; a plan file made there since is the notebook's."""
+    monkeypatch.chdir(tmp_path)  # a kernel works in its notebook's folder
+    untitled = notebook(tmp_path, "Untitled.ipynb")
+    with_plan(untitled, "mine")
+    (tmp_path / "analysis.plans.sqlite").write_text("a person's notes, oddly named")
+    os.rename(untitled, tmp_path / "analysis.ipynb")
+    with pytest.raises(PlanStoreError, match="is taken"):
+        follow.move(untitled, tmp_path / "analysis.ipynb")
+    assert follow.stay(untitled, tmp_path / "analysis.ipynb") == tmp_path / "Untitled.plans.sqlite"
+    analysis = tmp_path / "analysis.ipynb"
+    plan = str(tmp_path / "analysis.plans.sqlite")
+    with pytest.raises(PlanStoreError, match="jupyter-plans move") as refused:
+        follow.before_open(analysis, plan)
+    assert str(refused.value).startswith("analysis.ipynb's plan is Untitled.plans.sqlite")
+    assert (tmp_path / "analysis.plans.sqlite").read_text() == "a person's notes, oddly named"
+    os.rename(tmp_path / "analysis.plans.sqlite", tmp_path / "notes.txt")
+    said = follow.before_open(analysis, plan)
+    assert said.startswith("analysis.ipynb has no plan file, but Untitled.plans.sqlite")
+    assert said.endswith("take it along with: jupyter-plans move Untitled.ipynb analysis.ipynb")
+    with_plan(analysis, "a new start")  # the person went on without it
+    assert follow.before_open(analysis, plan) is None
+    assert titles(tmp_path / "Untitled.plans.sqlite") == ["mine"]

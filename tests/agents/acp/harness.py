@@ -186,8 +186,33 @@ async def bridged(
             transport_kwargs={"stderr": stderr},
             observers=[client.observe],
         ) as (conn, process):
-            await asyncio.wait_for(conn.initialize(protocol_version=1), TIMEOUT)
-            yield client, conn, process
+            try:
+                await asyncio.wait_for(conn.initialize(protocol_version=1), TIMEOUT)
+                yield client, conn, process
+            finally:
+                await hang_up(process)
+
+
+async def hang_up(process: Any) -> None:
+    """End the conversation as a client that is done with it: close the bridge's stdin, and
+    read what the bridge still sends until its stdout ends, before the SDK closes the
+    connection (which it does when the `async with` of spawn_agent_process ends).
+
+    The SDK 0.11 closes a connection by closing its message queue first and cancelling its
+    reading task after; a line that arrives in between (a mode update the bridge sends as the
+    test ends) is refused with "message queue already closed", which fails the close now and
+    then. Once the bridge has exited and its stdout is read to the end, nothing can arrive."""
+    if process.stdin is not None and not process.stdin.is_closing():
+        process.stdin.close()
+    with contextlib.suppress(asyncio.TimeoutError):  # then the SDK ends it, as before
+        await asyncio.wait_for(process.wait(), TIMEOUT)
+        await asyncio.wait_for(_read_to_the_end(process.stdout), TIMEOUT)
+
+
+async def _read_to_the_end(stdout: asyncio.StreamReader) -> None:
+    """Until the connection's reading task has taken the last line (the reader is at its end)."""
+    while not stdout.at_eof():
+        await asyncio.sleep(0.01)
 
 
 async def new_session(conn: Any, cwd: Path) -> str:
@@ -266,13 +291,16 @@ async def plan_mode_proposal(command: list[str], cwd: Path, person: Person) -> l
     """Run COMMAND as an ACP client runs an agent: initialize, open a session, turn plan mode on
     and prompt; returns what the proposal's request looked like when it reached the client."""
     client = RecordingClient()
-    async with spawn_agent_process(client, *command, cwd=cwd) as (conn, _):
-        await asyncio.wait_for(conn.initialize(protocol_version=1), TIMEOUT)
-        sid = await new_session(conn, cwd)
-        await person("on")
-        await until(lambda: client.kinds("current_mode_update"))  # the agent's mode set
-        running = prompt(conn, sid, "Clean the sales data")
-        asked = await client.next_asked()
-        asked.cancel()
-        await asyncio.wait_for(running, TIMEOUT)
-        return [asked.tool_call.title, asked.tool_call.kind]
+    async with spawn_agent_process(client, *command, cwd=cwd) as (conn, process):
+        try:
+            await asyncio.wait_for(conn.initialize(protocol_version=1), TIMEOUT)
+            sid = await new_session(conn, cwd)
+            await person("on")
+            await until(lambda: client.kinds("current_mode_update"))  # the agent's mode set
+            running = prompt(conn, sid, "Clean the sales data")
+            asked = await client.next_asked()
+            asked.cancel()
+            await asyncio.wait_for(running, TIMEOUT)
+            return [asked.tool_call.title, asked.tool_call.kind]
+        finally:
+            await hang_up(process)
