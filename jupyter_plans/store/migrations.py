@@ -64,6 +64,12 @@ def _add_cells(conn: Connection) -> None:
     cells.create(conn, checkfirst=True)
 
 
+def _add_comments(conn: Connection) -> None:
+    from .schema import comments
+
+    comments.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
@@ -71,6 +77,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _index_only_given_call_ids,
     _add_call_digest,
     _add_cells,
+    _add_comments,
 ]
 LATEST = len(MIGRATIONS)
 

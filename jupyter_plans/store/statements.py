@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import sys
 
-from sqlalchemy import and_, bindparam, func, insert, null, or_, select, update
+from sqlalchemy import and_, bindparam, case, func, insert, null, or_, select, update
 
 from .schema import (
     cells,
+    comments,
     decisions,
     events,
     messages,
@@ -267,6 +268,59 @@ def UPSERT_CELL(insert):  # noqa: N802
             index_elements=[cells.c.session_id, cells.c.step_id, cells.c.cell_id], set_=ran
         )
     )
+
+
+# The person's comments (session/comments.py).
+_COMMENTS_OF = comments.c.session_id == _SID
+_COMMENT = (
+    comments.c.number,
+    comments.c.step_id,
+    comments.c.anchor,
+    comments.c.text,
+    comments.c.by,
+    comments.c.status,
+    comments.c.reply,
+    comments.c.status_seq,
+)
+_UNRESOLVED = comments.c.status != "resolved"
+SELECT_UNRESOLVED_COMMENTS = (
+    select(*_COMMENT).where(_COMMENTS_OF, _UNRESOLVED).order_by(comments.c.number)
+)
+SELECT_RESOLVED_COMMENTS = (
+    select(*_COMMENT)
+    .where(_COMMENTS_OF, comments.c.status == "resolved")
+    .order_by(comments.c.status_seq.desc())
+    .limit(bindparam("limit"))
+)
+SELECT_ALL_COMMENTS = select(*_COMMENT).where(_COMMENTS_OF).order_by(comments.c.number)
+SELECT_COMMENT = select(*_COMMENT).where(_COMMENTS_OF, comments.c.number == bindparam("number"))
+SELECT_COMMENTS_OPENED_AFTER = (
+    select(*_COMMENT)
+    .where(_COMMENTS_OF, comments.c.status == "open", comments.c.opened_seq > bindparam("after"))
+    .order_by(comments.c.number)
+)
+# The next comment's number, and how many are not resolved, in one read.
+COMMENT_COUNTS = select(
+    func.coalesce(func.max(comments.c.number), 0).label("last_number"),
+    func.coalesce(func.sum(case((_UNRESOLVED, 1), else_=0)), 0).label("unresolved"),
+).where(_COMMENTS_OF)
+INSERT_COMMENT = insert(comments)
+_THIS_COMMENT = (_COMMENTS_OF, comments.c.number == bindparam("b_number"))
+SET_COMMENT_STATUS = (
+    update(comments)
+    .where(*_THIS_COMMENT)
+    .values(status=bindparam("b_status"), status_seq=bindparam("b_seq"))
+)
+REOPEN_COMMENT = (
+    update(comments)
+    .where(*_THIS_COMMENT)
+    .values(status="open", status_seq=bindparam("b_seq"), opened_seq=bindparam("b_seq"))
+)
+ADDRESS_COMMENT = (
+    update(comments)
+    .where(*_THIS_COMMENT)
+    .values(status="addressed", reply=bindparam("b_reply"), status_seq=bindparam("b_seq"))
+)
 
 
 def names() -> list[str]:

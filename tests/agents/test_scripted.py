@@ -448,8 +448,8 @@ def script_with(*actions, **turn):
 @pytest.mark.parametrize(
     ("action", "expected"),
     [
-        ({"jump": "far"}, "exactly one of say, call, update, tool or wait; found jump"),
-        ({"say": "a", "wait": "message"}, "exactly one of say, call, update, tool or wait"),
+        ({"jump": "far"}, "exactly one of say, call, update, tool, reply or wait; found jump"),
+        ({"say": "a", "wait": "message"}, "exactly one of say, call, update, tool, reply or wait"),
         ({"call": "update_plan"}, "args is missing"),
         ({"call": "finish_plan", "args": {"review": []}}, None),  # a script may finish
         ({"call": "ask_user", "args": {"question": "Which file?"}}, None),  # a script may ask
