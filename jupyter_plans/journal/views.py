@@ -171,6 +171,9 @@ def _checkpoint(history: _History) -> list[str]:
             f"(revision {history.proposal_revision}) waits for the person"
         )
     lines.append(f"- Waiting decision: {waiting}")
+    waiting_agent = [c.id for c in snapshot.comments if c.status == "open"]
+    if waiting_agent:
+        lines.append(f"- Comments open for the agent: {', '.join(waiting_agent)} (see plan.md)")
     if history.question:
         lines.append(f"- The agent asks: {inert(history.question)}")
     current = [s for s in (plan or {"steps": []})["steps"] if s["status"] == "in_progress"]
