@@ -11,8 +11,8 @@ import { startInflight } from "./state";
 
 export interface SendOptions {
   /** Where the half-typed text is kept across re-renders. */
-  draft: "answerText" | "reviseNote";
-  kind: "answer" | "revise";
+  draft: "answerText" | "reviseNote" | "commentText";
+  kind: "answer" | "revise" | "comment";
   class: string;
   key: string;
   label: string;
@@ -22,6 +22,8 @@ export interface SendOptions {
   send: ((text: string) => void) | null;
   /** Told of each change to the text, after the draft is kept. */
   typed?: () => void;
+  /** A key to focus once the action is answered (the form it was sent from is gone then). */
+  focusAfter?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export function sendButton(
       onClick: () => {
         const text = state[options.draft].trim();
         if (!text || !options.send) return;
-        startInflight(state, options.kind, ctx.rerender);
+        startInflight(state, options.kind, ctx.rerender, options.focusAfter ?? null);
         options.send(text);
         ctx.rerender();
       },

@@ -1,6 +1,7 @@
 /** The top of the card: error bar, header, explanation, and the decision banner. */
 
 import type { CardActions, Changes, DecidedBy } from "../types";
+import { openCommentsBadge } from "./comments";
 import { leaveButton, sendButton } from "./compose";
 import type { CardContext } from "./context";
 import { KEY_ATTR, button, dotSeparator, h, inlineText, shortHash } from "./dom";
@@ -84,6 +85,8 @@ export function header(ctx: CardContext): HTMLElement {
       ),
     );
   }
+  const commented = openCommentsBadge(ctx);
+  if (commented) bar.append(commented);
   if (snapshot.session_id && snapshot.session_id !== "default") {
     bar.append(h("span", "jp-plans-session", "session ", h("code", null, snapshot.session_id)));
   }
