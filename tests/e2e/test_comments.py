@@ -115,6 +115,14 @@ def test_comment_by_keyboard_and_mouse_resolve_and_reopen(page, app, dialogs, er
     assert [c.step_id for c in session.snapshot().comments] == ["fill", None]
     if SHOTS:
         card.screenshot(path=f"{SHOTS}/comments-{app['kind']}.png")
+
+    # Approve with comments: the banner says what the decision does with them.
+    hint = card.locator(".jp-plans-comments-hint").inner_text()
+    assert hint.startswith("2 open comments go with your decision: approving leaves them")
+    card.get_by_role("button", name="Approve").click()
+    card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
+    approval = [e for e in session.events() if e.kind == "decision"][-1]
+    assert (approval.data["action"], approval.data["comments"]) == ("approved", ["c1", "c2"])
     assert dialogs == []
     assert_no_errors(errors, app)
 
@@ -150,6 +158,17 @@ def test_the_panel_comments_through_the_server_and_axe_finds_nothing(page, lab, 
     ).wait_for(timeout=10_000)
     assert session.snapshot().comments[0].by == {"name": "ann", "via": "api"}
     assert session.events()[-1].data["by"]["via"] == "panel"
+
+    # A request for changes made of the open comments alone: Send takes an empty note.
+    panel.get_by_role("button", name="Request changes…").click()
+    send = panel.get_by_role("button", name="Send")
+    assert send.is_enabled()
+    send.click()
+    panel.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
+    (message,) = session.waiting_messages()
+    assert message.text == "On step load (Load sales.csv): mind the header row, said " + (
+        made.by["name"]
+    )
     errors.assert_none()
 
 

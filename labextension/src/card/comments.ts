@@ -32,6 +32,23 @@ export function anchorWords(comment: PlanComment, plan: Plan | null): string | n
   return step.description === comment.anchor ? null : `on an earlier wording: ${comment.anchor ?? ""}`;
 }
 
+/** How many comments wait for the agent (status open). */
+export function openCount(ctx: CardContext): number {
+  return commentsOf(ctx).filter((comment) => comment.status === "open").length;
+}
+
+/** In the decision banner, while comments are open: what the decision does with them. */
+export function decisionCommentsHint(ctx: CardContext): HTMLElement | null {
+  const open = openCount(ctx);
+  if (!open) return null;
+  return h(
+    "div",
+    "jp-plans-comments-hint jp-plans-muted jp-plans-small",
+    icon("comment"),
+    `${plural(open, "open comment goes", "open comments go")} with your decision: approving leaves ${open === 1 ? "it" : "them"} for the agent to follow; a request for changes sends ${open === 1 ? "it" : "them"} after your note.`,
+  );
+}
+
 /** The header's count of open comments (those waiting for the agent); null when none is. */
 export function openCommentsBadge(ctx: CardContext): HTMLElement | null {
   const comments = commentsOf(ctx);

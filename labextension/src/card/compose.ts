@@ -24,6 +24,8 @@ export interface SendOptions {
   typed?: () => void;
   /** A key to focus once the action is answered (the form it was sent from is gone then). */
   focusAfter?: string;
+  /** Sends even with no text (a request for changes made of the open comments alone). */
+  blankSends?: boolean;
 }
 
 /**
@@ -42,10 +44,10 @@ export function sendButton(
     {
       class: options.class,
       key: options.key,
-      disabled: busy || state[options.draft].trim() === "",
+      disabled: busy || (state[options.draft].trim() === "" && !options.blankSends),
       onClick: () => {
         const text = state[options.draft].trim();
-        if (!text || !options.send) return;
+        if ((!text && !options.blankSends) || !options.send) return;
         startInflight(state, options.kind, ctx.rerender, options.focusAfter ?? null);
         options.send(text);
         ctx.rerender();
@@ -55,7 +57,7 @@ export function sendButton(
   );
   field.addEventListener("input", () => {
     state[options.draft] = field.value;
-    submit.disabled = busy || field.value.trim() === "";
+    submit.disabled = busy || (field.value.trim() === "" && !options.blankSends);
     options.typed?.();
   });
   field.addEventListener("keydown", (event) => {
