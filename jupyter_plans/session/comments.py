@@ -49,8 +49,12 @@ def shown_comments(tx: Tx, session_id: str) -> list[dict]:
 
 def open_comments(tx: Tx, session_id: str) -> list[dict]:
     """The comments that wait for the agent (status open), in the order they were made."""
-    rows = tx.all("SELECT_UNRESOLVED_COMMENTS", {"sid": session_id})
+    rows = sorted(tx.all("SELECT_UNRESOLVED_COMMENTS", {"sid": session_id}), key=_number)
     return [comment_of(row) for row in rows if row.status == "open"]
+
+
+def _number(row: Any) -> int:
+    return row.number
 
 
 class Comments:
@@ -175,7 +179,7 @@ class Comments:
         been told since its last prompt)."""
         with self.store.read() as tx:
             rows = tx.all("SELECT_COMMENTS_OPENED_AFTER", {"sid": self.session_id, "after": seq})
-        return [comment_of(row) for row in rows]
+        return [comment_of(row) for row in sorted(rows, key=_number)]
 
     @_reconnecting
     def approved_with_comments(self) -> list[dict]:
@@ -190,14 +194,16 @@ class Comments:
                 return []
             rows = tx.all("SELECT_UNRESOLVED_COMMENTS", {"sid": self.session_id})
         wanted = set(ids)
-        return [comment_of(row) for row in rows if comment_id(row.number) in wanted]
+        return [comment_of(r) for r in sorted(rows, key=_number) if comment_id(r.number) in wanted]
 
     def _tool_comment_reply(self, change: _Change, args: dict, turn_id, call_id) -> str:
         cid, reply = args["comment_id"], args["reply"]
         sid = change.state.session_id
         row = change.tx.first("SELECT_COMMENT", {"sid": sid, "number": comment_number(cid)})
         if row is None:
-            unresolved = change.tx.all("SELECT_UNRESOLVED_COMMENTS", {"sid": sid})
+            unresolved = sorted(
+                change.tx.all("SELECT_UNRESOLVED_COMMENTS", {"sid": sid}), key=_number
+            )
             listed = ", ".join(comment_id(r.number) for r in unresolved) or "none"
             raise Refused(
                 f"comment_id {quote(cid)} is no comment of this session; the comments not "

@@ -187,4 +187,7 @@ comments = Table(
     Column("status_seq", Integer, nullable=False),
     Column("opened_seq", Integer, nullable=False),
     PrimaryKeyConstraint("session_id", "number"),
+    # How many are not resolved (a new comment checks it), and the most recently resolved
+    # (the snapshot's), each read from this index alone however many were resolved before.
+    Index("plans_comments_status", "session_id", "status", "status_seq"),
 )

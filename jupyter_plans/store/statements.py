@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from sqlalchemy import and_, bindparam, case, func, insert, null, or_, select, update
+from sqlalchemy import and_, bindparam, func, insert, null, or_, select, update
 
 from .schema import (
     cells,
@@ -282,10 +282,10 @@ _COMMENT = (
     comments.c.reply,
     comments.c.status_seq,
 )
-_UNRESOLVED = comments.c.status != "resolved"
-SELECT_UNRESOLVED_COMMENTS = (
-    select(*_COMMENT).where(_COMMENTS_OF, _UNRESOLVED).order_by(comments.c.number)
-)
+# Written as equalities, not IN: the statements are compiled ahead, with no list to expand.
+_UNRESOLVED = or_(comments.c.status == "open", comments.c.status == "addressed")
+# In no order: the status index finds them however many were resolved (the callers sort).
+SELECT_UNRESOLVED_COMMENTS = select(*_COMMENT).where(_COMMENTS_OF, _UNRESOLVED)
 SELECT_RESOLVED_COMMENTS = (
     select(*_COMMENT)
     .where(_COMMENTS_OF, comments.c.status == "resolved")
@@ -294,16 +294,17 @@ SELECT_RESOLVED_COMMENTS = (
 )
 SELECT_ALL_COMMENTS = select(*_COMMENT).where(_COMMENTS_OF).order_by(comments.c.number)
 SELECT_COMMENT = select(*_COMMENT).where(_COMMENTS_OF, comments.c.number == bindparam("number"))
-SELECT_COMMENTS_OPENED_AFTER = (
-    select(*_COMMENT)
-    .where(_COMMENTS_OF, comments.c.status == "open", comments.c.opened_seq > bindparam("after"))
-    .order_by(comments.c.number)
+SELECT_COMMENTS_OPENED_AFTER = select(*_COMMENT).where(
+    _COMMENTS_OF, comments.c.status == "open", comments.c.opened_seq > bindparam("after")
 )
 # The next comment's number, and how many are not resolved, in one read.
 COMMENT_COUNTS = select(
-    func.coalesce(func.max(comments.c.number), 0).label("last_number"),
-    func.coalesce(func.sum(case((_UNRESOLVED, 1), else_=0)), 0).label("unresolved"),
-).where(_COMMENTS_OF)
+    select(func.coalesce(func.max(comments.c.number), 0))
+    .where(_COMMENTS_OF)
+    .scalar_subquery()
+    .label("last_number"),
+    select(func.count()).where(_COMMENTS_OF, _UNRESOLVED).scalar_subquery().label("unresolved"),
+)
 INSERT_COMMENT = insert(comments)
 _THIS_COMMENT = (_COMMENTS_OF, comments.c.number == bindparam("b_number"))
 SET_COMMENT_STATUS = (
