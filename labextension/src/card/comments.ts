@@ -41,11 +41,13 @@ export function openCount(ctx: CardContext): number {
 export function decisionCommentsHint(ctx: CardContext): HTMLElement | null {
   const open = openCount(ctx);
   if (!open) return null;
+  const them = open === 1 ? "it" : "them";
   return h(
     "div",
     "jp-plans-comments-hint jp-plans-muted jp-plans-small",
     icon("comment"),
-    `${plural(open, "open comment goes", "open comments go")} with your decision: approving leaves ${open === 1 ? "it" : "them"} for the agent to follow; a request for changes sends ${open === 1 ? "it" : "them"} after your note.`,
+    `${plural(open, "open comment goes", "open comments go")} with your decision: approving leaves ` +
+      `${them} for the agent to follow; a request for changes sends ${them} after your note.`,
   );
 }
 
@@ -55,7 +57,9 @@ export function openCommentsBadge(ctx: CardContext): HTMLElement | null {
   const open = comments.filter((comment) => comment.status === "open").length;
   const addressed = comments.filter((comment) => comment.status === "addressed").length;
   if (!open && !addressed) return null;
-  const words = open ? plural(open, "open comment", "open comments") : `${addressed} addressed, to resolve`;
+  const words = open
+    ? plural(open, "open comment", "open comments")
+    : `${addressed} addressed, to resolve`;
   const title = addressed
     ? `${plural(addressed, "comment", "comments")} addressed by the agent, waiting for you to resolve`
     : "Comments waiting for the agent";
@@ -85,29 +89,28 @@ function statusButtons(ctx: CardContext, comment: PlanComment): HTMLElement | nu
     else actions.reopen?.(comment.id);
     ctx.rerender();
   };
+  const control = (kind: "resolve" | "reopen", words: string) =>
+    button(
+      {
+        class: "jp-plans-button-ghost jp-plans-small-button",
+        key: `${kind}:${comment.id}`,
+        disabled: busy,
+        label: `${words} comment ${comment.id}`,
+        onClick: act(kind),
+      },
+      words,
+    );
   const row = h("span", "jp-plans-comment-actions");
-  if (comment.status !== "resolved") {
-    row.append(
-      button(
-        { class: "jp-plans-button-ghost jp-plans-small-button", key: `resolve:${comment.id}`, disabled: busy, label: `Resolve comment ${comment.id}`, onClick: act("resolve") },
-        "Resolve",
-      ),
-    );
-  }
-  if (comment.status !== "open") {
-    row.append(
-      button(
-        { class: "jp-plans-button-ghost jp-plans-small-button", key: `reopen:${comment.id}`, disabled: busy, label: `Reopen comment ${comment.id}`, onClick: act("reopen") },
-        "Reopen",
-      ),
-    );
-  }
+  // Open: Resolve. Addressed: Resolve, or Reopen when the reply does not answer it. Resolved: Reopen.
+  if (comment.status !== "resolved") row.append(control("resolve", "Resolve"));
+  if (comment.status !== "open") row.append(control("reopen", "Reopen"));
   return row;
 }
 
 function commentItem(ctx: CardContext, comment: PlanComment): HTMLElement {
   const who = comment.by?.name ?? "someone";
   const where = anchorWords(comment, ctx.plan);
+  const status = STATUS_WORDS[comment.status] ?? comment.status;
   const item = h(
     "li",
     { class: `jp-plans-comment jp-plans-comment-${comment.status}`, attrs: { "data-comment-id": comment.id } },
@@ -115,7 +118,7 @@ function commentItem(ctx: CardContext, comment: PlanComment): HTMLElement {
       "div",
       "jp-plans-comment-head",
       h("span", "jp-plans-comment-who", who),
-      h("span", `jp-plans-comment-status jp-plans-comment-status-${comment.status}`, STATUS_WORDS[comment.status] ?? comment.status),
+      h("span", `jp-plans-comment-status jp-plans-comment-status-${comment.status}`, status),
       h("code", "jp-plans-comment-id", comment.id),
       h("span", "jp-plans-spacer"),
       statusButtons(ctx, comment),
@@ -201,7 +204,8 @@ function thread(ctx: CardContext, comments: PlanComment[], stepId: string | null
   if (!comments.length && !canComment) return null;
   const block = h("div", { class: "jp-plans-thread", attrs: { "data-thread": key } });
   if (comments.length) {
-    block.append(h("ul", { class: "jp-plans-comments", attrs: { "aria-label": `Comments ${what}` } }, ...comments.map((c) => commentItem(ctx, c))));
+    const items = comments.map((comment) => commentItem(ctx, comment));
+    block.append(h("ul", { class: "jp-plans-comments", attrs: { "aria-label": `Comments ${what}` } }, ...items));
   }
   if (canComment) {
     if (ctx.state.commentOn === key) block.append(commentForm(ctx, key, what, stepId));
@@ -226,9 +230,10 @@ export function otherThreads(ctx: CardContext): HTMLElement | null {
   const block = h("section", { class: "jp-plans-other-threads", attrs: { "aria-label": "Comments beside the steps" } });
   if (whole) block.append(h("div", "jp-plans-thread-title", "On the plan as a whole"), whole);
   if (removed.length) {
+    const items = removed.map((comment) => commentItem(ctx, comment));
     block.append(
       h("div", "jp-plans-thread-title", "On removed steps"),
-      h("ul", { class: "jp-plans-comments", attrs: { "aria-label": "Comments on removed steps" } }, ...removed.map((c) => commentItem(ctx, c))),
+      h("ul", { class: "jp-plans-comments", attrs: { "aria-label": "Comments on removed steps" } }, ...items),
     );
   }
   return block;
