@@ -182,7 +182,7 @@ export function settleInflight(state: UiState, data: CardData, error: string | n
 /**
  * A waiting proposal that is gone takes the request-changes form with it; a question that
  * is gone (answered elsewhere, dropped, asked anew) takes the answer typed for it; another
- * notebook or session takes what links to cells found.
+ * notebook or session takes what links to cells found, and an open comment form.
  */
 export function dropStaleForms(state: UiState, data: CardData): void {
   if (!data.snapshot.pending_proposal_hash && !state.inflight) {
@@ -198,6 +198,11 @@ export function dropStaleForms(state: UiState, data: CardData): void {
   if (cellsOf !== state.cellsOf) {
     state.cellNote = null;
     state.goneCells.clear();
+    // A comment half-typed on a step of one notebook's plan is not for the next one shown.
+    if (state.cellsOf !== null) {
+      state.commentOn = null;
+      state.commentText = "";
+    }
     state.cellsOf = cellsOf;
   }
 }
