@@ -21,6 +21,7 @@ BENCHMARKS = [
     "postgres",
     "hook",
     "cell_links",
+    "comments",
 ]
 TARGETS = [
     ("update_plan", "jupyter-plans update_plan @1", 1.3, "update_plan / sqlite3 floor, 1 step"),
@@ -48,6 +49,7 @@ TARGETS = [
     ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
     ("cell_links", "no step in progress, us", 100, "a cell's cost, no step in progress, us"),
     ("cell_links", "a step in progress / its write", 1.0, "  with one / the link's write it skips"),
+    ("comments", "comment / update_plan", 1.0, "a comment (64 held) / update_plan, 32 steps"),
 ]
 
 

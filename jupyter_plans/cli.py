@@ -10,7 +10,7 @@ from typing import NoReturn
 
 from .errors import DecisionRefused, PlanStoreError
 
-_VERBS = ("on", "off", "approve", "revise")
+_VERBS = ("on", "off", "approve", "revise", "comment", "comments", "resolve", "reopen")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,10 +67,13 @@ def _parser() -> argparse.ArgumentParser:
     plan = with_session(
         "plan",
         "a person's decision: on, off, approve [HASH] (without HASH: shown and asked on a "
-        "terminal), revise NOTES",
+        "terminal), revise NOTES; or a comment: comment STEP TEXT (STEP a step's id or 1-based "
+        "position, - for the plan as a whole), comments, resolve CID, reopen CID",
     )
-    plan.add_argument("verb", metavar="VERB", help="on, off, approve or revise")
-    plan.add_argument("rest", nargs="*", metavar="ARG", help="HASH for approve, NOTES for revise")
+    plan.add_argument("verb", metavar="VERB", help="on, off, approve, revise, comment, ...")
+    plan.add_argument(
+        "rest", nargs="*", metavar="ARG", help="HASH for approve, NOTES for revise, STEP TEXT..."
+    )
     plan.add_argument("--by", metavar="NAME", help="who decides (default: this system's user name)")
 
     mcp = commands.add_parser(
@@ -281,6 +284,8 @@ def _decide(session, verb: str, rest: list[str], by: dict) -> int:
     verb = verb.lower()
     if verb not in _VERBS:
         raise DecisionRefused(f"unknown verb {quote(verb)}; use one of {', '.join(_VERBS)}")
+    if verb in ("comment", "comments", "resolve", "reopen"):
+        return _comment_verb(session, verb, rest, by)
     if verb in ("on", "off"):
         if rest:
             raise DecisionRefused(f"{verb} takes no arguments; found {quote(' '.join(rest))}")
@@ -294,6 +299,42 @@ def _decide(session, verb: str, rest: list[str], by: dict) -> int:
             return _approve_after_asking(session, by)
     else:
         session.revise(" ".join(rest), by=by)
+    return 0
+
+
+def _comment_verb(session, verb: str, rest: list[str], by: dict) -> int:
+    """The person's comments on the command line (DESIGN section 14)."""
+    from .plan.comments import step_named
+    from .plan.text import describe_comments
+    from .plan.validation import Refused, quote
+
+    if verb == "comments":
+        if rest:
+            raise DecisionRefused(f"comments takes no arguments; found {quote(' '.join(rest))}")
+        print(describe_comments(session.snapshot_data()))
+        return 0
+    if verb == "comment":
+        if len(rest) < 2:
+            raise DecisionRefused(
+                "comment needs STEP and TEXT: a step's id or 1-based position (- for the plan "
+                f"as a whole), then your words; found {quote(' '.join(rest))}"
+            )
+        try:
+            step_id = step_named(session.snapshot_data()["plan"], rest[0])
+        except Refused as refusal:
+            raise DecisionRefused(str(refusal)) from None
+        made = session.comment(step_id, " ".join(rest[1:]), by=by)
+        print(f"Comment {made.id} is open.")
+        return 0
+    if len(rest) != 1:
+        raise DecisionRefused(
+            f"{verb} takes one comment id (c1, c2, ...); found {quote(' '.join(rest))}"
+        )
+    if verb == "resolve":
+        session.resolve_comment(rest[0], by=by)
+    else:
+        session.reopen_comment(rest[0], by=by)
+    print(f"Comment {rest[0]} {verb}{'d' if verb == 'resolve' else 'ed'}.")
     return 0
 
 

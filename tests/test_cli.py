@@ -75,6 +75,7 @@ def test_snapshot_of_a_new_session(db):
         "plan": None,
         "decisions": [],
         "cells": {},
+        "comments": [],
     }
 
 
@@ -272,3 +273,49 @@ def test_a_symlinked_plan_file_is_refused(tmp_path, command):
     assert proc.stdout == "" or json.loads(proc.stdout)["is_error"] is True
     with PlanStore(real) as store:
         assert store.session("s").events() == []
+
+
+def test_comments_on_the_command_line(db):
+    """DESIGN section 14: comment STEP TEXT (an id or a 1-based position, - for the plan),
+    comments, resolve CID, reopen CID; who is the system's user or --by."""
+    submit(db)
+    proc = on(db, "plan", "comment", "plot", "use", "a", "log", "scale", "--by", "alice")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Comment c1 is open."
+    assert on(db, "plan", "comment", "1", "mind the header").returncode == 0
+    assert on(db, "plan", "comment", "-", "keep it short").returncode == 0
+    found = snapshot(db)["comments"]
+    assert [(c["id"], c["step_id"], c["text"]) for c in found] == [
+        ("c1", "plot", "use a log scale"),
+        ("c2", "load", "mind the header"),
+        ("c3", None, "keep it short"),
+    ]
+    assert found[0]["by"] == {"name": "alice", "via": "cli"}
+    listed = on(db, "plan", "comments")
+    assert listed.returncode == 0
+    assert "c1 on step plot, by alice, open: use a log scale" in listed.stdout
+    assert on(db, "plan", "resolve", "c1").returncode == 0
+    assert snapshot(db)["comments"][0]["status"] == "resolved"
+    assert on(db, "plan", "REOPEN", "c1").returncode == 0
+    assert snapshot(db)["comments"][0]["status"] == "open"
+    assert events(db)[-1]["kind"] == "comment_reopened"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["comment", "plot"],
+        ["comment", "nope", "a", "word"],
+        ["comment", "9", "a", "word"],
+        ["comment", "plot", "x" * 2001],
+        ["resolve", "c1"],
+        ["resolve"],
+        ["reopen", "c1", "c2"],
+        ["comments", "all"],
+    ],
+)
+def test_refused_comment_verbs_exit_1_with_one_line(db, words):
+    submit(db)
+    before, count = snapshot(db), len(events(db))
+    assert_refused_one_line(on(db, "plan", *words))
+    assert snapshot(db) == before and len(events(db)) == count

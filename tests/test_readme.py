@@ -59,7 +59,7 @@ def test_the_mcp_command_serves_the_notebooks_plan(tmp_path):
 
     async def scenario():
         async with serving(tmp_path, *command[2:]) as client:
-            assert await client.tool_names() == ["update_plan", "record_decision"]
+            assert await client.tool_names() == ["update_plan", "record_decision", "comment_reply"]
             assert client.init.capabilities.experimental == {"durable_plans": {"version": 1}}
             steps = [{"id": "load", "description": "Load sales.csv"}]
             result = await client.call("update_plan", {"expected_revision": 0, "steps": steps})

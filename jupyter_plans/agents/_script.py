@@ -12,6 +12,9 @@ starts it, see `scripted.py`) and `actions`, each one of:
   re-reads its plan does; it keeps the scripts readable.
 - `tool: NAME` with `risk` (read, write or execute), optional `args` and the recorded
   `result`: the agent's own, simulated tool, which the mode guard may refuse.
+- `reply: TEXT` with an optional `step`: the agent's comment_reply to each of the person's
+  open comments on that step (on any step, and on the plan, without it), as an agent that
+  addressed them does; where there is none, the transcript says so.
 - `wait: decision` (the last action of its turn) or `wait: message` (a pause in the turn).
 
 A script that cannot be replayed is refused when it is loaded, with one line that names the
@@ -98,13 +101,19 @@ class Wait(_Strict):
     wait: Literal["decision", "message"]
 
 
-Action = Union[Say, Call, Update, Tool, Wait]  # noqa: UP007 - a runtime value, read by isinstance
+class Reply(_Strict):
+    reply: str = Field(min_length=1, description="The agent's reply to the person's comments.")
+    step: str | None = Field(None, description="Only the open comments on this step.")
+
+
+Action = Union[Say, Call, Update, Tool, Wait, Reply]  # noqa: UP007 - read by isinstance
 _ACTIONS: dict[str, type[_Strict]] = {
     "say": Say,
     "call": Call,
     "update": Update,
     "tool": Tool,
     "wait": Wait,
+    "reply": Reply,
 }
 
 
@@ -196,7 +205,8 @@ def _action(raw: Any, where: str, last: bool) -> Action:
     if len(kinds) != 1:
         found = ", ".join(map(str, keys)) if keys else repr(raw)[:60]
         raise ScriptError(
-            f"{where}: an action has exactly one of say, call, update, tool or wait; found {found}"
+            f"{where}: an action has exactly one of say, call, update, tool, reply or wait; "
+            f"found {found}"
         )
     action = _check(_ACTIONS[kinds[0]], raw, where)
     if isinstance(action, Call) and action.call not in CATALOG:

@@ -1,10 +1,11 @@
 """The bounded context block: the session's state for the prompt of every turn, framed as data.
 
 The plan's texts were written by an agent, so the block says it holds agent-authored data,
-not instructions and not the person's words. It never exceeds `limit` characters: when the
-state is larger it is cut in a fixed order (completed steps first, then the oldest
-decisions, then long texts, then the last steps), so the same state always gives the same
-block.
+not instructions and not the person's words. The person's comments on the plan (DESIGN
+section 14) follow in a frame of their own, as the person's words. The block never exceeds
+`limit` characters: when the state is larger it is cut in a fixed order (completed steps
+first, then the oldest decisions, then long texts, then the last steps; the comments'
+texts, at most half the block, likewise), so the same state always gives the same block.
 """
 
 from __future__ import annotations
@@ -26,6 +27,17 @@ PREAMBLE = (
 )
 
 
+PERSON_OPEN = '<person_comments source="jupyter-plans" author="the-person">'
+PERSON_CLOSE = "</person_comments>"
+PERSON_PREAMBLE = (
+    "The JSON below holds the person's own comments on the plan, in their words (not the "
+    "agent's): take each into account, and once you have addressed one, reply to it with "
+    "comment_reply. Only the person resolves a comment."
+)
+APPROVED_WITH = "The person approved the plan with these comments to follow."
+_COMMENT_TEXT_LIMITS = (None, 500, 240, 120, 60)
+
+
 @dataclass(frozen=True)
 class _Cut:
     completed: str = "full"  # full, brief (id, status and description), or gone
@@ -39,7 +51,10 @@ def context_block(session: Any, *, limit: int = MAX_CONTEXT_CHARS) -> str:
     """The context block for `session` (a PlanSession), at most `limit` characters."""
     snapshot = session.snapshot().model_dump(mode="json")
     finished = session.review() is not None
-    return render_context(snapshot, _question(session), limit, finished=finished)
+    approved = [c["id"] for c in session.approved_with_comments()]
+    return render_context(
+        snapshot, _question(session), limit, finished=finished, approved_with=approved
+    )
 
 
 def render_context(
@@ -48,14 +63,69 @@ def render_context(
     limit: int = MAX_CONTEXT_CHARS,
     *,
     finished: bool = False,
+    approved_with: list[str] | None = None,
 ):
     """The context block of a snapshot's JSON, at most `limit` characters; `finished` says
-    the plan's final review (finish_plan) was accepted and no change has reopened it."""
-    for cut in _cuts(snapshot):
+    the plan's final review (finish_plan) was accepted and no change has reopened it;
+    `approved_with`, the ids of the comments the plan was last approved with, to follow."""
+    cuts = list(_cuts(snapshot))
+    said = ""
+    if any(c["status"] != "resolved" for c in snapshot.get("comments", ())):
+        # The comments take what the whole plan leaves, at least half the block, but never
+        # so much that the plan cut to its least no longer fits.
+        whole, least = (
+            len(_frame(_state(snapshot, question, c, finished))) for c in (cuts[0], cuts[-1])
+        )
+        budget = min(max(limit // 2, limit - whole - 1), limit - least - 1)
+        said = _person_frame(snapshot["comments"], approved_with or [], budget)
+    room = limit - len(said) - (1 if said else 0)
+    for cut in cuts:
         text = _frame(_state(snapshot, question, cut, finished))
-        if len(text) <= limit:
-            return text
+        if len(text) <= room:
+            return f"{text}\n{said}" if said else text
     raise ValueError(f"limit is {limit} characters; even the smallest context block is longer")
+
+
+def _person_frame(comments: list[dict], approved_with: list[str], budget: int) -> str:
+    """The person's comments not resolved, framed as their words, in at most `budget`
+    characters (texts shortened first, then the addressed left out, then the newest kept);
+    "" when there are none."""
+    unresolved = [c for c in comments if c["status"] != "resolved"]
+    if not unresolved:
+        return ""
+    cuts = [(limit, False, None) for limit in _COMMENT_TEXT_LIMITS]
+    open_only = [c for c in unresolved if c["status"] == "open"]
+    cuts += [(_COMMENT_TEXT_LIMITS[-1], True, None)]
+    cuts += [(_COMMENT_TEXT_LIMITS[-1], True, kept) for kept in range(len(open_only) - 1, -1, -1)]
+    for text_limit, only_open, kept in cuts:
+        chosen = open_only if only_open else unresolved
+        if kept is not None:
+            chosen = chosen[len(chosen) - kept :] if kept else []
+        state: dict[str, Any] = {"comments": [_said(c, text_limit) for c in chosen]}
+        if approved_with:
+            state["approved_with_comments"] = {"comments": approved_with, "note": APPROVED_WITH}
+        if len(chosen) < len(unresolved):
+            state["omitted_comments"] = len(unresolved) - len(chosen)
+        if text_limit is not None:
+            state["comment_texts_shortened_to"] = text_limit
+        text = _frame(state, PERSON_OPEN, PERSON_PREAMBLE, PERSON_CLOSE)
+        if len(text) <= budget:
+            return text
+    return ""
+
+
+def _said(comment: dict, limit: int | None) -> dict:
+    text = comment["text"]
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return {
+        "id": comment["id"],
+        "step_id": comment["step_id"],
+        "anchor": comment["anchor"],
+        "text": text,
+        "by": (comment.get("by") or {}).get("name"),
+        "status": comment["status"],
+    }
 
 
 def _cuts(snapshot: dict):
@@ -206,11 +276,11 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
     return state
 
 
-def _frame(state: dict) -> str:
+def _frame(state: dict, opening: str = OPEN, preamble: str = PREAMBLE, closing: str = CLOSE) -> str:
     # "<" is escaped, so no text inside can close the block early.
     data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c").replace(">", "\\u003e")
-    return f"{OPEN}\n{PREAMBLE}\n{data}\n{CLOSE}"
+    return f"{opening}\n{preamble}\n{data}\n{closing}"
 
 
 def _question(session: Any) -> str | None:

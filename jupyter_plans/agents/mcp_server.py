@@ -65,8 +65,10 @@ INSTRUCTIONS = (
     "done) and record lasting decisions with record_decision. When the person starts plan "
     "mode, research first, then propose with plan_submit and end your turn: the person "
     "approves, asks for changes, or leaves plan mode. Once every step is completed, finish "
-    "the plan with finish_plan, reviewing each objective. The tool list follows the mode and "
-    "the plan. Read the snapshot or context resource for the plan as it stands."
+    "the plan with finish_plan, reviewing each objective. The person may comment on steps; "
+    "their comments are in the context resource, in their words: once you have addressed "
+    "one, reply to it with comment_reply. The tool list follows the mode and the plan. Read "
+    "the snapshot or context resource for the plan as it stands."
 )
 
 T = TypeVar("T")

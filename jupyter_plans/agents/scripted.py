@@ -34,7 +34,7 @@ from typing import Any
 
 from ..plan.policy import guard_refusal
 from ..session import PlanSession
-from ._script import Call, Say, Script, Tool, Turn, Update, Wait, load_script, parse_script
+from ._script import Call, Reply, Say, Script, Tool, Turn, Update, Wait, load_script, parse_script
 
 _DECISIONS = {
     "approved": "you approved the proposal",
@@ -244,6 +244,9 @@ class ScriptedAgent:
                     self._log("wait", "message")
                     self._waiting = "message"
                     return
+            elif isinstance(action, Reply):
+                if not self._reply(turn, action):
+                    return
             elif not self._call(turn, action):
                 return
         self._end_turn("played")
@@ -292,6 +295,34 @@ class ScriptedAgent:
                 return self._end_turn("stopped", _CANCELLED)
             if _LATE in result.content:
                 return self._end_turn("stopped", "a newer turn has started")
+        return True
+
+    def _reply(self, turn: Turn, action: Reply) -> bool:
+        """comment_reply to each open comment (on `action.step`, when it names one); False when
+        a reply found the turn cancelled or late."""
+        comments = self.session.snapshot_data()["comments"]
+        wanted = [
+            c
+            for c in comments
+            if c["status"] == "open" and (action.step is None or c["step_id"] == action.step)
+        ]
+        if not wanted:
+            on = f" on step {action.step!r}" if action.step is not None else ""
+            self._note(f"agent has no open comment{on} to reply to")
+            return True
+        number = self._action
+        for comment in wanted:
+            args = {"comment_id": comment["id"], "reply": action.reply}
+            call_id = f"{self.script.name}-{turn.id}-{number}-{comment['id']}"
+            result = self.session.call_tool("comment_reply", args, turn_id=turn.id, call_id=call_id)
+            shown = f" ({comment['id']})"
+            self._log(
+                "call", result.content, name="comment_reply", is_error=result.is_error, args=shown
+            )
+            if result.is_error and _LATE in result.content:
+                self._catch_up()
+                why = _CANCELLED if turn.id in self._cancelled else "a newer turn has started"
+                return self._end_turn("stopped", why)
         return True
 
     def _end_turn(self, how: str, why: str = "") -> bool:

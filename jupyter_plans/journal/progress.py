@@ -13,6 +13,7 @@ from ..plan.cells import completed_steps
 from ..plan.models import Event
 from ..plan.revision import diff_steps
 from ..plan.who import who_and_where
+from .comments import comment_event_line
 from .markdown import clipped, inert
 
 # The event of an accepted call, by kind: which tool it was.
@@ -136,6 +137,8 @@ def _line(event: Event, before: dict | None) -> str | None:
         return ("Plan mode on" if data["mode"] == "plan" else "Back to default mode") + f"{where}."
     if kind == "decision_recorded":
         return f"The agent recorded a decision: {inert(data['title'])} (see decisions.md)."
+    if kind.startswith("comment_"):
+        return comment_event_line(kind, data)
     return _other_line(event)
 
 
@@ -153,8 +156,10 @@ def verdict_line(data: dict) -> str:
     name, where = who_and_where(data.get("by"))
     who = inert(name) if name else "The person"
     where = f" {where}" if where else ""
+    follow = data.get("comments")
+    with_comments = f" with comments {', '.join(follow)} to follow" if follow else ""
     return {
-        "approved": f"{who} approved proposal {proposal}{where}.",
+        "approved": f"{who} approved proposal {proposal}{where}{with_comments}.",
         "changes_requested": f"{who} asked for changes to proposal {proposal}{where}.",
         "left": f"{who} left plan mode{where}, dropping proposal {proposal}.",
         "dropped": f"Proposal {proposal} dropped: {inert(data['why'])}."

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import PlanStoreError
 from ..plan.fold import fold
 from ..plan.models import Event, Snapshot
+from .comments import approved_with, other_comments, step_comments
 from .markdown import inert
 from .progress import progress_lines, verdict_line
 
@@ -170,6 +171,9 @@ def _checkpoint(history: _History) -> list[str]:
             f"(revision {history.proposal_revision}) waits for the person"
         )
     lines.append(f"- Waiting decision: {waiting}")
+    waiting_agent = [c.id for c in snapshot.comments if c.status == "open"]
+    if waiting_agent:
+        lines.append(f"- Comments open for the agent: {', '.join(waiting_agent)} (see plan.md)")
     if history.question:
         lines.append(f"- The agent asks: {inert(history.question)}")
     current = [s for s in (plan or {"steps": []})["steps"] if s["status"] == "in_progress"]
@@ -216,8 +220,9 @@ def _plan(history: _History) -> list[str]:
             f"| {inert(item['objective'])} | {inert(item['outcome'])} | {inert(item['evidence'])} |"
             for item in history.review["review"]
         ]
+    comments = [c.model_dump() for c in snapshot.comments]
     if not plan["steps"]:
-        return lines + ["", "The plan has no steps."]
+        return lines + ["", "The plan has no steps."] + other_comments(comments, plan)
     lines += ["", "Steps are marked complete by the agent; they are not independently verified."]
     untitled_only = len(plan["phases"]) == 1 and plan["phases"][0]["title"] is None
     for number, phase in enumerate(plan["phases"], 1):
@@ -243,7 +248,8 @@ def _plan(history: _History) -> list[str]:
             if snapshot.cells.get(step["id"]):
                 ran = ", ".join(_cell_words(run) for run in snapshot.cells[step["id"]])
                 lines.append(f"  - Cells: {ran}")
-    return lines
+            lines += step_comments(comments, plan, step["id"])
+    return lines + other_comments(comments, plan)
 
 
 def _cell_words(run) -> str:
@@ -264,11 +270,13 @@ def _decisions(history: _History) -> list[str]:
     lines = _lasting(recorded) if recorded else ["No lasting decision has been recorded."]
     if verdicts:  # the person's, with who made each, where and when
         lines += ([] if lines[-1] == "" else [""]) + ["## Decisions on proposals", ""]
-        lines += [
-            f"- {event.at[:10]} {event.at[11:19]} UTC, event {event.seq}: "
-            + verdict_line(event.data)
-            for event in verdicts
-        ]
+        said = {e.data["comment_id"]: e.data for e in history.events if e.kind == "comment_added"}
+        for event in verdicts:
+            lines.append(
+                f"- {event.at[:10]} {event.at[11:19]} UTC, event {event.seq}: "
+                + verdict_line(event.data)
+            )
+            lines += approved_with(event.data.get("comments") or [], said)
     return lines
 
 

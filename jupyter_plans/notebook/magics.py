@@ -15,13 +15,14 @@ from ..plan.who import person
 from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store import locate as _locate
+from .comment_verbs import COMMENT_VERBS, CommentVerbs
 
 # What a card shown before `%unload_ext jupyter_plans` says from then on.
 UNLOADED = (
     "This card stopped when the plan extension was unloaded (%unload_ext), so its buttons no "
     "longer act; run %load_ext jupyter_plans and %plan for a live card."
 )
-_VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export")
+_VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export", *COMMENT_VERBS)
 
 
 def MAGIC() -> dict:  # noqa: N802 - read as a constant: who acts through %plan
@@ -36,7 +37,7 @@ UNLOADED_STORE = (
 
 
 @magics_class
-class PlanMagics(Magics):
+class PlanMagics(CommentVerbs, Magics):
     """The %plan magic; its settings are read from ipython_config.py as c.PlanMagics.*"""
 
     database = Unicode(
@@ -165,13 +166,19 @@ class PlanMagics(Magics):
         %plan TASK...          start plan mode and give the agent TASK to plan
         %plan approve [HASH]   approve the proposal shown here last, while it waits (or
                                the waiting one by its full 64-hex HASH)
-        %plan revise NOTES     ask for changes; NOTES go to the agent as your words
+        %plan revise NOTES     ask for changes; NOTES go to the agent as your words,
+                               with your open comments (NOTES may be left out then)
         %plan off              leave plan mode, dropping any waiting proposal
         %plan status           one line: mode, revision, progress, waiting proposal
         %plan history [N]      the last N events (default 10) in words
         %plan export DIR       write the journal (checkpoint, plan, decisions, progress) as
                                Markdown files into DIR
         %plan new              start a fresh plan session in the same file
+        %plan comment STEP TEXT  your comment on a step (its id or 1-based position; -
+                               for the plan as a whole): the agent reads it, it stays
+                               across revisions, and it goes with revise and approve
+        %plan comments         your comments, their status and the agent's replies
+        %plan resolve CID      resolve comment CID (c1, c2, ...); reopen CID reopens it
 
         Verbs match without case (%plan ON); a hash never does. A refused verb prints one
         line on stderr and changes nothing.
@@ -200,6 +207,9 @@ class PlanMagics(Magics):
             for hook in list(self.decision_hooks):
                 hook(verb if verb in _VERBS else "task")
 
+    def _by(self) -> dict:
+        return MAGIC()
+
     def _no_arguments(self, verb: str, rest: str) -> None:
         if rest:
             raise DecisionRefused(f"{verb} takes nothing after it; found {quote(rest)}")
@@ -226,10 +236,12 @@ class PlanMagics(Magics):
         print(f"Approved proposal {snapshot.approved_proposal_hash[:12]}; the agent may proceed.")
 
     def _verb_revise(self, rest: str) -> None:
-        if not rest:
+        # Without NOTES, the open comments alone say what should change.
+        if not rest and not any(c["status"] == "open" for c in self.session.comments_data()):
             raise DecisionRefused("revise needs NOTES: say what should change")
+        said = "Your notes went" if rest else "Your open comments went"
         self.session.revise(rest, by=MAGIC())
-        print("Your notes went to the agent; the proposal is withdrawn until it submits again.")
+        print(f"{said} to the agent; the proposal is withdrawn until it submits again.")
 
     def _verb_status(self, rest: str) -> None:
         self._no_arguments("status", rest)

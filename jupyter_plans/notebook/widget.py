@@ -215,6 +215,12 @@ class PlanCard(anywidget.AnyWidget):
             "on": lambda by: self.session.on(by=by),
             "edit": lambda by: self.session.edit_plan(content.get("change"), by=by),
             "answer": lambda by: self.session.answer(content.get("text", ""), by=by),
+            # The person's comments (DESIGN section 14): add one, resolve or reopen it.
+            "comment": lambda by: self.session.comment(
+                content.get("step_id"), content.get("text", ""), by=by
+            ),
+            "resolve": lambda by: self.session.resolve_comment(content.get("comment_id"), by=by),
+            "reopen": lambda by: self.session.reopen_comment(content.get("comment_id"), by=by),
         }
         if action not in verbs:
             self.error = f"the card sent an unknown action {quote(action)}"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from .comments import check_reply
 from .guard import RESERVED_NAMES  # names no integration may rebind
 from .one_pass import plain_plan
 from .rules import check_plan
@@ -94,6 +95,15 @@ CATALOG: dict[str, ToolSpec] = {
             "Record a lasting decision (not progress): a short title, the rationale and "
             "optional sources.",
             check_decision,
+        ),
+        ToolSpec(
+            "comment_reply",
+            "CommentReplyArgs",
+            ("default", "plan"),
+            "Reply to one of the person's comments on the plan (their words, in the context's "
+            "comments) once you have addressed it: say in one line what you did. This marks it "
+            "addressed; only the person resolves it. Refused for a resolved or unknown comment.",
+            check_reply,
         ),
         ToolSpec(
             "finish_plan",

@@ -9,11 +9,13 @@ from .models import Event, Snapshot
 
 def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
     from .cells import cells_view, completion_changes
+    from .comments import COMMENT_KINDS, CommentFold
 
     state = Snapshot.empty(session_id).model_dump()
     # step -> cell -> [step, cell, execution_count, ok, code, code when the step completed],
     # in the order of the cells' latest runs
     ran: dict[str, dict[str, list]] = {}
+    comments = CommentFold()
     for event in events:
         if event.seq != state["cursor"] + 1:
             raise ValueError(f"event seq {event.seq} follows {state['cursor']}: history has a gap")
@@ -36,6 +38,8 @@ def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
                 data["code_sha256"],
                 None if before is None else before[5],
             ]
+        elif event.kind in COMMENT_KINDS:
+            comments.apply(event.seq, event.kind, data)
         elif event.kind == "proposal_submitted":
             state["pending_proposal_hash"] = data["hash"]
         elif event.kind == "decision":
@@ -54,4 +58,5 @@ def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
                 }
             )
     state["cells"] = cells_view(run for runs in ran.values() for run in runs.values())
+    state["comments"] = comments.view()
     return Snapshot.model_validate(state)

@@ -7,7 +7,14 @@ tool call, in a process that starts for that one answer.
 from __future__ import annotations
 
 # Names no integration may rebind, whether or not this version offers them.
-RESERVED_NAMES = ("update_plan", "plan_submit", "record_decision", "finish_plan", "ask_user")
+RESERVED_NAMES = (
+    "update_plan",
+    "plan_submit",
+    "record_decision",
+    "finish_plan",
+    "ask_user",
+    "comment_reply",
+)
 
 AGENT_TOOL_RISKS = ("read", "write", "execute")
 

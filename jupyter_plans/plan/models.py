@@ -79,6 +79,21 @@ class CellRun(_Model):
     changed: bool  # ran again with other code after its step was completed
 
 
+CommentStatus = Literal["open", "addressed", "resolved"]
+
+
+class Comment(_Model):
+    """A person's comment on a step of the plan, or on the plan as a whole (DESIGN section 14)."""
+
+    id: str  # c1, c2, ... per session
+    step_id: str | None  # None: the plan as a whole
+    anchor: str | None  # the step's description when the comment was made
+    text: str  # the person's words
+    by: dict | None  # who, and where (DESIGN section 12)
+    status: CommentStatus
+    reply: str | None  # the agent's note once addressed: model-authored
+
+
 class Proposal(_Model):
     hash: str
     revision: int
@@ -95,6 +110,9 @@ class Snapshot(_Model):
     decisions: list[Decision]
     # The cells that did each step (DESIGN section 13): per step, the latest run of each cell.
     cells: dict[str, list[CellRun]] = Field(default_factory=dict)
+    # The person's comments (DESIGN section 14): every one not resolved, and the 16 most
+    # recently resolved, in the order they were made.
+    comments: list[Comment] = Field(default_factory=list)
 
     @classmethod
     def empty(cls, session_id: str) -> Snapshot:
@@ -108,6 +126,7 @@ class Snapshot(_Model):
             plan=None,
             decisions=[],
             cells={},
+            comments=[],
         )
 
 
@@ -222,6 +241,20 @@ class AskUserArgs(TypedDict):
     question: Annotated[
         str,
         Field(description="One question for the person, at most 500 bytes, on one line."),
+    ]
+
+
+@with_config(_INPUT)
+class CommentReplyArgs(TypedDict):
+    comment_id: Annotated[
+        str, Field(description="The id of the person's comment you addressed: c1, c2, ...")
+    ]
+    reply: Annotated[
+        str,
+        Field(
+            description="What you did about it, in at most 500 characters on one line; the "
+            "person reads it beside their comment."
+        ),
     ]
 
 

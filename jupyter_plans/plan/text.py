@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .comments import anchor_words, count_open
 from .who import said
 
 if TYPE_CHECKING:
@@ -26,8 +27,9 @@ def render_text(snapshot: Snapshot | dict, question: str | None = None, review: 
     lines = []
     head = f"Plan ({snapshot['mode']} mode)"
     asked = [f"The agent asks: {question}"] if question else []
+    commented = _open_comments(snapshot)
     if plan is None:
-        return "\n".join([head + ": no plan yet", *asked])
+        return "\n".join([head + ": no plan yet", *asked, *commented])
     done = sum(step["status"] == "completed" for step in plan["steps"])
     lines.append(
         f"{head}, revision {plan['revision']}: {done} of {len(plan['steps'])} steps marked complete"
@@ -39,6 +41,7 @@ def render_text(snapshot: Snapshot | dict, question: str | None = None, review: 
     if snapshot["pending_proposal_hash"]:
         lines.append(f"Proposal {snapshot['pending_proposal_hash'][:12]} waits for your decision")
     lines.extend(asked)
+    lines.extend(commented)
     if plan["explanation"]:
         lines.append(f"Why: {plan['explanation']}")
     for title, items in (("Findings", plan["findings"]), ("Objectives", plan["objectives"])):
@@ -88,7 +91,15 @@ def status_line(
         line += f"; proposal {snapshot['pending_proposal_hash'][:12]} waits for your decision"
     if question:
         line += f"; the agent asks: {question}"
+    if commented := _open_comments(snapshot):
+        line += f"; {commented[0]}"
     return line
+
+
+def _open_comments(snapshot: dict) -> list[str]:
+    """ "N open comments" when N > 0: all that text/plain says of the comments (DESIGN 14)."""
+    count = count_open(snapshot.get("comments", ()))
+    return [f"{count} open comments"] if count else []
 
 
 def describe_event(event: Event) -> str:
@@ -106,6 +117,8 @@ def describe_event(event: Event) -> str:
         return f"{event.seq}. agent {data['name']} refused: {data['result']['content']}"
     if kind == "proposal_submitted":
         return f"{event.seq}. proposal {data['hash'][:12]} waits for a decision"
+    if kind.startswith("comment_"):
+        return _comment_event(event.seq, kind, data, by)
     if kind == "decision":
         words = {
             "approved": "approved",
@@ -113,6 +126,9 @@ def describe_event(event: Event) -> str:
             "left": "dropped, plan mode left",
             "dropped": f"dropped, {data.get('why') or 'plan mode restarted'}",
         }[data["action"]]
+        follow = data.get("comments")
+        if follow:  # approved with the comments open then
+            words += f" with comments {', '.join(follow)} to follow"
         return f"{event.seq}. proposal {(data['hash'] or '')[:12]}: {words}{by}"
     if kind == "mode_changed":
         return f"{event.seq}. mode is now {data['mode']}{by}"
@@ -146,6 +162,34 @@ def describe_event(event: Event) -> str:
     return f"{event.seq}. {kind}"
 
 
+def _comment_event(seq: int, kind: str, data: dict, by: str) -> str:
+    cid = data["comment_id"]
+    if kind == "comment_added":
+        on = "the plan" if data["step_id"] is None else f"step {data['step_id']}"
+        return f"{seq}. comment {cid} on {on}{by}: {_clip(data['text'])}"
+    if kind == "comment_addressed":
+        return f"{seq}. agent replied to comment {cid}: {_clip(data['reply'])}"
+    verb = "resolved" if kind == "comment_resolved" else "reopened"
+    return f"{seq}. comment {cid} {verb}{by}"
+
+
 def _clip(text: str, limit: int = 60) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def describe_comments(snapshot: Snapshot | dict) -> str:
+    """The person's comments as lines of text, for `%plan comments` and the CLI: each with
+    its step, who, its status and where it stands on the plan now, then the agent's reply."""
+    snapshot = _json(snapshot)
+    plan, lines = snapshot["plan"], []
+    for comment in snapshot.get("comments", ()):
+        on = "the plan" if comment["step_id"] is None else f"step {comment['step_id']}"
+        name = (comment.get("by") or {}).get("name") or "someone"
+        where = anchor_words(comment, plan)
+        where = f" ({where})" if where else ""
+        text = comment["text"].replace("\n", "\n    ")
+        lines.append(f"{comment['id']} on {on}{where}, by {name}, {comment['status']}: {text}")
+        if comment["reply"]:
+            lines.append(f"    the agent replied: {comment['reply']}")
+    return "\n".join(lines) or "No comments yet."

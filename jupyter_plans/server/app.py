@@ -7,6 +7,7 @@ from typing import Any
 
 from jupyter_server.utils import url_path_join
 
+from .comment_route import CommentHandler
 from .contents import follow_contents
 from .files import PlanFiles
 from .handlers import CardHandler, DecisionHandler, EventsHandler, SessionsHandler, SnapshotHandler
@@ -26,6 +27,7 @@ def setup(serverapp: Any) -> None:
             (url_path_join(base, "card"), CardHandler),
             (url_path_join(base, "events"), EventsHandler),
             (url_path_join(base, "decision"), DecisionHandler),
+            (url_path_join(base, "comment"), CommentHandler),
         ],
     )
     serverapp.log.info("jupyter_plans: plan routes at %s", base)

@@ -7,6 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..plan.comments import anchor_words, anchoring, count_open
 from ..store.guards import HEARTBEAT_MS, installed, now_ms, seen_rows
 from . import PlanSession
 
@@ -98,6 +99,28 @@ def _cells_html(runs: list[dict] | None, status: str) -> str:
     return f" <small>cells {' '.join(counts)}{note}</small>"
 
 
+def _comment_html(comment: dict, plan: dict | None) -> str:
+    """One comment: who, its status, where it stands on the plan now, the person's words, and
+    the agent's reply (model-authored, escaped and labelled as the agent's)."""
+    name = (comment.get("by") or {}).get("name") or "someone"
+    where = anchor_words(comment, plan)
+    where = f" <em>({escape(where)})</em>" if where else ""
+    text = escape(comment["text"]).replace("\n", "<br>")
+    row = (
+        f"<code>{escape(comment['id'])}</code> {escape(name)} &middot; {comment['status']}"
+        f"{where}: {text}"
+    )
+    if comment["reply"]:
+        row += f"<br><small>The agent replied: {escape(comment['reply'])}</small>"
+    return f"<li>{row}</li>"
+
+
+def _comments_html(comments: list[dict], plan: dict | None) -> str:
+    if not comments:
+        return ""
+    return f"<ul>{''.join(_comment_html(c, plan) for c in comments)}</ul>"
+
+
 def card_html(data: dict[str, Any]) -> str:
     """A static card for viewers without the extension (GitHub, nbconvert): all text escaped."""
     snapshot, plan = data["snapshot"], data["snapshot"]["plan"]
@@ -110,6 +133,9 @@ def card_html(data: dict[str, Any]) -> str:
         asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
     if data.get("notes"):
         asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
+    comments = snapshot.get("comments") or []
+    if count_open(comments):
+        head += f" &middot; {count_open(comments)} open comments"
     if data.get("bridged") and snapshot["pending_proposal_hash"]:
         answer = data["bridged"].get("approve")
         said = f": approving answers it &ldquo;{escape(answer)}&rdquo;" if answer else ""
@@ -132,6 +158,9 @@ def card_html(data: dict[str, Any]) -> str:
         )
     if plan["explanation"]:
         parts.append(f"<p>{escape(plan['explanation'])}</p>")
+    on_plan = [c for c in comments if anchoring(c, plan) == "plan"]
+    if on_plan:
+        parts.append(f"<p><strong>Comments on the plan</strong></p>{_comments_html(on_plan, plan)}")
     parts.append(f"<p>{done} of {len(plan['steps'])} steps marked complete by the agent</p>")
     for title, items in (("Findings", plan["findings"]), ("Objectives", plan["objectives"])):
         if items:
@@ -147,8 +176,14 @@ def card_html(data: dict[str, Any]) -> str:
             if step["evidence"]:
                 row += f" <em>(evidence: {escape(step['evidence'])})</em>"
             row += _cells_html(snapshot.get("cells", {}).get(step["id"]), step["status"])
+            row += _comments_html([c for c in comments if c["step_id"] == step["id"]], plan)
             rows.append(f"<li>{row}</li>")
         parts.append(f'<ul style="list-style:none">{"".join(rows)}</ul>')
+    removed = [c for c in comments if anchoring(c, plan) == "removed"]
+    if removed:
+        parts.append(
+            f"<p><strong>Comments on removed steps</strong></p>{_comments_html(removed, plan)}"
+        )
     if review:
         listed = "".join(
             f"<li><strong>{escape(item['objective'])}</strong> &rarr; {escape(item['outcome'])}"

@@ -10,17 +10,19 @@ from typing import TYPE_CHECKING, Any
 from ..errors import DecisionRefused
 from ..plan import policy
 from ..plan.catalog import CATALOG
-from ..plan.intake import person_text_refusal
+from ..plan.comments import comment_line
+from ..plan.intake import MAX_PERSON_TEXT_BYTES, person_text_refusal
 from ..plan.revision import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.stored import USER_EDIT
-from ..plan.validation import Refused, quote
+from ..plan.validation import Refused, quote, utf8_len
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
 
 if TYPE_CHECKING:
     from ..plan.models import Message, Snapshot
     from ..store import Store as PlanStore
+from .comments import open_comments
 from .transaction import _Change, _loads, models
 
 # What this process has shown the person of each store's sessions: the hash of the waiting
@@ -89,9 +91,11 @@ class Decisions:
                     "ask the agent to submit it again before approving"
                 )
             s.approved_proposal_hash = pending
-            self._decide(change, "approved")
+            # Approved with the comments still open: they are the person's to follow.
+            follow = open_comments(change.tx, s.session_id)
+            self._decide(change, "approved", [c["id"] for c in follow])
             self._set_mode(change, "default")
-            self._queue(change, "notice", _approval_notice(s.plan, pending))
+            self._queue(change, "notice", _approval_notice(s.plan, pending, follow))
         return self.snapshot()
 
     def mark_shown(self, digest: Any) -> None:
@@ -120,15 +124,18 @@ class Decisions:
 
     @_reconnecting
     def revise(self, notes: str, by: Any = None) -> Snapshot:
-        """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent."""
+        """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent, followed
+        by the person's open comments (NOTES may be left empty when comments are open)."""
         by = person(by)
         with self._writing() as change:
             change.by = by
             if change.state.pending_proposal_hash is None:
                 raise DecisionRefused("nothing to revise: no proposal is waiting for a decision")
-            check_person_text("the notes", notes)
+            comments = open_comments(change.tx, change.state.session_id)
+            if not (comments and isinstance(notes, str) and not notes.strip()):
+                check_person_text("the notes", notes)
             self._decide(change, "changes_requested")
-            self._queue(change, "person", notes)
+            self._queue(change, "person", with_comments(notes if notes.strip() else "", comments))
         return self.snapshot()
 
     def revise_notes(self) -> str | None:
@@ -204,10 +211,13 @@ class Decisions:
             self._decide(change, "dropped")
         self._set_mode(change, "plan")
 
-    def _decide(self, change: _Change, action: str) -> None:
+    def _decide(self, change: _Change, action: str, comments: list[str] | None = None) -> None:
         digest = change.state.pending_proposal_hash
         change.state.pending_proposal_hash = None
-        change.emit("decision", {"action": action, "hash": digest})
+        data = {"action": action, "hash": digest}
+        if comments:  # approved with these comments open (DESIGN section 14)
+            data["comments"] = comments
+        change.emit("decision", data)
 
     def _set_mode(self, change: _Change, mode: str) -> None:
         if change.state.mode != mode:
@@ -289,14 +299,37 @@ def check_person_text(what: str, text: Any) -> None:
         raise DecisionRefused(problem)
 
 
-def _approval_notice(plan: dict, digest: str) -> str:
-    """Tell the agent its proposal was approved, quoting it as the agent's own words."""
+def with_comments(notes: str, comments: list[dict]) -> str:
+    """The person's message of a request for changes: NOTES, then their open comments, each
+    on its own line ("On step e3 (Fit the model): use the median, said alice"), as many as
+    the bound of a person's text holds."""
+    text, left = notes, len(comments)
+    for comment in comments:
+        line = comment_line(comment)
+        joined = f"{text}\n{line}" if text else line
+        if utf8_len(joined) + 100 > MAX_PERSON_TEXT_BYTES:
+            break
+        text, left = joined, left - 1
+    if left:
+        text += f"\n({left} more open comments are on the plan's card.)"
+    return text
+
+
+def _approval_notice(plan: dict, digest: str, follow: list[dict] = ()) -> str:
+    """Tell the agent its proposal was approved, quoting it as the agent's own words; and the
+    comments it was approved with, as the person's words."""
     lines = [
         f"The person approved your proposal {digest[:12]} (revision {plan['revision']}).",
         "Carry out the plan as you proposed it, below; it is your own text, quoted:",
     ]
     for step in plan["steps"]:
         lines.append(f"- [{step['id']}] {step['description']}")
+    if follow:
+        lines.append(
+            "The person approved it with these comments to follow (their words; reply to each "
+            "with comment_reply once you have addressed it):"
+        )
+        lines.extend(f"- [{c['id']}] {comment_line(c)}" for c in follow)
     lines.append(
         "Each action that changes the world still asks the person unless they opted into "
         "automatic runs."

@@ -20,12 +20,13 @@ if TYPE_CHECKING:
 from ..plan.cells import cells_view
 from .bridged import BridgedWrites
 from .cells import CellLinks
+from .comments import Comments, shown_comments
 from .decisions import Decisions
 from .tools import AgentTools
 from .transaction import EventData, _decode_event, _iso, _loads, _Writing, models
 
 
-class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks):
+class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks, Comments):
     """One durable plan. Every method that changes it is one transaction with its events."""
 
     def __init__(self, store: Store, session_id: str) -> None:
@@ -101,6 +102,7 @@ class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks):
             decided = tx.all("SELECT_DECISIONS", {"sid": self.session_id})
             ran = tx.all("SELECT_CELLS", {"sid": self.session_id}) if row is not None else ()
             plan = self._plan_at(tx, row.plan_seq) if row is not None else None
+            comments = shown_comments(tx, self.session_id) if row is not None else []
         return {
             "session_id": self.session_id,
             "cursor": row.cursor if row is not None else 0,
@@ -118,6 +120,7 @@ class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks):
                 for d in decided
             ],
             "cells": cells_view(ran),
+            "comments": comments,
         }
 
     @_reconnecting

@@ -70,6 +70,12 @@ def _add_guard_seen(conn: Connection) -> None:
     guard_seen.create(conn, checkfirst=True)
 
 
+def _add_comments(conn: Connection) -> None:
+    from .schema import comments
+
+    comments.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
@@ -78,6 +84,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _add_call_digest,
     _add_cells,
     _add_guard_seen,
+    _add_comments,
 ]
 LATEST = len(MIGRATIONS)
 

@@ -180,3 +180,26 @@ guard_seen = Table(
     Column("point", String(40), nullable=False),
     Column("at", BigInteger, nullable=False),
 )
+
+# The person's comments on the plan (schema version 8): each comment's state as its events
+# leave it (DESIGN section 14), so a snapshot reads them without folding. `by` is its JSON;
+# status_seq is the event of its last change of status (the most recently resolved are kept
+# in the snapshot), opened_seq the event that last made it open (added, or reopened).
+comments = Table(
+    "plans_comments",
+    metadata,
+    Column("session_id", String(200), nullable=False),
+    Column("number", Integer, nullable=False),  # comment c<number>
+    Column("step_id", String(64)),  # null: the plan as a whole
+    Column("anchor", Text),
+    Column("text", Text, nullable=False),
+    Column("by", Text),
+    Column("status", String(16), nullable=False),
+    Column("reply", Text),
+    Column("status_seq", Integer, nullable=False),
+    Column("opened_seq", Integer, nullable=False),
+    PrimaryKeyConstraint("session_id", "number"),
+    # How many are not resolved (a new comment checks it), and the most recently resolved
+    # (the snapshot's), each read from this index alone however many were resolved before.
+    Index("plans_comments_status", "session_id", "status", "status_seq"),
+)

@@ -49,6 +49,22 @@ export interface CellRun {
   changed: boolean;
 }
 
+/** A person's comment on a step, or on the plan as a whole (DESIGN section 14). */
+export interface PlanComment {
+  /** c1, c2, ... per session. */
+  id: string;
+  /** The step it is on; null for the plan as a whole. */
+  step_id: string | null;
+  /** The step's description when the comment was made. */
+  anchor: string | null;
+  /** The person's words. */
+  text: string;
+  by: DecidedBy | null;
+  status: "open" | "addressed" | "resolved";
+  /** The agent's note once addressed: model-authored, shown as text. */
+  reply: string | null;
+}
+
 export interface Snapshot {
   session_id: string;
   cursor: number;
@@ -62,6 +78,11 @@ export interface Snapshot {
    * Absent from cards saved before cells were linked.
    */
   cells?: Record<string, CellRun[]>;
+  /**
+   * The person's comments: every one not resolved and the 16 most recently resolved. Absent
+   * from cards saved before comments existed.
+   */
+  comments?: PlanComment[];
 }
 
 export interface Reworded {
@@ -179,6 +200,13 @@ export interface CardActions {
    * Absent where answers cannot be sent (the Plan panel): the question is shown, no field.
    */
   answer?(text: string): void;
+  /**
+   * The person's comments: a new one on a step (null: the plan as a whole), resolving or
+   * reopening one. Absent where comments cannot be sent: no Comment, Resolve or Reopen.
+   */
+  comment?(stepId: string | null, text: string): void;
+  resolve?(commentId: string): void;
+  reopen?(commentId: string): void;
 }
 
 /** One control beside a notice: go to the live card, show the plan as it is now, go back. */

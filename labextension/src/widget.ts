@@ -81,6 +81,9 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
     off: () => act({ action: "off" }),
     edit: (change) => act({ action: "edit", change }),
     answer: (text) => act({ action: "answer", text }),
+    comment: (stepId, text) => act({ action: "comment", step_id: stepId, text }),
+    resolve: (commentId) => act({ action: "resolve", comment_id: commentId }),
+    reopen: (commentId) => act({ action: "reopen", comment_id: commentId }),
   };
   // Traits synced in one message fire one event each: draw once for all of them.
   let scheduled = false;

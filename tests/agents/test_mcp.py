@@ -30,7 +30,7 @@ TIMEOUT = 60  # a whole scenario, server start included
 NOTICE_TIMEOUT = 5  # the contract is 1 s; the margin keeps a busy machine from failing the test
 
 STEPS = [{"id": "load", "description": "load the data"}, {"id": "plot", "description": "plot"}]
-PLAN_TOOLS = {"update_plan", "record_decision"}
+PLAN_TOOLS = {"update_plan", "record_decision", "comment_reply"}
 PROPOSAL_ARGS = {"explanation": "e", "findings": [], "objectives": [], "steps": STEPS}
 
 
@@ -769,3 +769,29 @@ def test_on_postgresql_the_server_is_told_of_commits_and_asks_nothing_while_idle
 
         with admin:
             anyio.run(body)
+
+
+@scenario
+async def test_comment_reply_is_the_agents_one_act_on_the_persons_comments(tmp_path):
+    """DESIGN section 14: offered over MCP with the plan tools; a reply sets the comment
+    addressed, and a reply to a resolved or unknown comment is refused in one line."""
+    db = db_of(tmp_path)
+    with PlanStore(db) as store:
+        session = store.session("s")
+        session.call_tool("update_plan", {"expected_revision": 0, "steps": STEPS})
+        session.comment("plot", "use a log scale", by="alice")
+        session.comment("load", "mind the header", by="alice")
+        session.resolve_comment("c2")
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        listed = {tool.name: tool for tool in (await client.session.list_tools()).tools}
+        assert set(listed["comment_reply"].input_schema["properties"]) == {"comment_id", "reply"}
+        result = await client.call("comment_reply", {"comment_id": "c1", "reply": "Log scale now"})
+        assert not result.is_error, text_of(result)
+        for cid, words in (("c2", "c2 is resolved"), ("c9", "no comment of this session")):
+            refused = await client.call("comment_reply", {"comment_id": cid, "reply": "x"})
+            assert refused.is_error and words in text_of(refused) and "\n" not in text_of(refused)
+    found = snapshot(db)["comments"]
+    assert [(c["id"], c["status"], c["reply"]) for c in found] == [
+        ("c1", "addressed", "Log scale now"),
+        ("c2", "resolved", None),
+    ]

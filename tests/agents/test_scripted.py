@@ -81,7 +81,12 @@ def test_guard_reason_stays_one_line_for_a_hostile_name():
 
 
 def test_shipped_scripts_are_listed_and_load():
-    assert shipped_scripts() == ["data-cleaning", "order-months", "teaching-demo"]
+    assert shipped_scripts() == [
+        "data-cleaning",
+        "order-months",
+        "review-with-comments",
+        "teaching-demo",
+    ]
     for name in shipped_scripts():
         script = load_script(name)
         assert script.name == name and script.task and script.description
@@ -448,8 +453,8 @@ def script_with(*actions, **turn):
 @pytest.mark.parametrize(
     ("action", "expected"),
     [
-        ({"jump": "far"}, "exactly one of say, call, update, tool or wait; found jump"),
-        ({"say": "a", "wait": "message"}, "exactly one of say, call, update, tool or wait"),
+        ({"jump": "far"}, "exactly one of say, call, update, tool, reply or wait; found jump"),
+        ({"say": "a", "wait": "message"}, "exactly one of say, call, update, tool, reply or wait"),
         ({"call": "update_plan"}, "args is missing"),
         ({"call": "finish_plan", "args": {"review": []}}, None),  # a script may finish
         ({"call": "ask_user", "args": {"question": "Which file?"}}, None),  # a script may ask
@@ -540,7 +545,7 @@ def test_scripts_load_from_yaml_and_json_files(tmp_path, session):
             "nope",
             None,
             "no shipped script is named 'nope' "
-            "(shipped: data-cleaning, order-months, teaching-demo)",
+            "(shipped: data-cleaning, order-months, review-with-comments, teaching-demo)",
         ),
         ("missing.yaml", None, "cannot read script"),
         ("broken.yaml", "name: [unclosed\n", "is not valid YAML at line"),
@@ -583,3 +588,42 @@ def test_a_second_run_in_the_same_session_says_to_use_a_new_one(session):
         "made again: replay the script in a new session (%plan new)"
     )
     assert ScriptedAgent.load("teaching-demo", session).run() == []
+
+
+def test_the_agent_replies_to_the_comments_of_the_review_script(store):
+    """The scripted agent replies to the person's open comments (DESIGN section 14), as
+    notebook 07 shows it: a comment the revised proposal answers, and one the plan was
+    approved with."""
+    session = store.session("review")
+    script = load_script("review-with-comments")
+    session.start_planning(script.task)
+    agent = ScriptedAgent(session, script)
+    agent.run()
+    session.comment("fill", "use the median: a few huge orders pull the mean up", by="ann")
+    session.revise("hold out the last four weeks to check the model", by="ann")
+    played = lines(agent.run())
+    assert "you: hold out the last four weeks to check the model (+1 more lines)" in played
+    assert "agent calls comment_reply (c1) -> accepted: Your reply to comment c1" in "\n".join(
+        played
+    )
+    (comment,) = dump(session)["comments"]
+    assert comment["status"] == "addressed" and comment["reply"].startswith("The fill step")
+    assert comment["anchor"] == "Fill the missing prices with the mean price"
+    session.resolve_comment("c1", by="ann")
+    session.comment("chart", "label the y axis in dollars", by="ann")
+    session.approve(by="ann")
+    played = lines(agent.run())
+    assert played[-1] == "agent has finished its script"
+    assert any(line.startswith("agent calls comment_reply (c2) -> accepted") for line in played)
+    assert [c["status"] for c in dump(session)["comments"]] == ["resolved", "addressed"]
+
+
+def test_a_reply_with_no_open_comment_says_so(session):
+    script = {
+        "name": "lonely",
+        "description": "a reply with nothing to reply to",
+        "turns": [{"id": "t1", "actions": [{"reply": "done", "step": "load"}]}],
+    }
+    agent = ScriptedAgent(session, script)
+    session.queue_message("go", source="person")
+    assert "agent has no open comment on step 'load' to reply to" in lines(agent.run())

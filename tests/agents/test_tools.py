@@ -46,8 +46,8 @@ def _name_and_schema(dialect, entry):
 
 def test_every_dialect_offers_the_same_tools_with_the_same_schemas_in_each_mode():
     for mode, names in (
-        ("default", ["update_plan", "record_decision"]),
-        ("plan", ["update_plan", "plan_submit", "record_decision"]),
+        ("default", ["update_plan", "record_decision", "comment_reply"]),
+        ("plan", ["update_plan", "plan_submit", "record_decision", "comment_reply"]),
     ):
         schemas = []
         for dialect in DIALECTS:

@@ -218,6 +218,31 @@ def cells(session):
     session.cell_ran("clean-1", 7, True, "df = df.dropna()")
 
 
+def comments(session):
+    """The person's comments (DESIGN section 14): on a step, on the plan, on a step reworded
+    and on one removed since; one addressed by the agent, one resolved, one hostile; and an
+    approval with the open ones to follow."""
+    waiting(session)
+    session.comment("chart", "use weekly bins", by="alice")
+    session.comment(None, HOSTILE[5] + "\nsecond line", by="bob")
+    session.comment("chart", "label the axes", by="alice")
+    session.revise("", by="alice")
+    call(
+        session,
+        "plan_submit",
+        {
+            "explanation": "A small plan, with weekly bins",
+            "findings": [],
+            "objectives": ["a chart"],
+            "steps": [{"id": "chart", "description": "Chart it by week"}],
+        },
+        turn_id="t2",
+    )
+    call(session, "comment_reply", {"comment_id": "c1", "reply": "Weekly bins now"}, turn_id="t2")
+    session.resolve_comment("c1", by="alice")
+    session.approve(by="alice")
+
+
 SHAPES = {
     "empty": lambda session: None,
     "flat": flat,
@@ -227,6 +252,7 @@ SHAPES = {
     "finished": finished,
     "hostile": hostile,
     "cells": cells,
+    "comments": comments,
 }
 
 

@@ -37,6 +37,14 @@ _operation = st.one_of(
     st.tuples(st.just("queue"), st.sampled_from(["person", "automatic"])),
     st.tuples(st.just("deliver")),
     st.tuples(st.just("retry")),
+    # The person's comments and the agent's replies (DESIGN section 14).
+    st.tuples(
+        st.just("comment"), st.sampled_from([*_IDS, None, "zz"]), st.sampled_from(["x", " "])
+    ),
+    st.tuples(st.just("comment_reply"), st.sampled_from(["c1", "c2", "c3"])),
+    st.tuples(
+        st.sampled_from(["resolve_comment", "reopen_comment"]), st.sampled_from(["c1", "c2"])
+    ),
 )
 
 
@@ -74,6 +82,18 @@ def _apply(session, operation, counter):
                 session.revise("please split step b")
             else:
                 getattr(session, verb)()
+        except DecisionRefused:
+            pass
+    elif kind == "comment":
+        try:
+            session.comment(operation[1], operation[2])
+        except DecisionRefused:
+            pass
+    elif kind == "comment_reply":
+        session.call_tool(kind, {"comment_id": operation[1], "reply": f"did {counter}"})
+    elif kind in ("resolve_comment", "reopen_comment"):
+        try:
+            getattr(session, kind)(operation[1])
         except DecisionRefused:
             pass
     elif kind == "queue":

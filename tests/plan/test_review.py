@@ -47,19 +47,20 @@ def test_offered_only_once_the_plan_has_steps_and_all_are_completed(session):
     box = Toolbox(session)
     assert "finish_plan" not in names(box)
     plan(session, steps=[{"id": "a", "description": "x"}], revision=0)
-    assert names(box) == ["update_plan", "record_decision"]
+    assert names(box) == ["update_plan", "record_decision", "comment_reply"]
     plan(session, steps=[])
     assert "finish_plan" not in names(box)  # an empty plan has nothing to finish
     plan(session)
-    assert names(box) == ["update_plan", "record_decision", "finish_plan"]
+    assert names(box) == ["update_plan", "record_decision", "comment_reply", "finish_plan"]
     session.on()
     assert names(box, "anthropic") == [
         "update_plan",
         "plan_submit",
         "record_decision",
+        "comment_reply",
         "finish_plan",
     ]
-    assert offered("plan") == ["update_plan", "plan_submit", "record_decision"]
+    assert offered("plan") == ["update_plan", "plan_submit", "record_decision", "comment_reply"]
 
 
 def test_accepted_it_marks_the_plan_finished_and_the_card_shows_the_review(session):
@@ -256,7 +257,7 @@ def test_a_store_of_schema_2_is_upgraded_and_keeps_its_plan(engine, db):
         conn.exec_driver_sql("UPDATE plans_schema_version SET version = 2")
     with PlanStore(db) as store:
         with store.engine.connect() as conn:
-            assert migrations.read_version(conn) == migrations.LATEST == 6
+            assert migrations.read_version(conn) == migrations.LATEST == 8
         session = store.session("s")
         assert session.snapshot().plan.revision == 1 and session.review() is None
         assert not finish(session).is_error

@@ -85,20 +85,29 @@ def test_a_stale_edit_is_refused_and_changes_nothing(session):
 
 
 def test_the_catalog_follows_the_mode(session):
-    assert offered("default") == ["update_plan", "record_decision"]
-    assert offered("plan") == ["update_plan", "plan_submit", "record_decision"]
+    assert offered("default") == ["update_plan", "record_decision", "comment_reply"]
+    assert offered("plan") == ["update_plan", "plan_submit", "record_decision", "comment_reply"]
     assert set(json_schemas()) == {
         "update_plan",
         "plan_submit",
         "record_decision",
         "finish_plan",
         "ask_user",
+        "comment_reply",
     }
-    assert offered("default", completed=True) == ["update_plan", "record_decision", "finish_plan"]
+    assert offered("default", completed=True) == [
+        "update_plan",
+        "record_decision",
+        "comment_reply",
+        "finish_plan",
+    ]
     for name in RESERVED_NAMES:
-        assert name in ("update_plan", "plan_submit", "record_decision") or name not in offered(
-            "plan"
-        )
+        assert name in (
+            "update_plan",
+            "plan_submit",
+            "record_decision",
+            "comment_reply",
+        ) or name not in offered("plan")
     result = session.call_tool("rm_rf", {})
     assert result.is_error and "unknown tool 'rm_rf'" in result.content
     assert "update_plan, record_decision" in result.content

@@ -36,6 +36,12 @@ export type Decision =
   | { action: "approve"; hash: string }
   | { action: "revise"; notes: string };
 
+/** The person's act on comments (DESIGN section 14): a new one, or resolving or reopening one. */
+export type CommentAct =
+  | { step_id: string | null; text: string }
+  | { resolve: string }
+  | { reopen: string };
+
 /** A route that answered with an error status; `message` is the server's one line. */
 export class PlansApiError extends Error {
   constructor(
@@ -83,6 +89,11 @@ export class PlansApi {
   /** `via` says where the person decided; who is the identity Jupyter authenticated. */
   decide(address: PlanAddress, decision: Decision, via: DecisionVia): Promise<Snapshot> {
     return this.request<Snapshot>("POST", this.url("decision", address), { ...decision, via });
+  }
+
+  /** 200 with the new snapshot; a refusal (409) throws PlansApiError with the reason. */
+  comment(address: PlanAddress, act: CommentAct, via: "panel" | "card"): Promise<Snapshot> {
+    return this.request<Snapshot>("POST", this.url("comment", address), { ...act, via });
   }
 
   /**

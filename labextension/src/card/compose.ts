@@ -11,8 +11,8 @@ import { startInflight } from "./state";
 
 export interface SendOptions {
   /** Where the half-typed text is kept across re-renders. */
-  draft: "answerText" | "reviseNote";
-  kind: "answer" | "revise";
+  draft: "answerText" | "reviseNote" | "commentText";
+  kind: "answer" | "revise" | "comment";
   class: string;
   key: string;
   label: string;
@@ -22,6 +22,10 @@ export interface SendOptions {
   send: ((text: string) => void) | null;
   /** Told of each change to the text, after the draft is kept. */
   typed?: () => void;
+  /** A key to focus once the action is answered (the form it was sent from is gone then). */
+  focusAfter?: string;
+  /** Sends even with no text (a request for changes made of the open comments alone). */
+  blankSends?: boolean;
 }
 
 /**
@@ -40,11 +44,11 @@ export function sendButton(
     {
       class: options.class,
       key: options.key,
-      disabled: busy || state[options.draft].trim() === "",
+      disabled: busy || (state[options.draft].trim() === "" && !options.blankSends),
       onClick: () => {
         const text = state[options.draft].trim();
-        if (!text || !options.send) return;
-        startInflight(state, options.kind, ctx.rerender);
+        if ((!text && !options.blankSends) || !options.send) return;
+        startInflight(state, options.kind, ctx.rerender, options.focusAfter ?? null);
         options.send(text);
         ctx.rerender();
       },
@@ -53,7 +57,7 @@ export function sendButton(
   );
   field.addEventListener("input", () => {
     state[options.draft] = field.value;
-    submit.disabled = busy || field.value.trim() === "";
+    submit.disabled = busy || (field.value.trim() === "" && !options.blankSends);
     options.typed?.();
   });
   field.addEventListener("keydown", (event) => {

@@ -1,6 +1,7 @@
 /** The top of the card: error bar, header, explanation, and the decision banner. */
 
 import type { CardActions, Changes, DecidedBy } from "../types";
+import { decisionCommentsHint, openCommentsBadge, openCount } from "./comments";
 import { leaveButton, sendButton } from "./compose";
 import type { CardContext } from "./context";
 import { KEY_ATTR, button, dotSeparator, h, inlineText, shortHash } from "./dom";
@@ -84,6 +85,8 @@ export function header(ctx: CardContext): HTMLElement {
       ),
     );
   }
+  const commented = openCommentsBadge(ctx);
+  if (commented) bar.append(commented);
   if (snapshot.session_id && snapshot.session_id !== "default") {
     bar.append(h("span", "jp-plans-session", "session ", h("code", null, snapshot.session_id)));
   }
@@ -191,6 +194,7 @@ function reviseForm(ctx: CardContext): HTMLElement {
     label: "Send",
     sends: (event) => event.key === "Enter" && (event.ctrlKey || event.metaKey),
     send: actions ? (notes) => actions.revise(notes) : null,
+    blankSends: openCount(ctx) > 0, // the open comments alone say what should change
     // Approve is held back while a note is typed (no redraw: the text being typed stays).
     typed: () => {
       const card = area.closest(".jp-plans-card");
@@ -316,6 +320,8 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
     const said = bridged.approve ? `: Approve answers it “${bridged.approve}”.` : ".";
     banner.append(h("div", "jp-plans-bridged jp-plans-muted", `From an ACP agent, through the bridge${said}`));
   }
+  const commented = decisionCommentsHint(ctx);
+  if (commented) banner.append(commented);
   if (actions) {
     banner.append(decisionButtons(ctx, actions, hash));
     if (state.reviseOpen) banner.append(reviseForm(ctx));

@@ -61,6 +61,7 @@ const SHAPES: Record<string, Shape[]> = {
   down: [["path", { d: "M8 3v9.5M4 8.5l4 4 4-4", ...STROKE, "stroke-width": "1.6", ...ROUND }]],
   remove: [["path", { d: "M4.5 4.5l7 7M11.5 4.5l-7 7", ...STROKE, "stroke-width": "1.6", ...ROUND }]],
   plus: [["path", { d: "M8 3.5v9M3.5 8h9", ...STROKE, "stroke-width": "1.6", ...ROUND }]],
+  comment: [["path", { d: "M2.5 3.5h11v7h-6l-3 2.5v-2.5h-2z", ...STROKE, "stroke-width": "1.3", ...ROUND }]],
 };
 
 export type IconName = keyof typeof SHAPES;

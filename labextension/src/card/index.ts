@@ -6,6 +6,7 @@
 
 import type { CardActions, CardData, CardFrame } from "../types";
 import type { CardContext } from "./context";
+import { otherThreads } from "./comments";
 import { KEY_ATTR, h } from "./dom";
 import { editor } from "./editor";
 import { announce } from "./announce";
@@ -115,6 +116,8 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
     if (state.draft && ctx.actions?.edit) body.append(editor(ctx, state.draft));
     else if (plan.steps.length || changes?.removed.length) body.append(stepList(ctx, plan, changes));
     else body.append(h("div", "jp-plans-empty", "The plan has no steps."));
+    const threads = state.draft ? null : otherThreads(ctx);
+    if (threads) body.append(threads);
   }
   if (snapshot.decisions.length) {
     body.append(

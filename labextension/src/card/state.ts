@@ -31,7 +31,11 @@ export interface CellNote {
   text: string;
 }
 
-export type ActionKind = "approve" | "revise" | "off" | "edit" | "answer";
+export type ActionKind = "approve" | "revise" | "off" | "edit" | "answer" | CommentKind;
+
+/** The person's acts on comments: they move only the cursor (no revision, mode or hash). */
+export type CommentKind = "comment" | "resolve" | "reopen";
+const COMMENT_KINDS: ReadonlySet<ActionKind> = new Set(["comment", "resolve", "reopen"]);
 
 /** An action sent and not yet answered: its buttons stay disabled until the snapshot moves. */
 export interface Inflight {
@@ -40,6 +44,10 @@ export interface Inflight {
   hash: string | null;
   revision: number | null;
   question: string | null;
+  /** The session's cursor when it was sent: a comment's act moves only this. */
+  cursor: number;
+  /** A key to focus once it is answered (a resolved comment's Reopen button). */
+  focusAfter: string | null;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -70,6 +78,9 @@ export interface UiState {
   goneCells: Set<string>;
   /** The notebook and session those two are about (the Plan panel shows one, then another). */
   cellsOf: string | null;
+  /** The thread whose comment form is open (comments.ts threadKey), and its half-typed text. */
+  commentOn: string | null;
+  commentText: string;
 }
 
 /** How long an unanswered action keeps its buttons disabled. */
@@ -102,13 +113,20 @@ export function stateFor(host: HTMLElement): UiState {
       cellNote: null,
       goneCells: new Set(),
       cellsOf: null,
+      commentOn: null,
+      commentText: "",
     };
     states.set(host, state);
   }
   return state;
 }
 
-export function startInflight(state: UiState, kind: ActionKind, rerender: () => void): void {
+export function startInflight(
+  state: UiState,
+  kind: ActionKind,
+  rerender: () => void,
+  focusAfter: string | null = null,
+): void {
   const snapshot = state.data?.snapshot;
   if (!snapshot) return;
   if (state.inflight) clearTimeout(state.inflight.timer);
@@ -118,6 +136,8 @@ export function startInflight(state: UiState, kind: ActionKind, rerender: () => 
     hash: snapshot.pending_proposal_hash,
     revision: snapshot.plan?.revision ?? null,
     question: state.data?.question ?? null,
+    cursor: snapshot.cursor,
+    focusAfter,
     timer: setTimeout(() => {
       state.inflight = null;
       rerender();
@@ -138,7 +158,8 @@ export function settleInflight(state: UiState, data: CardData, error: string | n
     snapshot.mode !== inflight.mode ||
     snapshot.pending_proposal_hash !== inflight.hash ||
     (snapshot.plan?.revision ?? null) !== inflight.revision ||
-    (data.question ?? null) !== inflight.question;
+    (data.question ?? null) !== inflight.question ||
+    (COMMENT_KINDS.has(inflight.kind) && snapshot.cursor !== inflight.cursor);
   if (moved) {
     if (inflight.kind === "revise") {
       state.reviseNote = "";
@@ -146,6 +167,11 @@ export function settleInflight(state: UiState, data: CardData, error: string | n
     }
     if (inflight.kind === "edit") state.draft = null;
     if (inflight.kind === "answer") state.answerText = "";
+    if (inflight.kind === "comment") {
+      state.commentText = "";
+      state.commentOn = null;
+    }
+    if (inflight.focusAfter) state.focusNext = inflight.focusAfter;
   } else if (!(error && !state.selfRender)) {
     return;
   }
@@ -156,7 +182,7 @@ export function settleInflight(state: UiState, data: CardData, error: string | n
 /**
  * A waiting proposal that is gone takes the request-changes form with it; a question that
  * is gone (answered elsewhere, dropped, asked anew) takes the answer typed for it; another
- * notebook or session takes what links to cells found.
+ * notebook or session takes what links to cells found, and an open comment form.
  */
 export function dropStaleForms(state: UiState, data: CardData): void {
   if (!data.snapshot.pending_proposal_hash && !state.inflight) {
@@ -172,6 +198,11 @@ export function dropStaleForms(state: UiState, data: CardData): void {
   if (cellsOf !== state.cellsOf) {
     state.cellNote = null;
     state.goneCells.clear();
+    // A comment half-typed on a step of one notebook's plan is not for the next one shown.
+    if (state.cellsOf !== null) {
+      state.commentOn = null;
+      state.commentText = "";
+    }
     state.cellsOf = cellsOf;
   }
 }

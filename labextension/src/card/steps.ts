@@ -2,6 +2,7 @@
 
 import type { Changes, Phase, Plan, Step } from "../types";
 import { changedRuns, citedText, runsOf, stepCells } from "./cells";
+import { stepThread } from "./comments";
 import type { CardContext } from "./context";
 import type { Child } from "./dom";
 import { h, inlineText, plural, srOnly } from "./dom";
@@ -75,6 +76,8 @@ function stepRow(ctx: CardContext, step: Step, before: string | null, added: boo
   }
   const cells = stepCells(ctx, step, runs);
   if (cells) body.append(cells);
+  const comments = stepThread(ctx, step);
+  if (comments) body.append(comments);
   return h(
     "li",
     {

@@ -7,7 +7,7 @@
  */
 
 import { errorMessage } from "../api";
-import type { Decision, PlansApi } from "../api";
+import type { CommentAct, Decision, PlanAddress, PlansApi } from "../api";
 import { watchSessions } from "../api/stream";
 import { KERNEL_GONE_NOTICE, renderCard, supersededNotice } from "../card";
 import type { CardActions, CardData, CardFrame } from "../types";
@@ -71,6 +71,9 @@ export class ServerCard {
       approve: (hash) => void this.decide({ action: "approve", hash }),
       revise: (notes) => void this.decide({ action: "revise", notes }),
       off: () => void this.decide({ action: "off" }),
+      comment: (stepId, text) => void this.comment({ step_id: stepId, text }),
+      resolve: (commentId) => void this.comment({ resolve: commentId }),
+      reopen: (commentId) => void this.comment({ reopen: commentId }),
     };
     if (this.newer !== null) {
       this.mode = "superseded";
@@ -159,10 +162,18 @@ export class ServerCard {
     });
   }
 
-  private async decide(decision: Decision): Promise<void> {
+  private decide(decision: Decision): Promise<void> {
+    return this.send((address) => this.options.api.decide(address, decision, "card"));
+  }
+
+  private comment(act: CommentAct): Promise<void> {
+    return this.send((address) => this.options.api.comment(address, act, "card"));
+  }
+
+  private async send(request: (address: PlanAddress) => Promise<unknown>): Promise<void> {
     if (this.mode !== "server") return;
     try {
-      await this.options.api.decide({ path: this.options.path(), session: this.session }, decision, "card");
+      await request({ path: this.options.path(), session: this.session });
       this.error = null;
     } catch (error) {
       // Refused (409 with the reason) or unreachable: one line on the card, nothing retried.

@@ -6,7 +6,7 @@
  */
 
 import { PlansApiError, errorMessage } from "../api";
-import type { Decision, PlansApi, SessionList } from "../api";
+import type { CommentAct, Decision, PlanAddress, PlansApi, SessionList } from "../api";
 import { watchSessions } from "../api/stream";
 import type { CardData } from "../types";
 
@@ -103,13 +103,22 @@ export class PlanFeed {
    * A decision on the shown session. Resolves to null when done, or to the server's reason
    * with the session's cursor at the time: a refusal stays true until the plan moves on.
    */
-  async decide(decision: Decision): Promise<Refusal | null> {
+  decide(decision: Decision): Promise<Refusal | null> {
+    return this.send((address) => this.api.decide(address, decision, "panel"));
+  }
+
+  /** The person's act on a comment of the shown session; resolves as `decide` does. */
+  comment(act: CommentAct): Promise<Refusal | null> {
+    return this.send((address) => this.api.comment(address, act, "panel"));
+  }
+
+  private async send(request: (address: PlanAddress) => Promise<unknown>): Promise<Refusal | null> {
     const path = this.path;
     if (path === null || this.shown.kind !== "card") return null;
     const address = { path, session: this.shown.data.snapshot.session_id };
     let refusal: Refusal | null = null;
     try {
-      await this.api.decide(address, decision, "panel");
+      await request(address);
     } catch (error) {
       refusal = { message: errorMessage(error), cursor: this.shown.data.snapshot.cursor };
       try {

@@ -6,7 +6,7 @@
 
 import type { Message } from "@lumino/messaging";
 import { Widget } from "@lumino/widgets";
-import type { Decision, PlansApi, SessionSummary } from "../api";
+import type { CommentAct, Decision, PlansApi, SessionSummary } from "../api";
 import { renderCard } from "../card";
 import { h } from "../card/dom";
 import type { CardActions } from "../types";
@@ -63,6 +63,9 @@ export class PlanPanel extends Widget {
         this.showActionError(EDIT_NOTICE);
         this.render();
       },
+      comment: (stepId, text) => void this.comment({ step_id: stepId, text }),
+      resolve: (commentId) => void this.comment({ resolve: commentId }),
+      reopen: (commentId) => void this.comment({ reopen: commentId }),
     };
     this.render();
   }
@@ -99,8 +102,16 @@ export class PlanPanel extends Widget {
     super.dispose();
   }
 
-  private async decide(decision: Decision): Promise<void> {
-    const refusal = await this.feed.decide(decision);
+  private decide(decision: Decision): Promise<void> {
+    return this.answered(this.feed.decide(decision));
+  }
+
+  private comment(act: CommentAct): Promise<void> {
+    return this.answered(this.feed.comment(act));
+  }
+
+  private async answered(sent: ReturnType<PlanFeed["decide"]>): Promise<void> {
+    const refusal = await sent;
     if (refusal === null) this.clearActionError();
     else this.showActionError(refusal.message, refusal.cursor);
     // A refusal changes nothing on the server, so no event redraws the card: draw it here.

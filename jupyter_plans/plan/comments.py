@@ -1,0 +1,211 @@
+"""The person's comments on a plan, as data (DESIGN section 14): the bounds of a comment and of
+the agent's reply, how a comment reads beside a plan revised since, and the snapshot's
+`comments`, folded from the events or made from the store's rows alike."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .validation import Refused, is_blank, quote
+
+MAX_COMMENT_CHARS = 2000
+MAX_REPLY_CHARS = 500
+# Comments not resolved (open, or addressed by the agent and waiting for the person) at once.
+MAX_UNRESOLVED = 64
+# Resolved comments the snapshot keeps, the most recently resolved.
+RESOLVED_SHOWN = 16
+COMMENT_KINDS = ("comment_added", "comment_addressed", "comment_resolved", "comment_reopened")
+
+# A comment holds the person's words, newlines included; no other control character, no
+# bidirectional control, no zero-width character and no line or paragraph separator, so what
+# the agent and everyone else read is what was written.
+_FORBIDDEN = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029"
+    "\u2060\u2066-\u2069\ufeff]"
+)
+_ID = re.compile("c[1-9][0-9]{0,17}")
+_KINDS_OF_CHARACTER = (
+    ("\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069", "bidirectional control"),
+    ("\u200b-\u200d\u2060\ufeff", "zero-width character"),
+    ("\u2028\u2029", "line or paragraph separator"),
+)
+
+
+def comment_text_refusal(text: Any, what: str = "text") -> str | None:
+    """Why `text` cannot be a comment, or None: 1 to 2,000 characters of the person's words."""
+    if not isinstance(text, str):
+        return f"{what} must be text; found {type(text).__name__}"
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        return (
+            f"{what} contains a lone surrogate at character {exc.start}; it must be valid Unicode"
+        )
+    if is_blank(text):
+        return f"{what} is blank; a comment says something (1 to {MAX_COMMENT_CHARS} characters)"
+    if len(text) > MAX_COMMENT_CHARS:
+        return f"{what} is {len(text)} characters; the limit is {MAX_COMMENT_CHARS}"
+    found = _FORBIDDEN.search(text)
+    if found:
+        char = found.group()
+        kind = next(
+            (name for chars, name in _KINDS_OF_CHARACTER if re.match(f"[{chars}]", char)),
+            "control character",
+        )
+        return (
+            f"{what} contains the {kind} U+{ord(char):04X} at character {found.start()}; a "
+            "comment may hold newlines but no other control or invisible character"
+        )
+    return None
+
+
+def comment_id_refusal(comment_id: Any) -> str | None:
+    """Why `comment_id` names no comment, or None: c1, c2, ..."""
+    if isinstance(comment_id, str) and _ID.fullmatch(comment_id):
+        return None
+    return f"comment id {quote(comment_id)} is not a comment id; they are c1, c2, ..."
+
+
+def comment_number(comment_id: str) -> int:
+    return int(comment_id[1:])
+
+
+def comment_id(number: int) -> str:
+    return f"c{number}"
+
+
+def check_reply(args: dict) -> dict:
+    """A comment_reply input, checked against the bounds that need no stored state."""
+    cid, reply = args["comment_id"], args["reply"]
+    if not _ID.fullmatch(cid):
+        raise Refused(
+            f"comment_id is {quote(cid)}; a comment id is c1, c2, ... as the context shows"
+        )
+    if is_blank(reply):
+        raise Refused("reply is blank; say in one line what you did about the comment")
+    if len(reply) > MAX_REPLY_CHARS:
+        raise Refused(f"reply is {len(reply)} characters; the limit is {MAX_REPLY_CHARS}")
+    return {"comment_id": cid, "reply": reply}
+
+
+# How a comment reads beside the plan.
+
+
+def step_descriptions(plan: dict | None, proposal: dict | None = None) -> dict[str, str]:
+    """Step id -> description, of the plan and of a waiting proposal's body (the plan's own
+    wording wins where both have a step)."""
+    found: dict[str, str] = {}
+    for phase in (proposal or {}).get("phases", ()):
+        for step in phase["steps"]:
+            found[step["id"]] = step["description"]
+    for step in plan["steps"] if plan else ():
+        found[step["id"]] = step["description"]
+    return found
+
+
+def anchoring(comment: dict, plan: dict | None) -> str:
+    """Where a comment stands on `plan`: "plan" (on the plan as a whole), "current" (its step
+    reads as it did), "earlier" (its step was reworded since) or "removed"."""
+    if comment["step_id"] is None:
+        return "plan"
+    for step in plan["steps"] if plan else ():
+        if step["id"] == comment["step_id"]:
+            return "current" if step["description"] == comment["anchor"] else "earlier"
+    return "removed"
+
+
+def anchor_words(comment: dict, plan: dict | None) -> str | None:
+    """ "on an earlier wording: ANCHOR" or "on a removed step: ANCHOR"; None where the comment's
+    step reads as it did when the comment was made."""
+    where = anchoring(comment, plan)
+    if where == "earlier":
+        return f"on an earlier wording: {comment['anchor']}"
+    if where == "removed":
+        return f"on a removed step: {comment['anchor']}"
+    return None
+
+
+def comment_line(comment: dict) -> str:
+    """The comment as the person's words to the agent:
+    "On step e3 (Fit the model): use the median, said alice"."""
+    if comment["step_id"] is None:
+        on = "On the plan as a whole"
+    else:
+        on = f"On step {comment['step_id']} ({comment['anchor']})"
+    name = (comment.get("by") or {}).get("name")
+    said = f", said {name}" if name else ""
+    return f"{on}: {comment['text']}{said}"
+
+
+def count_open(comments: Iterable[dict]) -> int:
+    """How many comments wait for the agent (status open)."""
+    return sum(comment["status"] == "open" for comment in comments)
+
+
+# A STEP given on a command line (%plan comment, jupyter-plans plan ... comment) that names no
+# step but the plan as a whole.
+WHOLE_PLAN = "-"
+
+
+def step_named(plan: dict | None, step: str) -> str | None:
+    """The step id a command line's STEP names: a step's id, else its 1-based position in the
+    plan; "-" is the plan as a whole (None). Anything else is passed on as it is, for the
+    session to refuse naming the steps there are."""
+    if step == WHOLE_PLAN:
+        return None
+    steps = plan["steps"] if plan else []
+    if any(s["id"] == step for s in steps) or not (step.isascii() and step.isdigit()):
+        return step
+    if len(step) > 3 or not 1 <= int(step) <= len(steps):
+        raise Refused(
+            f"STEP {quote(step)} is no step id, and the plan has {len(steps)} steps to number "
+            "from 1; give a step's id or its position"
+        )
+    return steps[int(step) - 1]["id"]
+
+
+# The snapshot's `comments`.
+
+
+def shown(entries: Iterable[tuple[dict, int]]) -> list[dict]:
+    """The snapshot's comments from (comment, seq of its last change of status): every one not
+    resolved and the RESOLVED_SHOWN most recently resolved, in the order they were made."""
+    entries = list(entries)
+    resolved = sorted(
+        (entry for entry in entries if entry[0]["status"] == "resolved"), key=lambda e: -e[1]
+    )
+    kept = {id(comment) for comment, _ in resolved[:RESOLVED_SHOWN]}
+    chosen = [c for c, _ in entries if c["status"] != "resolved" or id(c) in kept]
+    return sorted(chosen, key=lambda comment: comment_number(comment["id"]))
+
+
+class CommentFold:
+    """The comments of a session, folded from its events in order."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[dict, int]] = {}
+
+    def apply(self, seq: int, kind: str, data: dict) -> None:
+        if kind == "comment_added":
+            comment = {
+                "id": data["comment_id"],
+                "step_id": data["step_id"],
+                "anchor": data["anchor"],
+                "text": data["text"],
+                "by": data.get("by"),
+                "status": "open",
+                "reply": None,
+            }
+            self.entries[data["comment_id"]] = (comment, seq)
+            return
+        comment, _ = self.entries[data["comment_id"]]
+        if kind == "comment_addressed":
+            comment["status"], comment["reply"] = "addressed", data["reply"]
+        else:
+            comment["status"] = "resolved" if kind == "comment_resolved" else "open"
+        self.entries[data["comment_id"]] = (comment, seq)
+
+    def view(self) -> list[dict]:
+        return shown(self.entries.values())
