@@ -152,11 +152,7 @@ def _set_trust(
     setting = re.compile(rf"^\s*{field}\s*=")
     end = next((i for i in range(header + 1, len(lines)) if _starts_table(lines, i)), len(lines))
     found = next(
-        (
-            i
-            for i in range(header + 1, end)
-            if setting.match(lines[i]) and _at_top_level(lines, i)
-        ),
+        (i for i in range(header + 1, end) if setting.match(lines[i]) and _at_top_level(lines, i)),
         None,
     )
     if found is None:

@@ -12,8 +12,8 @@ from .validation import Refused, is_blank, quote
 
 MAX_COMMENT_CHARS = 2000
 MAX_REPLY_CHARS = 500
-# Comments not resolved (open, or addressed by the agent and waiting for the person) at once.
-MAX_UNRESOLVED = 64
+# Comments open at once (status `open`: an addressed one waits for the person, not the agent).
+MAX_OPEN = 64
 # Resolved comments the snapshot keeps, the most recently resolved.
 RESOLVED_SHOWN = 16
 COMMENT_KINDS = ("comment_added", "comment_addressed", "comment_resolved", "comment_reopened")

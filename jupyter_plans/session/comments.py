@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
 from ..plan.comments import (
-    MAX_UNRESOLVED,
+    MAX_OPEN,
     RESOLVED_SHOWN,
     comment_id,
     comment_id_refusal,
@@ -93,10 +93,10 @@ class Comments:
                 f"proposal; its steps are {listed}"
             )
         counts = tx.first("COMMENT_COUNTS", {"sid": s.session_id})
-        if counts.unresolved >= MAX_UNRESOLVED:
+        if counts.open >= MAX_OPEN:
             raise DecisionRefused(
-                f"comments: {counts.unresolved} comments are not resolved; the limit is "
-                f"{MAX_UNRESOLVED}, so resolve one before adding another"
+                f"comments: {counts.open} comments are open; the limit is {MAX_OPEN}, so "
+                "resolve one before adding another"
             )
         number = counts.last_number + 1
         anchor = None if step_id is None else steps[step_id]
@@ -150,10 +150,10 @@ class Comments:
                 raise DecisionRefused(f"comment {cid} is already {row.status}")
             if status == "open":
                 counts = change.tx.first("COMMENT_COUNTS", {"sid": sid})
-                if row.status == "resolved" and counts.unresolved >= MAX_UNRESOLVED:
+                if counts.open >= MAX_OPEN:
                     raise DecisionRefused(
-                        f"comments: {counts.unresolved} comments are not resolved; the limit "
-                        f"is {MAX_UNRESOLVED}, so resolve one before reopening {cid}"
+                        f"comments: {counts.open} comments are open; the limit is {MAX_OPEN}, "
+                        f"so resolve one before reopening {cid}"
                     )
             kind = "comment_resolved" if status == "resolved" else "comment_reopened"
             seq = change.emit(kind, {"comment_id": cid, "by": by})

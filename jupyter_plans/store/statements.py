@@ -332,13 +332,17 @@ SELECT_COMMENT = select(*_COMMENT).where(_COMMENTS_OF, comments.c.number == bind
 SELECT_COMMENTS_OPENED_AFTER = select(*_COMMENT).where(
     _COMMENTS_OF, comments.c.status == "open", comments.c.opened_seq > bindparam("after")
 )
-# The next comment's number, and how many are not resolved, in one read.
+# The next comment's number, how many are not resolved and how many open, in one read.
 COMMENT_COUNTS = select(
     select(func.coalesce(func.max(comments.c.number), 0))
     .where(_COMMENTS_OF)
     .scalar_subquery()
     .label("last_number"),
     select(func.count()).where(_COMMENTS_OF, _UNRESOLVED).scalar_subquery().label("unresolved"),
+    select(func.count())
+    .where(_COMMENTS_OF, comments.c.status == "open")
+    .scalar_subquery()
+    .label("open"),
 )
 INSERT_COMMENT = insert(comments)
 _THIS_COMMENT = (_COMMENTS_OF, comments.c.number == bindparam("b_number"))

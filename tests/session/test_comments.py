@@ -134,19 +134,19 @@ def test_the_longest_comment_and_newlines_are_taken(session):
     assert session.comment("e1", "first\nsecond").text == "first\nsecond"
 
 
-def test_a_65th_comment_not_resolved_is_refused_and_changes_nothing(session):
+def test_a_65th_open_comment_is_refused_and_changes_nothing(session):
     update(session, STEPS)
     for n in range(64):
         session.comment("e1", f"comment {n}")
-    message = unchanged(
-        session, lambda: session.comment("e2", "one more"), "64 comments are not resolved"
-    )
+    message = unchanged(session, lambda: session.comment("e2", "one more"), "64 comments are open")
     assert "the limit is 64" in message
-    assert reply(session, "c5").is_error is False  # addressed is not resolved: still counted
-    unchanged(session, lambda: session.comment("e2", "one more"), "the limit is 64")
     session.resolve_comment("c5")
     assert session.comment("e2", "one more").id == "c65"
     unchanged(session, lambda: session.reopen_comment("c5"), "before reopening c5")
+    # An addressed comment waits for the person, not the agent: it is not open.
+    assert reply(session, "c6").is_error is False
+    assert session.comment("e2", "and another").id == "c66"
+    unchanged(session, lambda: session.reopen_comment("c6"), "before reopening c6")
 
 
 def test_the_agent_replies_and_only_the_person_resolves_or_reopens(session):
