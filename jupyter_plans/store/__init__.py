@@ -159,6 +159,8 @@ class Store(FollowsFile):
         cursor = getattr(local, "cursor", None)
         if cursor is None or local.generation != self._generation or local.fresh:
             cursor = self._connect()
+        elif not self._file and not self._backend.take(cursor.connection):
+            cursor = self._connect()  # closed while idle (store/pg_idle.py)
         return cursor
 
     def _connect(self) -> Any:
@@ -335,7 +337,7 @@ class Store(FollowsFile):
             from .changes import on_change
 
             return on_change(self.path, callback)
-        return self._backend.notices.subscribe(callback)
+        return self._backend.on_change(callback)
 
     def change_token(self) -> int:
         """Cheap to read; changes when any process commits to the store."""

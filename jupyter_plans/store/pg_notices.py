@@ -5,8 +5,13 @@ notices of its own schema: teams kept in schemas of one database do not wake eac
 
 While it listens, the store's change token is a count of the notices and costs no query, so an
 idle process sends none; cards, streams and MCP list changes are told at once. A listening
-connection that is lost is made again (the poll, with its query, serves meanwhile), and its
-return counts as a change, for what was missed.
+connection that is lost, or refused (the server has no connection to spare), is made again (the
+poll, with its query, serves meanwhile), and its return counts as a change, for what was missed.
+
+LISTEN through a connection pooler cannot be relied on (PgBouncer's transaction pooling hands
+the LISTEN to one server connection and the next transaction to another): a listener that finds
+a pooler at its address does not listen; the stores poll, and it says so once, naming the URL
+parameter that gives the server's own address.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ _log = logging.getLogger("jupyter_plans")
 CHANNEL = "jupyter_plans"
 NOTIFY = f"SELECT pg_notify('{CHANNEL}', current_schema())"
 WAKE_SECONDS = 1.0  # how often the listening thread looks whether it is still wanted
-RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # waits before listening again, then 5 s each
+# Waits before listening again, then 30 s each: a server restarting is back within the first
+# few; one with no connection to spare is not asked every few seconds.
+RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+_said: set[str] = set()  # what this process has said about its listeners, said once each
 
 
 class Notices:
@@ -33,7 +41,8 @@ class Notices:
         self._count = 0
         self._epoch = 0
         self._listening = False
-        self._ready = threading.Event()  # set once it first listens
+        self._ready = threading.Event()  # set once it first listens, or knows it will not
+        self.unusable = False  # its address is a connection pooler's: it does not listen
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="jupyter-plans listen", daemon=True)
         self._thread.start()
@@ -84,7 +93,12 @@ class Notices:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self._conninfo, autocommit=True) as connection:
-                    (schema,) = connection.execute("SELECT current_schema()").fetchone()
+                    (schema, pid) = connection.execute(
+                        "SELECT current_schema(), pg_backend_pid()"
+                    ).fetchone()
+                    if pid != connection.info.backend_pid:  # a pooler's cancel key: see postgres.py
+                        self._give_up()
+                        return
                     connection.execute(f"LISTEN {CHANNEL}")
                     with self._lock:
                         self._listening, self._epoch = True, self._epoch + 1
@@ -96,14 +110,49 @@ class Notices:
                             if notice.payload == schema:  # at once: a card shows it
                                 self._tell(1)
             except Exception as exc:  # noqa: BLE001 - lost, refused: the poll serves meanwhile
-                _log.debug("jupyter_plans: not listening to %s: %s", CHANNEL, exc)
+                self._not_listening(exc)
             with self._lock:
                 self._listening = False
             self._stop.wait(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
             failures += 1
 
+    @property
+    def where(self) -> str:
+        from sqlalchemy.engine import make_url
+
+        return make_url(self._conninfo).render_as_string(hide_password=True)
+
+    def _give_up(self) -> None:
+        self.unusable = True
+        self._ready.set()
+        _say_once(
+            f"jupyter_plans: {self.where} is a connection pooler (such as PgBouncer), through "
+            "which LISTEN cannot be relied on, so cards and streams poll the database for "
+            "changes; add plans_listen=HOST:PORT (the PostgreSQL server's own address) to the "
+            "database URL to have them told at once, or plans_listen=off to poll without this "
+            "message"
+        )
+
+    def _not_listening(self, error: Exception) -> None:
+        text = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        if "too many" in text or "connection slots" in text:  # the server is full: say so
+            _say_once(
+                f"jupyter_plans: cannot listen to {self.where} ({text}); cards and streams poll "
+                "the database for changes until it has a connection to spare"
+            )
+        else:
+            _log.debug("jupyter_plans: not listening to %s: %s", CHANNEL, error)
+
     def close(self) -> None:
         self._stop.set()
+
+
+def _say_once(message: str) -> None:
+    with _lock:
+        if message in _said:
+            return
+        _said.add(message)
+    _log.warning("%s", message)
 
 
 _by_database: dict[str, tuple[Notices, int]] = {}
