@@ -157,9 +157,7 @@ def _postgres(url: Any) -> ReadOnlyStore:
         f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
     ]
     # plans_listen is the stores' listener's (postgres.py), not libpq's.
-    conninfo = url.set(drivername="postgresql").difference_update_query(
-        ["options", "plans_listen"]
-    )
+    conninfo = url.set(drivername="postgresql").difference_update_query(["options", "plans_listen"])
     begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
     timeout = int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS))
     try:
