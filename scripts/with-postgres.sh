@@ -9,8 +9,10 @@
 # passed in JUPYTER_PLANS_TEST_POSTGRES, PgBouncer's in JUPYTER_PLANS_TEST_PGBOUNCER (any
 # database name given to it reaches the server's database of that name). When
 # JUPYTER_PLANS_TEST_POSTGRES is already set, the command runs against that server and nothing
-# is started. As root, PostgreSQL and PgBouncer are installed from Debian where they are missing;
-# without them the command still runs, and their tests skip (or fail, in CI) with the reason.
+# is started. JUPYTER_PLANS_PG_MAX_CONNECTIONS sets the server's max_connections (300 by default;
+# `make bench` measures a team on 100, a PostgreSQL server's own default). As root, PostgreSQL
+# and PgBouncer are installed from Debian where they are missing; without them the command still
+# runs, and their tests skip (or fail, in CI) with the reason.
 set -uo pipefail
 
 if [ -n "${JUPYTER_PLANS_TEST_POSTGRES:-}" ]; then
@@ -58,7 +60,7 @@ trap 'exit 130' INT TERM
 as_owner "'$BIN/initdb' -D '$DIR/data' -A trust -U postgres --no-sync" >"$DIR/initdb.log" 2>&1 \
   || { cat "$DIR/initdb.log" >&2; echo "initdb failed" >&2; exit 1; }
 start() {
-  as_owner "'$BIN/pg_ctl' -D '$DIR/data' -l '$DIR/log' -w -o \"-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=on -c max_connections=300\" start" >/dev/null
+  as_owner "'$BIN/pg_ctl' -D '$DIR/data' -l '$DIR/log' -w -o \"-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=on -c max_connections=${JUPYTER_PLANS_PG_MAX_CONNECTIONS:-300}\" start" >/dev/null
 }
 # Another program may take the free port between the look and the start: look again.
 for attempt in 1 2 3; do
@@ -92,7 +94,8 @@ server_reset_query =
 logfile = $DIR/pgbouncer.log
 pidfile = $DIR/pgbouncer.pid
 INI
-  echo '"postgres" ""' >"$DIR/userlist.txt"
+  # postgres, and plans: a team's role without superuser rights (the scale benchmark's).
+  printf '"postgres" ""\n"plans" ""\n' >"$DIR/userlist.txt"
   [ "$(id -u)" = 0 ] && chown postgres "$DIR/pgbouncer.ini" "$DIR/userlist.txt"
   as_owner "ulimit -n 4096 2>/dev/null; '$PGBOUNCER' -d '$DIR/pgbouncer.ini'" >/dev/null 2>&1 || return 1
   for _ in $(seq 100); do  # it forks and listens a moment later

@@ -233,20 +233,24 @@ class Store(FollowsFile):
         self._let_go(self._local)
         return True
 
-    def write(self) -> Tx:
-        """A transaction that holds the write lock from its first statement."""
+    def write(self, session_id: str | None = None) -> Tx:
+        """A transaction that holds the write lock from its first statement; other processes
+        are told it changed `session_id` (None: the store as a whole)."""
         if self._closed:
             raise PlanStoreError(f"{self} is closed")
         if self._file and self._backend.read_only:
             self._refuse_read_only()
-        backend = self._backend
+        backend, notify = self._backend, None  # a plan file tells by itself (changes.py)
+        if not self._file:
+            notify = backend.notify if session_id is None else backend.notify_session
         return Tx(
             self._statements,
             backend.begin_write,
             self,
             self._writes_file,
             backend.pipelines,
-            getattr(backend, "notify", None),
+            notify,
+            session_id,
         )
 
     def read(self) -> Tx:
@@ -342,6 +346,12 @@ class Store(FollowsFile):
     def change_token(self) -> int:
         """Cheap to read; changes when any process commits to the store."""
         return self._backend.change_token()
+
+    def session_token(self, session_id: str) -> Any:
+        """Costs no query; changes when any process may have committed to `session_id`. None
+        where nothing tells that (read the session): a plan file, a PostgreSQL store not
+        listening."""
+        return None if self._file else self._backend.session_token(session_id)
 
     def close(self) -> None:
         self._closed = True

@@ -1,7 +1,8 @@
 """Another process's commit to a PostgreSQL plan store, told by the server (DESIGN section 12):
 every write transaction sends a notice on the channel `jupyter_plans` with its commit, naming
-its schema, and one connection per process and database (and schema) listens, counting the
-notices of its own schema: teams kept in schemas of one database do not wake each other.
+its schema and the session it wrote, and one connection per process and database (and schema)
+listens, counting the notices of its own schema: teams kept in schemas of one database do not
+wake each other, and a card reads its session again only when a notice named that session.
 
 While it listens, the store's change token is a count of the notices and costs no query, so an
 idle process sends none; cards, streams and MCP list changes are told at once. A listening
@@ -23,7 +24,9 @@ from collections.abc import Callable
 _log = logging.getLogger("jupyter_plans")
 
 CHANNEL = "jupyter_plans"
-NOTIFY = f"SELECT pg_notify('{CHANNEL}', current_schema())"
+NOTIFY = f"SELECT pg_notify('{CHANNEL}', current_schema())"  # a change to the whole store
+SEPARATOR = "\x1f"  # between the schema and the session (no session id holds a control character)
+NOTIFY_SESSION = f"SELECT pg_notify('{CHANNEL}', current_schema() || chr(31) || %s)"
 WAKE_SECONDS = 1.0  # how often the listening thread looks whether it is still wanted
 # Waits before listening again, then 30 s each: a server restarting is back within the first
 # few; one with no connection to spare is not asked every few seconds.
@@ -38,7 +41,9 @@ class Notices:
         self._conninfo = conninfo
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
-        self._count = 0
+        self._count = 0  # every notice
+        self._whole = 0  # the notices that named no session
+        self._sessions: dict[str, int] = {}  # the notices that named each session
         self._epoch = 0
         self._listening = False
         self._ready = threading.Event()  # set once it first listens, or knows it will not
@@ -52,17 +57,32 @@ class Notices:
         is already the notices' count (not a query's, which would then change by itself)."""
         self._ready.wait(seconds)
 
-    def committed(self) -> None:
+    def committed(self, session_id: str | None = None) -> None:
         """A commit made in this process: its stores' tokens move at once, before the notice
         comes back from the server."""
         with self._lock:
-            self._count += 1
+            self._count_one(session_id)
+
+    def _count_one(self, session_id: str | None) -> None:
+        self._count += 1
+        if session_id is None:
+            self._whole += 1
+        else:
+            self._sessions[session_id] = self._sessions.get(session_id, 0) + 1
 
     def token(self) -> int | None:
         """A number that changes with each notice while this process listens; None while it
         does not (the caller asks the database instead)."""
         with self._lock:
             return (self._epoch << 32) + self._count if self._listening else None
+
+    def session_token(self, session_id: str) -> tuple | None:
+        """A value that changes with each notice that may concern `session_id` (one naming it,
+        or none); None while this process does not listen. Read it before the session."""
+        with self._lock:
+            if not self._listening:
+                return None
+            return (self._epoch, self._whole, self._sessions.get(session_id, 0))
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call `callback()` (on the listening thread) for each notice; returns what stops it."""
@@ -76,9 +96,12 @@ class Notices:
 
         return stop
 
-    def _tell(self, counted: int) -> None:
+    def _tell(self, payload: str | None) -> None:
+        """A notice of `payload` (a session, or "" for the whole store); None: none, but call
+        the listeners (what was committed while nobody listened)."""
         with self._lock:
-            self._count += counted
+            if payload is not None:
+                self._count_one(payload or None)
             listeners = list(self._listeners)
         for callback in listeners:
             try:
@@ -104,11 +127,12 @@ class Notices:
                         self._listening, self._epoch = True, self._epoch + 1
                     self._ready.set()
                     failures = 0
-                    self._tell(0)  # what was committed while nobody listened
+                    self._tell(None)  # what was committed while nobody listened
                     while not self._stop.is_set():
                         for notice in connection.notifies(timeout=WAKE_SECONDS):
-                            if notice.payload == schema:  # at once: a card shows it
-                                self._tell(1)
+                            of, _separator, session = notice.payload.partition(SEPARATOR)
+                            if of == schema:  # at once: a card shows it
+                                self._tell(session)
             except Exception as exc:  # noqa: BLE001 - lost, refused: the poll serves meanwhile
                 self._not_listening(exc)
             with self._lock:
@@ -171,13 +195,13 @@ def notices_for(conninfo: str) -> Notices:
         return found
 
 
-def committed_here(conninfo: str) -> None:
+def committed_here(conninfo: str, session_id: str | None = None) -> None:
     """A write of this process committed to the database at `conninfo`: the tokens of every
     store of it in this process move at once (the server's notice follows)."""
     with _lock:
         found, _users = _by_database.get(conninfo, (None, 0))
     if found is not None:
-        found.committed()
+        found.committed(session_id)
 
 
 def release(conninfo: str) -> None:

@@ -92,9 +92,9 @@ class PostgresBackend:
         self._token_handle = None
         self._notices = None
         # Sent with each write's COMMIT: other processes' cards are told of it at once.
-        from .pg_notices import NOTIFY
+        from .pg_notices import NOTIFY, NOTIFY_SESSION
 
-        self.notify = NOTIFY
+        self.notify, self.notify_session = NOTIFY, NOTIFY_SESSION
 
     schema_version = None  # unknown until the migration check reads it
 
@@ -187,13 +187,19 @@ class PostgresBackend:
             return None
         return notices.subscribe(callback)
 
-    def committed(self) -> None:
+    def committed(self, session_id: str | None = None) -> None:
         """A write of this process committed: the notices' count moves at once, for every
         store of the database in this process."""
         if self._listen is not None:
             from .pg_notices import committed_here
 
-            committed_here(self._listen)
+            committed_here(self._listen, session_id)
+
+    def session_token(self, session_id: str) -> tuple | None:
+        """A value that changes with each notice that may concern `session_id`, costing no
+        query; None when there is no telling (read the session)."""
+        notices = self.notices
+        return None if notices is None else notices.session_token(session_id)
 
     def change_token(self) -> int:
         """A value that changes whenever any process commits a change to the store: the count

@@ -73,6 +73,7 @@ class Tx:
         "_pipelined",
         "_begun",
         "_notify",
+        "_told",
     )
 
     def __init__(
@@ -83,6 +84,7 @@ class Tx:
         write: bool | None = None,
         pipelined: bool = False,
         notify: str | None = None,
+        session_id: str | None = None,
     ) -> None:
         self._cursor = None
         self._statements = statements
@@ -92,6 +94,7 @@ class Tx:
         self._pipelined = pipelined
         self._begun = True  # False while a pipelined BEGIN waits for the first statement
         self._notify = notify  # sent with COMMIT: other processes are told (PostgreSQL)
+        self._told = None if session_id is None else (session_id,)  # the session it names
 
     def __enter__(self) -> Tx:
         store, write = self._store, self._write
@@ -131,13 +134,13 @@ class Tx:
                     self._cursor.execute("COMMIT")
                 elif self._pipelined:  # one round trip: the notice goes out with the commit
                     with self._cursor.connection.pipeline():
-                        self._cursor.execute(self._notify)
+                        self._cursor.execute(self._notify, self._told)
                         self._cursor.execute("COMMIT")
                 else:
-                    self._cursor.execute(self._notify)
+                    self._cursor.execute(self._notify, self._told)
                     self._cursor.execute("COMMIT")
                 if self._notify is not None:
-                    store._backend.committed()
+                    store._backend.committed(self._told and self._told[0])
                 return
             except store.driver_error as exc:
                 if store._lost(self._cursor):

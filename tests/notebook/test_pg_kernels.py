@@ -1,13 +1,15 @@
 """Real kernels on one PostgreSQL database, each with its live card: once idle, each holds one
 connection of the server's, the one that listens for other processes' commits (it used to hold
 three, for as long as it lived: twenty people with three notebooks open each were past the
-server's default of 100 connections)."""
+server's default of 100 connections), and keeps to it while teammates write to their own
+notebooks' plans."""
 
 import time
 
 from jupyter_client.manager import start_new_kernel
 
 from jupyter_plans import PlanStore
+from jupyter_plans.store.pg_idle import IDLE_SECONDS
 from tests.engines import postgres_schema
 from tests.store.test_pg_idle import connections, wait_for
 from tests.store.test_pgbouncer import server
@@ -67,6 +69,16 @@ def test_an_idle_kernel_with_a_live_card_holds_one_connection(tmp_path):
             queries = [query for query, _start in connections(direct, tag)]
             assert queries == ["LISTEN jupyter_plans"] * KERNELS
             print(f"{KERNELS} kernels: {busy} connections just after their cells, {KERNELS} idle")
+            # Teammates write to their own notebooks' sessions: no card here shows them, so no
+            # kernel reads anything, nor opens a connection to do so.
+            with PlanStore(url) as teammate:
+                for n in range(int(2 * IDLE_SECONDS / 0.25)):
+                    teammate.session(f"teammate{n % 3}").call_tool(
+                        "record_decision", {"title": f"d{n}", "rationale": "r"}
+                    )
+                    held = len(connections(direct, tag))
+                    assert held == KERNELS, f"{held} connections while teammates wrote"
+                    time.sleep(0.25)
             # Still live, on that one connection: another process's write reaches the card.
             with PlanStore(url) as writer:
                 writer.session("analysis0").on()

@@ -134,3 +134,38 @@ def test_a_commit_in_another_schema_of_the_database_wakes_nobody_here(url):
         stop()
         for each in (store, other, writer):
             each.close()
+
+
+def test_a_notice_names_the_session_it_changed(url):
+    """A card reads its session again only after a notice that may concern it: one naming that
+    session, or the store as a whole (the current session changed)."""
+    store = PlanStore(url)
+    store.session("s").on()
+    notices = store._backend.notices
+    wait_for(lambda: notices.token() is not None)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER.replace('session("s")', "session(sys.argv[2])"), url, "t"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        mine, before = store.session_token("s"), store.change_token()
+        writer.stdin.write("in t\n")
+        writer.stdin.flush()
+        assert writer.stdout.readline().strip() == "done"
+        wait_for(lambda: store.change_token() != before)  # told of it
+        assert store.session_token("s") == mine  # but it was not about "s"
+        theirs = store.session_token("t")
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=30)
+    other = PlanStore(url)
+    other.session("s").off()
+    wait_for(lambda: store.session_token("s") != mine)
+    assert store.session_token("t") == theirs
+    other.set_current_session("t")  # the store as a whole: every session may read again
+    wait_for(lambda: store.session_token("t") != theirs)
+    for each in (store, other):
+        each.close()
