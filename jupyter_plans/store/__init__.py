@@ -240,16 +240,14 @@ class Store(FollowsFile):
             raise PlanStoreError(f"{self} is closed")
         if self._file and self._backend.read_only:
             self._refuse_read_only()
-        backend, notify = self._backend, None  # a plan file tells by itself (changes.py)
-        if not self._file:
-            notify = backend.notify if session_id is None else backend.notify_session
+        backend = self._backend
         return Tx(
             self._statements,
             backend.begin_write,
             self,
             self._writes_file,
             backend.pipelines,
-            notify,
+            None if self._file else backend.notify,  # a plan file tells by itself (changes.py)
             session_id,
         )
 

@@ -1,8 +1,12 @@
 """Another process's commit to a PostgreSQL plan store, told by the server (DESIGN section 12):
 every write transaction sends a notice on the channel `jupyter_plans` with its commit, naming
-its schema and the session it wrote, and one connection per process and database (and schema)
-listens, counting the notices of its own schema: teams kept in schemas of one database do not
-wake each other, and a card reads its session again only when a notice named that session.
+its schema, and one connection per process and database (and schema) listens, counting the
+notices of its own schema: teams kept in schemas of one database do not wake each other.
+
+A write to a session first sends a notice naming the session too, on `jupyter_plans_session`:
+a card reads its session again only when a notice named it, or named none (a change to the
+whole store, or a write of an earlier version, which sends only the first kind; versions that
+know only the first kind still hear every write).
 
 While it listens, the store's change token is a count of the notices and costs no query, so an
 idle process sends none; cards, streams and MCP list changes are told at once. A listening
@@ -24,9 +28,10 @@ from collections.abc import Callable
 _log = logging.getLogger("jupyter_plans")
 
 CHANNEL = "jupyter_plans"
-NOTIFY = f"SELECT pg_notify('{CHANNEL}', current_schema())"  # a change to the whole store
+SESSION_CHANNEL = "jupyter_plans_session"
+NOTIFY = f"SELECT pg_notify('{CHANNEL}', current_schema())"
 SEPARATOR = "\x1f"  # between the schema and the session (no session id holds a control character)
-NOTIFY_SESSION = f"SELECT pg_notify('{CHANNEL}', current_schema() || chr(31) || %s)"
+NOTIFY_SESSION = f"SELECT pg_notify('{SESSION_CHANNEL}', current_schema() || chr(31) || %s)"
 WAKE_SECONDS = 1.0  # how often the listening thread looks whether it is still wanted
 # Waits before listening again, then 30 s each: a server restarting is back within the first
 # few; one with no connection to spare is not asked every few seconds.
@@ -122,23 +127,37 @@ class Notices:
                     if pid != connection.info.backend_pid:  # a pooler's cancel key: see postgres.py
                         self._give_up()
                         return
-                    connection.execute(f"LISTEN {CHANNEL}")
+                    connection.execute(f"LISTEN {SESSION_CHANNEL}")
+                    connection.execute(f"LISTEN {CHANNEL}")  # what pg_stat_activity shows
                     with self._lock:
                         self._listening, self._epoch = True, self._epoch + 1
                     self._ready.set()
                     failures = 0
                     self._tell(None)  # what was committed while nobody listened
+                    named_by = None  # who sent the notice naming a session, just before
                     while not self._stop.is_set():
                         for notice in connection.notifies(timeout=WAKE_SECONDS):
-                            of, _separator, session = notice.payload.partition(SEPARATOR)
-                            if of == schema:  # at once: a card shows it
-                                self._tell(session)
+                            named_by = self._heard(notice, schema, named_by)
             except Exception as exc:  # noqa: BLE001 - lost, refused: the poll serves meanwhile
                 self._not_listening(exc)
             with self._lock:
                 self._listening = False
             self._stop.wait(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
             failures += 1
+
+    def _heard(self, notice, schema: str, named_by: int | None) -> int | None:
+        """Count a notice of `schema` at once (a card shows it). A transaction's notice naming
+        its session comes just before its plain one, from the same server process: that one
+        is counted once, for the session. Returns who sent the notice naming a session."""
+        if notice.channel == SESSION_CHANNEL:
+            of, _separator, session = notice.payload.partition(SEPARATOR)
+            if of != schema or not session:
+                return None
+            self._tell(session)
+            return notice.pid
+        if notice.payload == schema and notice.pid != named_by:
+            self._tell("")
+        return None
 
     @property
     def where(self) -> str:

@@ -132,12 +132,12 @@ class Tx:
             try:
                 if self._notify is None:
                     self._cursor.execute("COMMIT")
-                elif self._pipelined:  # one round trip: the notice goes out with the commit
+                elif self._pipelined:  # one round trip: the notices go out with the commit
                     with self._cursor.connection.pipeline():
-                        self._cursor.execute(self._notify, self._told)
+                        self._send_notices()
                         self._cursor.execute("COMMIT")
                 else:
-                    self._cursor.execute(self._notify, self._told)
+                    self._send_notices()
                     self._cursor.execute("COMMIT")
                 if self._notify is not None:
                     store._backend.committed(self._told and self._told[0])
@@ -157,6 +157,13 @@ class Tx:
             pass  # the database already ended the transaction (SQLite does on some errors)
         if isinstance(error, store.driver_error):
             raise PlanStoreError(f"{store}: the change was not saved: {_line(error)}") from error
+
+    def _send_notices(self) -> None:
+        """The notice naming the session first, then the one every version listens for (see
+        store/pg_notices.py)."""
+        if self._told is not None:
+            self._cursor.execute(self._store._backend.notify_session, self._told)
+        self._cursor.execute(self._notify)
 
     def _run(self, sql: str, params: Any) -> None:
         if self._begun:

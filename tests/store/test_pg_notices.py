@@ -169,3 +169,32 @@ def test_a_notice_names_the_session_it_changed(url):
     wait_for(lambda: store.session_token("t") != theirs)
     for each in (store, other):
         each.close()
+
+
+def test_versions_that_send_or_hear_only_the_plain_notice_still_wake_and_are_woken(url):
+    """A kernel of an earlier version, in a team part-way through an upgrade: its writes (the
+    plain notice only) wake every card here, and it hears each write made here once."""
+    import psycopg
+
+    store = PlanStore(url)
+    store.session("s").on()
+    notices = store._backend.notices
+    wait_for(lambda: notices.token() is not None)
+    plain = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as earlier:
+        earlier.execute("LISTEN jupyter_plans")
+        (schema,) = earlier.execute("SELECT current_schema()").fetchone()
+        before = store.session_token("s")
+        earlier.execute("SELECT pg_notify('jupyter_plans', current_schema())")  # its write
+        wait_for(lambda: store.session_token("s") != before)
+        writer = PlanStore(url)
+        for n in range(3):
+            writer.session(f"w{n}").call_tool("record_decision", {"title": "d", "rationale": "r"})
+        heard = []
+        deadline = time.monotonic() + 10
+        while len(heard) < 4 and time.monotonic() < deadline:  # its own, and the three
+            heard += [n.payload for n in earlier.notifies(timeout=0.5, stop_after=1)]
+        assert heard == [schema] * 4
+        assert list(earlier.notifies(timeout=0.5)) == [], "a write was heard twice"
+        writer.close()
+    store.close()
