@@ -87,3 +87,43 @@ def test_connections_closed_between_transactions_lose_and_break_nothing(engine, 
         events = session.events()
         assert [e.seq for e in events] == list(range(1, len(events) + 1))
     assert IDLE.closed > closed + 10, "hardly any connection was let go of: it proved nothing"
+
+
+IDLE_THEN_WRITE = """
+import sys, time
+from jupyter_plans import PlanStore
+from jupyter_plans.store.pg_idle import IDLE
+IDLE.seconds = 0.05
+store = PlanStore(sys.argv[1])
+session = store.session("s")
+store.on_change(lambda: None)
+for n in range(5):
+    closed = IDLE.closed
+    session.call_tool("record_decision", {"title": str(n), "rationale": "r"})
+    while IDLE.closed == closed:
+        time.sleep(0.01)
+store.close()
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "pgbouncer"])
+def test_connections_let_go_of_print_nothing(engine):
+    """In a process of its own, so that whatever the driver or its pool writes is seen."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    where = postgres_schema() if engine == "postgresql" else pgbouncer_database()
+    with where as url:
+        done = subprocess.run(
+            [sys.executable, "-c", IDLE_THEN_WRITE, url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).parents[2],
+        )
+        with PlanStore(url) as store:
+            assert len(store.session("s").snapshot().decisions) == 5
+    assert done.returncode == 0 and done.stdout == "done\n", done.stderr
+    assert done.stderr == ""
