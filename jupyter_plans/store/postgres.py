@@ -254,7 +254,8 @@ def _listen_address(url: URL) -> tuple[URL, str | None]:
         return url, plain.render_as_string(hide_password=False)
     if isinstance(value, tuple) or not value.strip():
         raise PlanStoreError(
-            f"{LISTEN_PARAMETER} must be given once, as HOST[:PORT] or off; found {value!r}"
+            f"{LISTEN_PARAMETER} must be given once, as HOST[:PORT] or off; "
+            f"found {str(value)[:100]!r}"
         )
     if value == "off":
         return url, None
@@ -262,7 +263,7 @@ def _listen_address(url: URL) -> tuple[URL, str | None]:
     if not colon:
         host, port = value, ""
     host = host.removeprefix("[").removesuffix("]")
-    if not host or "/" in host or "@" in host or (port and not port.isdigit()):
+    if not host or "/" in host or "@" in host or (port and not 0 < _number(port) < 65536):
         raise PlanStoreError(
             f"{LISTEN_PARAMETER} must be HOST[:PORT] of the PostgreSQL server, or off; "
             f"found {value[:100]!r}"
@@ -271,6 +272,10 @@ def _listen_address(url: URL) -> tuple[URL, str | None]:
         host=host, port=int(port) if port else None
     )
     return url, listen.render_as_string(hide_password=False)
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() and len(text) < 6 else -1
 
 
 def behind_pooler(connection) -> bool:

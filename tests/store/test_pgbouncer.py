@@ -156,7 +156,9 @@ def test_without_a_listening_address_stores_poll_and_it_is_said_once(listen):
         assert err == ""
 
 
-@pytest.mark.parametrize("value", ["db:port", "user%40db:5432", "a/b", "x&plans_listen=y"])
+@pytest.mark.parametrize(
+    "value", ["db:port", "db:70000", "db:0", "user%40db:5432", "a/b", "x&plans_listen=y"]
+)
 def test_a_listening_address_that_is_no_address_is_refused_in_one_line(value):
     from tests.engines import postgres_schema
 
