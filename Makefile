@@ -76,7 +76,7 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet 'langgraph-checkpoint-sqlite>=3' 'eventsourcing>=9.4'  # the [bench] extra's peers
-	scripts/with-postgres.sh $(PY) benchmarks/run.py
+	JUPYTER_PLANS_PG_MAX_CONNECTIONS=100 scripts/with-postgres.sh $(PY) benchmarks/run.py
 
 lint: $(STAMP)
 	$(PY) -m pip install --quiet ruff

@@ -73,6 +73,51 @@ class PipelinedFloor(Floor):
         cur.execute("COMMIT")
 
 
+def after_idle(url: str, count: int = 40) -> dict[str, float]:
+    """A write after idling costs one connect: update_plan after the store let go of its
+    connection, against psycopg connecting and then making the same write (pipelined as ours
+    is) as the new connection's first; by turns, with update_plan on the connection it holds.
+    A server process's first statements cost more than its later ones (its caches are cold),
+    so the floor's write is its connection's first too."""
+    import time
+
+    import psycopg
+
+    from jupyter_plans.store.pg_idle import IDLE
+
+    plain = url.replace("postgresql+psycopg://", "postgresql://")
+    held, after, floor = "update_plan, connection held", "update_plan after idling", "floor"
+    samples: dict[str, list[float]] = {held: [], after: [], f"{floor}: connect + write": []}
+    steps = plan_steps(1, 1, False)
+    ours, raw = Ours(url + "&plans_listen=off"), PipelinedFloor(url, "idle_s", "idle_e")
+    ours.session = ours.session.store.session("bench-idle")
+    seconds, IDLE.seconds = IDLE.seconds, 0.1  # let go of after 0.1 s, not 5 s
+    try:
+        ours.update(steps)
+        for _ in range(count):
+            closed = IDLE.closed
+            while IDLE.closed == closed:  # the store let go of its connection
+                time.sleep(0.01)
+            for side in (after, held):
+                started = time.perf_counter()
+                ours.update(steps)
+                samples[side].append(time.perf_counter() - started)
+            raw.conn.close()
+            started = time.perf_counter()
+            raw.conn = psycopg.connect(plain, autocommit=True)
+            raw.update(steps)
+            samples[f"{floor}: connect + write"].append(time.perf_counter() - started)
+    finally:
+        IDLE.seconds = seconds
+        ours.session.store.close()
+        raw.conn.close()
+    print(f"\nupdate_plan after idling on PostgreSQL (loopback), 1 step, {count} each")
+    found = ratio_table(samples, held, unit="ms")
+    figure = found[after] / found[f"{floor}: connect + write"]
+    print(f"update_plan after idling / a connect and the write: {figure:.2f}")
+    return {"after idling / connect + write": figure}
+
+
 def main() -> dict[str, float]:
     try:
         schema = postgres_schema()
@@ -103,6 +148,7 @@ def main() -> dict[str, float]:
             )
             if size == 12:
                 figures.update(found)
+        figures.update(after_idle(url))
     finally:
         schema.__exit__(None, None, None)
     return figures

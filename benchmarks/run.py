@@ -1,7 +1,8 @@
 """Run every benchmark, print its table, then the targets: `make bench`.
 
 Every figure is a ratio taken within one run (ours against a floor or a peer measured
-alongside), except the live card's latency, which is what a person waits for.
+alongside), except the live card's latency, which is what a person waits for, and PostgreSQL at
+scale (pg_scale): connections refused and held, and the waits, as the processes grow.
 """
 
 import sys
@@ -19,6 +20,7 @@ BENCHMARKS = [
     "load_ext",
     "card_latency",
     "postgres",
+    "pg_scale",
     "hook",
     "cell_links",
     "comments",
@@ -46,6 +48,10 @@ TARGETS = [
     ("postgres", "against the pipelined floor @1", 1.2, "  / pipelined psycopg floor, 1 step"),
     ("postgres", "against the pipelined floor @12", 1.2, "  / pipelined psycopg floor, 12 steps"),
     ("postgres", "against the pipelined floor @32", 1.2, "  / pipelined psycopg floor, 32 steps"),
+    ("postgres", "after idling / connect + write", 1.2, "  after idling / a connect and the write"),
+    ("pg_scale", "PostgreSQL held idle per process @50", 1.0, "connections an idle process holds"),
+    ("pg_scale", "PgBouncer + plans_listen wake p95 @50", 100, "commit-to-wake p95 ms, 50 procs"),
+    ("pg_scale", "PgBouncer, polling refused @100", 0, "refused, 100 processes, PgBouncer polling"),
     ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
     ("cell_links", "no step in progress, us", 100, "a cell's cost, no step in progress, us"),
     ("cell_links", "a step in progress / its write", 1.0, "  with one / the link's write it skips"),

@@ -28,7 +28,7 @@ def remember_seen(session: Any, notebook: str, cursor: int) -> None:
     """Record that `notebook` showed `session` at `cursor` (a lower cursor changes nothing)."""
     params = {"notebook": notebook, "sid": session.session_id, "b_cursor": cursor}
     try:
-        with session.store.write() as tx:
+        with session.store.write(session.session_id) as tx:
             if tx.execute("SEEN_RAISE", params) == 0 and tx.scalar("SEEN_SELECT", params) is None:
                 tx.execute("SEEN_INSERT", params)
     except PlanStoreError:

@@ -1,9 +1,10 @@
 """Keeps every card current: commits in this process at once, other processes' as the file
-system tells of them (store/changes.py), and within a poll where it does not (PostgreSQL, a
-network file system).
+system (store/changes.py) or PostgreSQL's notices (store/pg_notices.py) tell of them, and
+within a poll where nothing does (a network file system).
 
 Looking costs one `PRAGMA data_version` (or the backend's equivalent) on the kernel's event
-loop; a card reads the store only when its session's cursor moved.
+loop; a card reads the store only when its session's cursor moved. On PostgreSQL a session is
+not even read when no notice named it: another notebook's commits cost this kernel nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class CardWatcher:
         self.interval = interval
         self._cards: weakref.WeakSet[PlanCard] = weakref.WeakSet()
         self._token: int | None = None
+        self._told: dict[str, object] = {}  # each session's token when its cursor was read
         self._generation = store.generation
         self._task: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -110,14 +112,17 @@ class CardWatcher:
         token = self.store.change_token()
         if token != self._token:
             self._token = token
-            self.refresh()
+            self.refresh(told=True)
         if self.store.path != self._watched and self._task is not None:
             self._watch()
 
-    def refresh(self, session_id: str | None = None) -> None:
+    def refresh(self, session_id: str | None = None, told: bool = False) -> None:
+        """Refresh the cards of `session_id` (None: all) whose session moved; `told`: after a
+        change the store was told of, which may say which sessions it concerns."""
         if self.store.generation != self._generation:
             session_id = None  # another plan file is at the path: every card, below
         cursors: dict[str, int] = {}  # one read per session, however many cards show it
+        unchanged: set[str] = set()
         shown = []
         for card in list(self._cards):
             if card.comm is None:  # closed
@@ -126,9 +131,12 @@ class CardWatcher:
             if card.superseded_by is not None:  # it keeps what it showed
                 continue
             sid = card.session.session_id
-            if session_id is not None and sid != session_id:
+            if (session_id is not None and sid != session_id) or sid in unchanged:
                 continue
             if sid not in cursors:
+                if told and self._unchanged(sid):
+                    unchanged.add(sid)
+                    continue
                 cursors[sid] = card.session.cursor()
             shown.append(card)
         if self.store.generation != self._generation:
@@ -142,6 +150,13 @@ class CardWatcher:
                 card.refresh()
             elif card.guards is not None or card.snapshot.get("mode") == "plan":
                 card.refresh_guards()  # a guard's heartbeat moves no cursor
+
+    def _unchanged(self, session_id: str) -> bool:
+        """Whether the store was told of no change to `session_id` since its cursor was last
+        read. The token is read before the cursor is: a commit in between is read next time."""
+        token = self.store.session_token(session_id)
+        seen, self._told[session_id] = self._told.get(session_id), token
+        return token is not None and token == seen
 
     def newest_cursor(self, session_id: str) -> int | None:
         """The newest cursor a live card of `session_id` shows; None when none is live."""

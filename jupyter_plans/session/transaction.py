@@ -217,7 +217,7 @@ class _Writing:
     def __enter__(self) -> _Change:
         session = self.session
         key = {"sid": session.session_id, "call_id": self.call_id}
-        tx = self.tx = session.store.write().__enter__()
+        tx = self.tx = session.store.write(session.session_id).__enter__()
         try:
             self.written = session.store.written_states(tx)
             known = self.written.pop(session.session_id, None)

@@ -160,6 +160,8 @@ class Store(FollowsFile):
         cursor = getattr(local, "cursor", None)
         if cursor is None or local.generation != self._generation or local.fresh:
             cursor = self._connect()
+        elif not self._file and not self._backend.take(cursor.connection):
+            cursor = self._connect()  # closed while idle (store/pg_idle.py)
         return cursor
 
     def _connect(self) -> Any:
@@ -232,8 +234,9 @@ class Store(FollowsFile):
         self._let_go(self._local)
         return True
 
-    def write(self) -> Tx:
-        """A transaction that holds the write lock from its first statement."""
+    def write(self, session_id: str | None = None) -> Tx:
+        """A transaction that holds the write lock from its first statement; other processes
+        are told it changed `session_id` (None: the store as a whole)."""
         if self._closed:
             raise PlanStoreError(self._closed_words())
         if self._file and self._backend.read_only:
@@ -245,7 +248,8 @@ class Store(FollowsFile):
             self,
             self._writes_file,
             backend.pipelines,
-            getattr(backend, "notify", None),
+            None if self._file else backend.notify,  # a plan file tells by itself (changes.py)
+            session_id,
         )
 
     def read(self) -> Tx:
@@ -336,11 +340,17 @@ class Store(FollowsFile):
             from .changes import on_change
 
             return on_change(self.path, callback)
-        return self._backend.notices.subscribe(callback)
+        return self._backend.on_change(callback)
 
     def change_token(self) -> int:
         """Cheap to read; changes when any process commits to the store."""
         return self._backend.change_token()
+
+    def session_token(self, session_id: str) -> Any:
+        """Costs no query; changes when any process may have committed to `session_id`. None
+        where nothing tells that (read the session): a plan file, a PostgreSQL store not
+        listening."""
+        return None if self._file else self._backend.session_token(session_id)
 
     def close(self, why: str | None = None) -> None:
         """Close the store; WHY, when given, is what a later use is told to do instead."""

@@ -197,19 +197,35 @@ def _postgres(url: Any) -> ReadOnlyStore:
     from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 
     where = url.render_as_string(hide_password=True)
-    options = [
+    settings = [
         url.query.get("options", ""),
         "-c default_transaction_read_only=on",
         f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
     ]
-    conninfo = url.set(drivername="postgresql").difference_update_query(["options"])
+    # plans_listen is the stores' listener's (postgres.py), not libpq's.
+    conninfo = url.set(drivername="postgresql").difference_update_query(["options", "plans_listen"])
+    begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    timeout = int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS))
     try:
-        connection = psycopg.connect(
-            conninfo.render_as_string(hide_password=False),
-            autocommit=True,  # the transactions are Tx's
-            options=" ".join(filter(None, options)),
-            connect_timeout=int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS)),
-        )
+        try:
+            connection = psycopg.connect(
+                conninfo.render_as_string(hide_password=False),
+                autocommit=True,  # the transactions are Tx's
+                options=" ".join(filter(None, settings)),
+                connect_timeout=timeout,
+            )
+        except psycopg.OperationalError as exc:
+            if "unsupported startup parameter" not in str(exc):
+                raise
+            # PgBouncer takes no settings at connect, and its transaction pooling keeps none
+            # between transactions, nor a prepared statement: each transaction sets its own.
+            connection = psycopg.connect(
+                conninfo.render_as_string(hide_password=False),
+                autocommit=True,
+                prepare_threshold=None,
+                connect_timeout=timeout,
+            )
+            begin += f"; SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}"
     except psycopg.Error as exc:
         raise PlanStoreError(f"cannot connect to {where}: {_line(exc)}") from None
     try:
@@ -234,7 +250,7 @@ def _postgres(url: Any) -> ReadOnlyStore:
         PGDialect_psycopg(),
         where,
         row[0],
-        begin="BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        begin=begin,
         placeholder="%s",
         error=psycopg.Error,
     )

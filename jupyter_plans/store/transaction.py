@@ -73,6 +73,7 @@ class Tx:
         "_pipelined",
         "_begun",
         "_notify",
+        "_told",
     )
 
     def __init__(
@@ -83,6 +84,7 @@ class Tx:
         write: bool | None = None,
         pipelined: bool = False,
         notify: str | None = None,
+        session_id: str | None = None,
     ) -> None:
         self._cursor = None
         self._statements = statements
@@ -92,6 +94,7 @@ class Tx:
         self._pipelined = pipelined
         self._begun = True  # False while a pipelined BEGIN waits for the first statement
         self._notify = notify  # sent with COMMIT: other processes are told (PostgreSQL)
+        self._told = None if session_id is None else (session_id,)  # the session it names
 
     def __enter__(self) -> Tx:
         store, write = self._store, self._write
@@ -130,15 +133,15 @@ class Tx:
             try:
                 if self._notify is None:
                     self._cursor.execute("COMMIT")
-                elif self._pipelined:  # one round trip: the notice goes out with the commit
+                elif self._pipelined:  # one round trip: the notices go out with the commit
                     with self._cursor.connection.pipeline():
-                        self._cursor.execute(self._notify)
+                        self._send_notices()
                         self._cursor.execute("COMMIT")
                 else:
-                    self._cursor.execute(self._notify)
+                    self._send_notices()
                     self._cursor.execute("COMMIT")
                 if self._notify is not None:
-                    store._backend.committed()
+                    store._backend.committed(self._told and self._told[0])
                 return
             except store.driver_error as exc:
                 if store._lost(self._cursor):
@@ -155,6 +158,13 @@ class Tx:
             pass  # the database already ended the transaction (SQLite does on some errors)
         if isinstance(error, store.driver_error):
             raise PlanStoreError(f"{store}: the change was not saved: {_line(error)}") from error
+
+    def _send_notices(self) -> None:
+        """The notice naming the session first, then the one every version listens for (see
+        store/pg_notices.py)."""
+        if self._told is not None:
+            self._cursor.execute(self._store._backend.notify_session, self._told)
+        self._cursor.execute(self._notify)
 
     def _run(self, sql: str, params: Any) -> None:
         if self._begun:

@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.engines import WITH_PGBOUNCER
+
 _FIGURES: list[str] = []
 
 
@@ -20,3 +22,9 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("reliability figures")
         for line in _FIGURES:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(params=WITH_PGBOUNCER)
+def engine(request):
+    """The load test runs on each engine, and through PgBouncer in transaction pooling."""
+    return request.param

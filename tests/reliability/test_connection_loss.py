@@ -1,4 +1,6 @@
-"""Connection loss on PostgreSQL: backends ended mid-run lose no update and double none."""
+"""Connection loss on PostgreSQL: backends ended mid-run lose no update and double none, on the
+server itself and through PgBouncer in transaction pooling (whose client connections end with
+the server connection they were given)."""
 
 import random
 import subprocess
@@ -10,7 +12,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.plan.fold import fold
-from tests.engines import postgres_schema
+from tests.engines import pgbouncer_database, postgres_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS, UPDATES = 2, 300
@@ -27,10 +29,24 @@ def _terminate_writers(admin, schema_url_options: str) -> int:
     return sum(1 for (ended,) in rows if ended)
 
 
-def test_terminated_backends_lose_and_double_nothing(figure):
+def server_url(db: str) -> str:
+    """A libpq URL of the database `db` names, on the server itself (not through PgBouncer)."""
+    from sqlalchemy.engine import make_url
+
+    from tests.engines import postgres_base_url
+
+    url = make_url(db)
+    server = make_url(postgres_base_url()).set(drivername="postgresql", database=url.database)
+    return server.render_as_string(hide_password=False)
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "pgbouncer"])
+def test_terminated_backends_lose_and_double_nothing(engine, figure):
     psycopg = pytest.importorskip("psycopg")
-    with postgres_schema() as db:
-        # The writers name themselves, so only their connections are ended.
+    where = postgres_schema() if engine == "postgresql" else pgbouncer_database()
+    with where as db:
+        # The writers name themselves, so only their connections are ended (PgBouncer gives
+        # its server connections the name of the client it serves).
         tag = f"plans-loss-{time.time_ns()}"
         url = db + f"&application_name={tag}"
         PlanStore(url).close()
@@ -47,7 +63,7 @@ def test_terminated_backends_lose_and_double_nothing(figure):
         ]
         for writer in writers:
             assert writer.stdout.readline(), writer.stderr.read()
-        admin_url = db.split("?")[0].replace("postgresql+psycopg://", "postgresql://")
+        admin_url = server_url(db)
         ended = rounds = 0
         rng = random.Random(5433)
         with psycopg.connect(admin_url, autocommit=True) as admin:
@@ -68,7 +84,8 @@ def test_terminated_backends_lose_and_double_nothing(figure):
         assert fold("shared", events) == snapshot
         assert ended > 0, "the test ended no connection: it proved nothing"
         figure(
-            f"{ended} writer connections ended by pg_terminate_backend in {rounds} rounds; "
+            f"{engine}: {ended} writer connections ended by pg_terminate_backend in {rounds} "
+            "rounds; "
             f"{WRITERS} processes x {UPDATES} updates: {len(accepted)} accepted exactly once, "
             f"seq 1..{len(events)} gap-free"
         )

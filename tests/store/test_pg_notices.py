@@ -134,3 +134,67 @@ def test_a_commit_in_another_schema_of_the_database_wakes_nobody_here(url):
         stop()
         for each in (store, other, writer):
             each.close()
+
+
+def test_a_notice_names_the_session_it_changed(url):
+    """A card reads its session again only after a notice that may concern it: one naming that
+    session, or the store as a whole (the current session changed)."""
+    store = PlanStore(url)
+    store.session("s").on()
+    notices = store._backend.notices
+    wait_for(lambda: notices.token() is not None)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER.replace('session("s")', "session(sys.argv[2])"), url, "t"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        mine, before = store.session_token("s"), store.change_token()
+        writer.stdin.write("in t\n")
+        writer.stdin.flush()
+        assert writer.stdout.readline().strip() == "done"
+        wait_for(lambda: store.change_token() != before)  # told of it
+        assert store.session_token("s") == mine  # but it was not about "s"
+        theirs = store.session_token("t")
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=30)
+    other = PlanStore(url)
+    other.session("s").off()
+    wait_for(lambda: store.session_token("s") != mine)
+    assert store.session_token("t") == theirs
+    other.set_current_session("t")  # the store as a whole: every session may read again
+    wait_for(lambda: store.session_token("t") != theirs)
+    for each in (store, other):
+        each.close()
+
+
+def test_versions_that_send_or_hear_only_the_plain_notice_still_wake_and_are_woken(url):
+    """A kernel of an earlier version, in a team part-way through an upgrade: its writes (the
+    plain notice only) wake every card here, and it hears each write made here once."""
+    import psycopg
+
+    store = PlanStore(url)
+    store.session("s").on()
+    notices = store._backend.notices
+    wait_for(lambda: notices.token() is not None)
+    plain = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as earlier:
+        earlier.execute("LISTEN jupyter_plans")
+        (schema,) = earlier.execute("SELECT current_schema()").fetchone()
+        before = store.session_token("s")
+        earlier.execute("SELECT pg_notify('jupyter_plans', current_schema())")  # its write
+        wait_for(lambda: store.session_token("s") != before)
+        writer = PlanStore(url)
+        for n in range(3):
+            writer.session(f"w{n}").call_tool("record_decision", {"title": "d", "rationale": "r"})
+        heard = []
+        deadline = time.monotonic() + 10
+        while len(heard) < 4 and time.monotonic() < deadline:  # its own, and the three
+            heard += [n.payload for n in earlier.notifies(timeout=0.5, stop_after=1)]
+        assert heard == [schema] * 4
+        assert list(earlier.notifies(timeout=0.5)) == [], "a write was heard twice"
+        writer.close()
+    store.close()
