@@ -60,10 +60,13 @@ class Proposals:
             NO_EXPLANATION if is_blank(explanation) else cut(explanation, MAX_EXPLANATION_BYTES)
         )
         await bridge.plans.flush()  # the proposal follows the plans the agent sent before it
-        steps = bridge.mirror.latest  # None until the agent sent a plan
-        if steps is None and list_items(text):  # the plan's Markdown list, as steps
+        items = list_items(text)
+        # The agent's latest plan (None until it sent one), in the plan text's own words where
+        # an entry was sent in its active form.
+        steps = bridge.mirror.take_words(items)
+        if steps is None and items:  # the plan's Markdown list, as steps
             steps, _ = bridge.mirror.adapt(
-                [{"content": item, "status": "pending"} for item in list_items(text)]
+                [{"content": item, "status": "pending"} for item in items]
             )
         try:
             digest, seq = await bridge.write(
