@@ -3,6 +3,9 @@
 #
 #   ${JUPYTER_PLANS_AGENTS:-$HOME/.cache/jupyter-plans/agents}/{claude-0.101,claude-0.23,codex-2.6}
 #
+# and the newest CLIs people install, which the adapters run through CLAUDE_CODE_EXECUTABLE and
+# CODEX_PATH (claude-code-2.1.332, codex-0.171).
+#
 # Each folder is an npm prefix (a package.json `{"private":true}` and node_modules/). A folder
 # whose package is already there at its pinned version is left as it is, so a CI cache of this
 # folder (400+ MB each) is reused and a second run installs nothing. Without Node and npm it says
@@ -15,6 +18,8 @@ AGENTS=(
   "claude-0.101 @agentclientprotocol/claude-agent-acp 0.101.0"
   "claude-0.23 @zed-industries/claude-agent-acp 0.23.1"
   "codex-2.6 @agentclientprotocol/codex-acp 2.6.0"
+  "claude-code-2.1.332 @anthropic-ai/claude-code 2.1.332"
+  "codex-0.171 @openai/codex 0.171.0"
 )
 
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then

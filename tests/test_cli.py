@@ -75,6 +75,7 @@ def test_snapshot_of_a_new_session(db):
         "plan": None,
         "decisions": [],
         "cells": {},
+        "agent_mode": None,
     }
 
 

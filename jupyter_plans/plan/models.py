@@ -95,6 +95,8 @@ class Snapshot(_Model):
     decisions: list[Decision]
     # The cells that did each step (DESIGN section 13): per step, the latest run of each cell.
     cells: dict[str, list[CellRun]] = Field(default_factory=dict)
+    # The mode id the bridged ACP agent last announced (DESIGN section 10); None with no bridge.
+    agent_mode: str | None = None
 
     @classmethod
     def empty(cls, session_id: str) -> Snapshot:
@@ -108,6 +110,7 @@ class Snapshot(_Model):
             plan=None,
             decisions=[],
             cells={},
+            agent_mode=None,
         )
 
 

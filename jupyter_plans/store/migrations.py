@@ -64,6 +64,16 @@ def _add_cells(conn: Connection) -> None:
     cells.create(conn, checkfirst=True)
 
 
+def _add_agent_seq(conn: Connection) -> None:
+    from sqlalchemy import inspect
+
+    from .schema import sessions
+
+    # A store created at this version already has the column (TABLES_V1 holds today's tables).
+    if "agent_seq" not in {c["name"] for c in inspect(conn).get_columns(sessions.name)}:
+        conn.exec_driver_sql(f"ALTER TABLE {sessions.name} ADD COLUMN agent_seq INTEGER")
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
@@ -71,6 +81,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _index_only_given_call_ids,
     _add_call_digest,
     _add_cells,
+    _add_agent_seq,
 ]
 LATEST = len(MIGRATIONS)
 

@@ -416,6 +416,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "plan": None,
         "decisions": [],
         "cells": {},
+        "agent_mode": None,
     }
     update(session, steps=[s("a")])
     ok(session, "record_decision", {"title": "T", "rationale": "R"})
@@ -429,6 +430,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "plan",
         "decisions",
         "cells",
+        "agent_mode",
     }
     assert set(snap["plan"]) == {
         "revision",

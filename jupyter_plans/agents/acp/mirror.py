@@ -50,8 +50,12 @@ class PlanMirror:
         self._ids: OrderedDict[str, list[str]] = OrderedDict()
         self._count = 0
         self.latest: list[dict] | None = None  # the steps of the agent's latest plan
-        # the steps stored last, the stored plan's at first
-        self._previous: list[dict] = list(stored_steps or [])
+        self._previous: list[dict] = []  # the steps stored last, the stored plan's at first
+        self.seed(stored_steps)
+
+    def seed(self, stored_steps: list[dict] | None) -> None:
+        """Start from the stored plan's steps: their ids are kept for their contents."""
+        self._previous = list(stored_steps or [])
         for stored in self._previous:
             found = _MIRROR_ID.fullmatch(str(stored.get("id", "")))
             if found and stored["id"] not in self._given(stored["description"]):

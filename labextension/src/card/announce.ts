@@ -24,7 +24,12 @@ export function headline(data: CardData, frame: CardFrame): string {
   }
   if (data.question) return `A question from the agent: ${data.question}`;
   if (data.review && snapshot.plan && data.review.revision === snapshot.plan.revision) return "The plan is finished.";
-  if (snapshot.mode === "plan") return "Plan mode is on; a proposal will follow.";
+  if (snapshot.mode === "plan") {
+    const name = data.agent?.agent ?? "The agent";
+    if (data.activity === "chat") return `Plan mode is on; ${name} waits for your next message in the chat.`;
+    if (data.activity === "none") return "Plan mode is on and waits for an agent.";
+    return "Plan mode is on; a proposal will follow.";
+  }
   if (snapshot.approved_proposal_hash) {
     return `Proposal ${short(snapshot.approved_proposal_hash)} approved${decidedBy(data.approved_by ?? null)}.`;
   }
