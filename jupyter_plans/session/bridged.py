@@ -19,7 +19,7 @@ MAX_PROPOSAL_TEXT_BYTES = 65536
 AGENT_GONE = "the agent that asked for it is gone"
 
 MAX_ANSWER_CHARS = 200  # the words of the option an approval answers, as the card shows them
-STATUS_KEYS = ("agent", "mode", "mode_words", "edits", "asks", "working")
+STATUS_KEYS = ("agent", "mode", "mode_words", "edits", "asks", "working", "last_mode")
 
 
 class BridgedWrites:

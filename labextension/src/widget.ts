@@ -10,6 +10,8 @@ import type { RenderProps } from "@anywidget/types";
 import { CARD_SHOWN_EVENT, KERNEL_GONE_NOTICE, renderCard, supersededNotice } from "./card";
 import { pageUser } from "./identity";
 import type {
+  Activity,
+  AgentStatus,
   CardActions,
   CardData,
   CardFrame,
@@ -35,6 +37,8 @@ export type CardModel = {
   /** Why the card stopped: the extension that kept it was unloaded. */
   ended: string | null;
   guard_warning: string | null;
+  agent: AgentStatus | null;
+  activity: Activity | null;
 };
 
 const EVENTS = [
@@ -50,6 +54,8 @@ const EVENTS = [
   "superseded_by",
   "ended",
   "guard_warning",
+  "agent",
+  "activity",
 ].map((name) => `change:${name}`).join(" ");
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
@@ -103,6 +109,8 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       approved_by: model.get("approved_by") ?? null,
       bridged: model.get("bridged") ?? null,
       guard_warning: model.get("guard_warning") ?? null,
+      agent: model.get("agent") ?? null,
+      activity: model.get("activity") ?? null,
     };
     let frame: CardFrame = {};
     const ended = model.get("ended") ?? null;

@@ -29,14 +29,12 @@ from .settings import hook_command, with_guard
 from .state import Known, Sessions
 from .status import AgentStatus
 from .watch import DecisionWatch
-from .wire import Peer, encode, id_key, warn
+from .wire import PERSON_METHOD, Peer, encode, id_key, warn
 
 if TYPE_CHECKING:
     from ...session import PlanSession
 
 SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/fork")
-# The client names its person (the chat's user) for a session: {sessionId, name}.
-PERSON_METHOD = "_jupyter-plans/person"
 OWN_CALL_TIMEOUT = 30.0
 
 
@@ -87,6 +85,10 @@ class Bridge:
         self.started = 0  # ACP sessions the agent opened
         self.failed: str | None = None  # why the agent's first session failed to start
 
+    def stop(self) -> None:
+        """End the relay (a signal to stop): `run` returns, and cleans up as for a close."""
+        self._stop.set()
+
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
@@ -97,6 +99,8 @@ class Bridge:
         which ended it: "client" or "agent"."""
         snapshot = await self.plans.snapshot()
         self.mirror.seed(snapshot["plan"]["steps"] if snapshot["plan"] else None)
+        earlier = await self.plans.agent_status() or {}
+        self.modes.earlier_mode = earlier.get("mode") or earlier.get("last_mode")
         self.watch.seen = self.plans.started_at = snapshot["cursor"]
         loops = {
             asyncio.ensure_future(self._relay(self.client, self._from_client)): "client",
@@ -185,8 +189,8 @@ class Bridge:
                 self._first_session_failed(message["error"])
             return
         self.started += 1
-        self.status.engaged()
         await self.modes.answered(method, params, None, message)
+        self.status.engaged()  # an agent that offers no modes is engaged too
         await self.status.settled()
 
     def _first_session_failed(self, error: Any) -> None:

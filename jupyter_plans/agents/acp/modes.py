@@ -59,6 +59,9 @@ class Modes:
         self.spawn = spawn
         self.unenforced = unenforced
         self.moved = moved
+        # The mode the agent had in this plan session when an earlier bridge ran it (set by
+        # the bridge at its start): a session it continues gets it back where it asked.
+        self.earlier_mode: str | None = None
 
     def learn(self, agent_session: AgentSession, result: dict) -> None:
         learn(agent_session, result)
@@ -144,11 +147,14 @@ class Modes:
         if not isinstance(session_id, str):
             return
         self.learn(self.sessions.known(session_id), result)
-        self.spawn(self.started(session_id))
+        self.spawn(self.started(session_id, continued=method != "session/new"))
 
-    async def started(self, session_id: str) -> None:
+    async def started(self, session_id: str, continued: bool = False) -> None:
         """A session the client opened: its agent is put in plan mode when the session is, and
-        told where its plan mode is only its own promise."""
+        told where its plan mode is only its own promise. A session it continues (loaded,
+        resumed, forked) whose agent comes back in a mode that approves itself, where it asked
+        when an earlier bridge ran it, gets that mode back: approving a plan never silently
+        removes the asking, and neither does a restart of the agent."""
         profile = self.known.profile
         agent_session = self.sessions.known(session_id)
         can_ask = profile.session_settings is not None or asking_mode(agent_session, profile)
@@ -161,6 +167,18 @@ class Modes:
             return
         if in_plan_mode:
             await self.hold(session_id)
+        elif continued and self._asked_before(agent_session):
+            await self.set(session_id, MODE, self.earlier_mode)
+
+    def _asked_before(self, agent_session: AgentSession) -> bool:
+        profile, earlier = self.known.profile, self.earlier_mode
+        return (
+            earlier is not None
+            and earlier in agent_session.modes
+            and agent_session.mode != earlier
+            and agent_session.mode in profile.approves_itself
+            and earlier not in profile.approves_itself
+        )
 
     async def agent_update(self, session_id: str, update: dict) -> None:
         """The agent's current_mode_update or config_option_update."""

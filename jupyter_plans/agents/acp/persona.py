@@ -17,6 +17,9 @@ from typing import Any
 
 from .launch import bridge_command
 from .profiles import by_command
+from .wire import PERSON_METHOD
+
+__all__ = ["PERSON_METHOD"]  # the persona names the chat's person to the bridge with it
 
 METADATA_KEY = "jupyter_plans_notebook"  # the chat's notebook, relative to the server's root
 
@@ -102,6 +105,22 @@ def persona_command(
 ) -> list[str]:
     """The command the persona runs: the agent behind the bridge, bound to `notebook`."""
     return bridge_command(agent, notebook=str(notebook), bridge=bridge or None)
+
+
+MAX_REASON_CHARS = 300
+
+
+def not_started(label: str, error: BaseException) -> str:
+    """The chat's one line when the agent could not start the chat's session."""
+    data = getattr(error, "data", None)
+    if isinstance(data, dict):
+        data = " ".join(str(v) for v in data.values())
+    reason = " ".join(str(part) for part in (error, data) if part)
+    reason = " ".join(reason.split())[:MAX_REASON_CHARS] or type(error).__name__
+    return (
+        f"{label} could not start its session here: {reason}. Its agent and the bridge were "
+        "stopped; send a message to try again."
+    )
 
 
 def missing_agent(agent: Sequence[str]) -> str | None:

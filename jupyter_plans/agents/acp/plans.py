@@ -88,6 +88,9 @@ class BridgedSession:
             warn(f"could not read the session ({type(exc).__name__}: {exc})")
             return False
 
+    async def agent_status(self) -> dict | None:
+        return await self.db(self.session.agent_status)
+
     async def cursor(self) -> int:
         return await self.db(self.session.cursor)
 

@@ -51,7 +51,7 @@ class AgentStatus:
 
     def data(self) -> dict:
         if not self._engaged:
-            return NO_AGENT
+            return NO_AGENT if self._mode is None else {**NO_AGENT, "last_mode": self._mode}
         profile = self.known.profile
         return {
             "agent": profile.name,
