@@ -10,6 +10,7 @@ agent process."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 from tests.agents.acp.dialects import CLAUDE_DEFERRED as CLAUDE
@@ -102,6 +103,7 @@ def plan_in_chat(page) -> list[str]:
 
 def test_planning_with_claude_code_in_jupyter_ais_chat(tmp_path):
     shots: list[Path] = []
+    shutil.rmtree(SHOTS, ignore_errors=True)  # this run's screenshots only
     cwd = tmp_path / "root"
     with chat_lab(tmp_path, script(cwd)) as lab, browser() as page:
         try:
