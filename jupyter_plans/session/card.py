@@ -113,18 +113,7 @@ def card_html(data: dict[str, Any]) -> str:
     head = f"<strong>Plan</strong> &middot; {escape(mode)}"
     if data.get("notebook"):
         head += f" &middot; {escape(data['notebook'])}"
-    asked = ""
-    if data.get("question"):
-        asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
-    if data.get("notes"):
-        asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
-    if data.get("activity") in ACTIVITY_WORDS:
-        name = agent["agent"] if agent else "The agent"
-        asked += f"<p>{escape(ACTIVITY_WORDS[data['activity']].format(agent=name))}</p>"
-    if data.get("bridged") and snapshot["pending_proposal_hash"]:
-        answer = data["bridged"].get("approve")
-        said = f": approving answers it &ldquo;{escape(answer)}&rdquo;" if answer else ""
-        asked += f"<p>From an ACP agent, through the bridge{said}.</p>"
+    asked = _said_html(data, snapshot, agent)
     if plan is None:
         return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
     done = sum(step["status"] == "completed" for step in plan["steps"])
@@ -177,3 +166,21 @@ def card_html(data: dict[str, Any]) -> str:
         )
         parts.append(f"<p><strong>Decisions</strong></p><ul>{listed}</ul>")
     return f'<div class="jp-plans-static">{"".join(parts)}</div>'
+
+
+def _said_html(data: dict[str, Any], snapshot: dict, agent: dict | None) -> str:
+    """What the card says above the plan: the agent's question, the person's notes, what the
+    agent is doing, and what approving a bridged agent's proposal answers it."""
+    asked = ""
+    if data.get("question"):
+        asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
+    if data.get("notes"):
+        asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
+    if data.get("activity") in ACTIVITY_WORDS:
+        name = agent["agent"] if agent else "The agent"
+        asked += f"<p>{escape(ACTIVITY_WORDS[data['activity']].format(agent=name))}</p>"
+    if data.get("bridged") and snapshot["pending_proposal_hash"]:
+        answer = data["bridged"].get("approve")
+        said = f": approving answers it &ldquo;{escape(answer)}&rdquo;" if answer else ""
+        asked += f"<p>From an ACP agent, through the bridge{said}.</p>"
+    return asked

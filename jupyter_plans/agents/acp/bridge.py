@@ -14,11 +14,8 @@ import json
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import RequestPermissionRequest
-from pydantic import ValidationError
-
 from .followup import FollowUps
-from .guard import GUARDED_METHODS, Guard
+from .guard import GUARDED_METHODS, Guard, read_permission_request
 from .mirror import PlanMirror
 from .modes import Modes
 from .plans import BridgedSession
@@ -242,7 +239,7 @@ class Bridge:
         self.recorder.record(session_id, entries)
 
     async def _permission(self, message: dict, line: bytes) -> None:
-        request = _permission_request(message.get("params"))
+        request = read_permission_request(message.get("params"))
         if request is None:
             if not await self.guard.unreadable(message):
                 await self.client.send_line(line)
@@ -352,31 +349,3 @@ class Bridge:
             return await asyncio.wait_for(future, timeout)
         finally:
             self._own_calls.pop(id_key(request_id), None)
-
-
-def _permission_request(params: Any) -> RequestPermissionRequest | None:
-    """The permission request, or what the guard and the proposal read of it when the SDK's
-    models refuse it whole (0.11's refuse a content item, a location or a status they do not
-    know); None when even that cannot be read."""
-    try:
-        return RequestPermissionRequest.model_validate(params)
-    except ValidationError:
-        pass
-    if not isinstance(params, dict) or not isinstance(params.get("toolCall"), dict):
-        return None
-    call = params["toolCall"]
-    kept = {key: call[key] for key in ("toolCallId", "kind", "title", "rawInput") if key in call}
-    content = [
-        item
-        for item in call.get("content") or []
-        if isinstance(item, dict)
-        and item.get("type") == "content"
-        and isinstance(item.get("content"), dict)
-        and item["content"].get("type") == "text"
-    ]
-    try:
-        return RequestPermissionRequest.model_validate(
-            {**params, "toolCall": {**kept, "content": content}}
-        )
-    except ValidationError:
-        return None

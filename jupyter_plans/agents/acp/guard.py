@@ -172,3 +172,31 @@ def _what(method: str, params: Any) -> str:
         return f"running {' '.join([request.command, *(request.args or [])])[:200]}"
     except ValidationError:
         return "the call"
+
+
+def read_permission_request(params: Any) -> RequestPermissionRequest | None:
+    """The permission request, or what the guard and the proposal read of it when the SDK's
+    models refuse it whole (0.11's refuse a content item, a location or a status they do not
+    know); None when even that cannot be read."""
+    try:
+        return RequestPermissionRequest.model_validate(params)
+    except ValidationError:
+        pass
+    if not isinstance(params, dict) or not isinstance(params.get("toolCall"), dict):
+        return None
+    call = params["toolCall"]
+    kept = {key: call[key] for key in ("toolCallId", "kind", "title", "rawInput") if key in call}
+    content = [
+        item
+        for item in call.get("content") or []
+        if isinstance(item, dict)
+        and item.get("type") == "content"
+        and isinstance(item.get("content"), dict)
+        and item["content"].get("type") == "text"
+    ]
+    try:
+        return RequestPermissionRequest.model_validate(
+            {**params, "toolCall": {**kept, "content": content}}
+        )
+    except ValidationError:
+        return None
