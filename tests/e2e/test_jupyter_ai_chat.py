@@ -190,6 +190,12 @@ def journey(page, lab, cwd: Path, shots: list[Path]) -> None:
         chat(page).get_by_text("clean.py is written.").wait_for(timeout=TIMEOUT)
         assert (cwd / "clean.py").read_text().strip() == "import pandas"
         assert bridges_and_agents(lab["server"].pid) == (1, 1)
+        # The Plan panel says the agent's mode as the card does.
+        page.evaluate("() => window.jupyterapp.commands.execute('jupyter-plans:open-panel')")
+        panel = page.locator("#jupyter-plans-panel")
+        panel.locator(".jp-plans-chip-agent").get_by_text("default: edits ask").wait_for(
+            timeout=30_000
+        )
         shot(page, shots, "the-edit-allowed-in-the-chat")
 
         # A page reload: the same chat goes on in its one session, with one agent process.

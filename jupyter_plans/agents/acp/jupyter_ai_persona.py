@@ -140,6 +140,11 @@ class PlanCardPersona(BaseAcpPersona):
             return
         await super().handle_uncaught_exception(exc)
 
+    async def apply_specs_in_message(self, message: Any) -> None:
+        # The chat's mode menu travels with the message: its switch is the sender's too.
+        await self._name_the_sender(message)
+        await super().apply_specs_in_message(message)
+
     async def process_message(self, message: Any) -> None:
         await self._name_the_sender(message)
         await super().process_message(message)

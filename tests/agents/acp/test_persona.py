@@ -440,3 +440,38 @@ def test_an_answer_in_the_chat_is_the_decision_of_the_messages_sender(jupyter_ai
                 await asyncio.wait_for(process.wait(), 10)
 
     run(main())
+
+
+def test_the_chats_mode_menu_is_the_switch_of_the_messages_sender(jupyter_ai, root):
+    """Jupyter AI sends the mode picked in the chat's menu with the next message: plan mode on,
+    by the message's sender, in the ACP client."""
+    from jupyterlab_chat.models import Message
+    from jupyterlab_chat.ychat import YChat
+
+    plan_file = root / "chats" / "analysis.plans.sqlite"
+
+    async def main():
+        chat = YChat()
+        agent = _persona(root, chat, _agent_config())
+        person = Person(plan_file, session_id="default")
+        try:
+            message = Message(
+                id="m1",
+                body="Plan the cleaning",
+                time=0.0,
+                sender="carol",
+                metadata={"settings": {"__mode__": "plan"}},
+            )
+            working = asyncio.ensure_future(agent.on_message(message))
+            await until(lambda: person.events("mode_changed"))
+            working.cancel()
+            (on,) = [e.data for e in person.events("mode_changed")]
+            assert on == {"mode": "plan", "by": {"name": "carol", "via": "acp-client"}}
+        finally:
+            person.close()
+            process = type(agent).__dict__.get("_subprocess_future")
+            if process is not None and process.done() and process.result().returncode is None:
+                process.result().terminate()
+                await asyncio.wait_for(process.result().wait(), 10)
+
+    run(main())
