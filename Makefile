@@ -51,8 +51,14 @@ $(ACP_SDK_0_12)/.installed: $(STAMP)
 	$(PY) -m pip install --quiet --no-deps --target $(ACP_SDK_0_12) 'agent-client-protocol==0.12.1'
 	touch $@
 
-# Made again only when pyproject.toml changes; pip check must find no conflict.
-jupyter-ai-env: $(JUPYTER_AI_VENV)/.installed
+# Made again only when pyproject.toml changes; pip check must find no conflict. The
+# labextension there is a link to this checkout's build, so the browser test of Jupyter AI's
+# chat (tests/e2e/test_jupyter_ai_chat.py) sees the card as it is now.
+jupyter-ai-env: $(JUPYTER_AI_VENV)/.installed $(JUPYTER_AI_VENV)/.linked
+
+$(JUPYTER_AI_VENV)/.linked: $(JUPYTER_AI_VENV)/.installed
+	$(JUPYTER_AI_VENV)/bin/jupyter-builder develop --overwrite . >/dev/null
+	touch $@
 
 $(JUPYTER_AI_VENV)/.installed: pyproject.toml
 	rm -rf $(JUPYTER_AI_VENV)

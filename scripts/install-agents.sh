@@ -6,6 +6,9 @@
 #   ${JUPYTER_PLANS_AGENTS:-$HOME/.cache/jupyter-plans/agents}/{claude-0.101,claude-0.23,codex-2.6}
 #   ${JUPYTER_PLANS_AGENTS:-$HOME/.cache/jupyter-plans/agents}/{claude-code-2.1.332,codex-0.171}
 #
+# and the newest CLIs people install, which the adapters run through CLAUDE_CODE_EXECUTABLE and
+# CODEX_PATH (claude-code-2.1.332, codex-0.171).
+#
 # Each folder is an npm prefix (a package.json `{"private":true}` and node_modules/). A folder
 # whose package is already there at its pinned version is left as it is, so a CI cache of this
 # folder (400+ MB each) is reused and a second run installs nothing. Without Node and npm it says

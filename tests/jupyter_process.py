@@ -17,14 +17,22 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyter(app: str, root: Path, token: str, *options: str, log: Path, env: dict | None = None):
+def jupyter(
+    app: str,
+    root: Path,
+    token: str,
+    *options: str,
+    log: Path,
+    env: dict | None = None,
+    python: str = sys.executable,
+):
     """Run `jupyter APP` serving ROOT until the block ends; yields (process, base URL). `env`
-    adds to the environment it runs in."""
+    adds to the environment it runs in; `python` is the environment's (default: this one)."""
     port = free_port()
     with open(log, "w") as output:
         process = subprocess.Popen(
             [
-                sys.executable,
+                python,
                 "-m",
                 "jupyter",
                 app,

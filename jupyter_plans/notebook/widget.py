@@ -80,6 +80,18 @@ class PlanCard(anywidget.AnyWidget):
         help="While an ACP agent's proposal waits: {approve}, the words of the agent's option "
         "that approving answers it with.",
     ).tag(sync=True)
+    agent = traitlets.Dict(
+        None,
+        allow_none=True,
+        help="While a bridge runs an ACP agent: its name, the mode it last announced and what "
+        "edits do there, and whether a prompt of its client runs.",
+    ).tag(sync=True)
+    activity = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="In plan mode with no proposal waiting: 'working' (the agent researches), 'chat' "
+        "(it waits for the person's next message in the chat) or 'none' (no agent engaged).",
+    ).tag(sync=True)
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
@@ -148,7 +160,7 @@ class PlanCard(anywidget.AnyWidget):
 
     def _shown_data(self) -> dict:
         names = ("snapshot", "notebook", "changes", "question", "notes", "review", "approved_by")
-        names += ("bridged",)
+        names += ("bridged", "agent", "activity")
         return {name: getattr(self, name) for name in (*names, "guard_warning", "guards")}
 
     def refresh(self) -> None:
@@ -171,6 +183,8 @@ class PlanCard(anywidget.AnyWidget):
             self.review = data["review"]
             self.approved_by = data["approved_by"]
             self.bridged = data["bridged"]
+            self.agent = data["agent"]
+            self.activity = data["activity"]
             self.guard_warning = self._guard_warning(data["snapshot"])
             self.guards = guard_data(self.session, data["snapshot"], self.notebook_path)
 
@@ -251,7 +265,10 @@ class PlanCard(anywidget.AnyWidget):
         bundle = dict(bundle)
         bundle["text/plain"] = repr(self)  # whole, where ipywidgets would cut it at 110 characters
         data = self._shown_data()
-        del data["guard_warning"], data["guards"]  # the live card's, not the saved one's
+        # What the live card says of the agent and its guards at this moment is no part of the
+        # saved card.
+        for live in ("guard_warning", "guards", "agent", "activity"):
+            del data[live]
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)
         return (bundle, metadata) if metadata is not None else bundle

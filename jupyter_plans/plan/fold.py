@@ -48,6 +48,8 @@ def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
                 state["approved_proposal_hash"] = data["hash"]
         elif event.kind == "mode_changed":
             state["mode"] = data["mode"]
+        elif event.kind == "agent_status":
+            state["agent_mode"] = data.get("mode")
         elif event.kind == "decision_recorded":
             state["decisions"].append(
                 {

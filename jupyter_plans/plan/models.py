@@ -113,6 +113,8 @@ class Snapshot(_Model):
     # The person's comments (DESIGN section 14): every one not resolved, and the 16 most
     # recently resolved, in the order they were made.
     comments: list[Comment] = Field(default_factory=list)
+    # The mode id the bridged ACP agent last announced (DESIGN section 10); None with no bridge.
+    agent_mode: str | None = None
 
     @classmethod
     def empty(cls, session_id: str) -> Snapshot:
@@ -127,6 +129,7 @@ class Snapshot(_Model):
             decisions=[],
             cells={},
             comments=[],
+            agent_mode=None,
         )
 
 

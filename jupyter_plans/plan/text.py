@@ -153,6 +153,13 @@ def describe_event(event: Event) -> str:
         count = "-" if data["execution_count"] is None else data["execution_count"]
         failed = "" if data["ok"] else ", failed"
         return f"{event.seq}. cell [{count}] ran for step {data['step_id']}{failed}"
+    if kind == "agent_status":
+        if data.get("agent") is None:
+            return f"{event.seq}. no agent is bridged any more"
+        mode = f" in mode {data['mode']}" if data.get("mode") else ""
+        edits = f" ({data['edits']})" if data.get("edits") else ""
+        doing = "works on a prompt" if data.get("working") else "waits for the next message"
+        return f"{event.seq}. {data['agent']}{mode}{edits} {doing}"
     if kind == "plan_reopened":
         return f"{event.seq}. the finished plan was reopened by revision {data['revision']}"
     if kind == "question_closed":

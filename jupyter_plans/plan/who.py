@@ -92,6 +92,23 @@ def _unseen(name: str) -> str | None:
     return None
 
 
+def jupyter_name(username: Any, display: Any) -> str | None:
+    """The name a person's act records for a Jupyter identity: its `username`, except where
+    Jupyter made the identity up for a shared token (a random 32-hex username beside the name
+    "Anonymous Io"), where its readable display name is the better name."""
+    username = username if isinstance(username, str) and username else None
+    display = display if isinstance(display, str) and display else None
+    if (
+        username is not None
+        and display is not None
+        and len(username) == 32
+        and all(c in "0123456789abcdef" for c in username)
+        and display.startswith("Anonymous ")
+    ):
+        return display
+    return username
+
+
 def agent() -> dict:
     """The one act an agent may take on the person's side: entering plan mode."""
     return {"name": None, "via": "agent"}

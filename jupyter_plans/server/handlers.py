@@ -18,6 +18,7 @@ from ..agents.codex_trust import guard_warning
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.intake import MAX_SEQ
 from ..plan.models import Snapshot
+from ..plan.who import jupyter_name
 from ..session import PlanSession
 from ..session.card import card_data, guard_data, unguarded_note
 from ..store.guards import seen_rows
@@ -221,21 +222,8 @@ class DecisionHandler(PlansHandler):
 
 
 def person_name(user: Any) -> str | None:
-    """The name a person's act records: the Jupyter identity's `username`, except where Jupyter
-    made the identity up for a shared token (a random 32-hex username beside the name
-    "Anonymous Io"), where its readable `display_name` is the better name."""
+    """The name a person's act records for the request's Jupyter identity (see `jupyter_name`)."""
     if user is None:
         return None
-    username = getattr(user, "username", None) or None
     display = getattr(user, "display_name", None) or getattr(user, "name", None)
-    if username and display and _made_up(username, display):
-        return display
-    return username
-
-
-def _made_up(username: str, display: str) -> bool:
-    return (
-        len(username) == 32
-        and all(c in "0123456789abcdef" for c in username)
-        and display.startswith("Anonymous ")
-    )
+    return jupyter_name(getattr(user, "username", None), display)

@@ -19,6 +19,7 @@ MAX_PROPOSAL_TEXT_BYTES = 65536
 AGENT_GONE = "the agent that asked for it is gone"
 
 MAX_ANSWER_CHARS = 200  # the words of the option an approval answers, as the card shows them
+STATUS_KEYS = ("agent", "mode", "mode_words", "edits", "asks", "working", "last_mode")
 
 
 class BridgedWrites:
@@ -120,6 +121,23 @@ class BridgedWrites:
         changes something: in plan mode, what it does without asking is its own promise."""
         with self._writing() as change:
             change.emit("agent_unguarded", {"agent": agent, "text": text})
+
+    @_reconnecting
+    def record_agent_status(self, status: dict) -> None:
+        """What the card says of the bridged agent (the bridge's status of it): `agent` (its
+        name, None once no agent is bridged), `mode` (the mode id it last announced), what
+        edits do there, and whether a prompt of its client runs (`working`)."""
+        data = {key: status.get(key) for key in STATUS_KEYS}
+        data["working"] = bool(status.get("working"))
+        with self._writing() as change:
+            change.state.agent_seq = change.emit("agent_status", data)
+
+    @_reconnecting
+    def agent_status(self) -> dict | None:
+        """The bridged agent's last status (record_agent_status), None when none was kept."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_ROW", {"sid": self.session_id})
+            return None if row is None else self._agent_at(tx, row.agent_seq)
 
     def unguarded_text(self) -> str | None:
         """What the last bridged agent without a guard was told to the person, if one was."""

@@ -2,17 +2,38 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from ..plan.comments import anchor_words, anchoring, count_open
+from ..plan.stored import USER_EDIT
 from ..store.guards import HEARTBEAT_MS, installed, now_ms, seen_rows
 from . import PlanSession
 
 MIME_TYPE = "application/vnd.jupyter-plans.card+json"
 _MARKS = {"pending": "○", "in_progress": "◐", "completed": "●"}
+# What an agent's work writes (a person's acts and the bridge's status aside).
+AGENT_KINDS = (
+    "plan_updated",
+    "tool_finished",
+    "proposal_submitted",
+    "decision_recorded",
+    "question_asked",
+    "message_delivered",
+    "plan_finished",
+)
+LOOK_BACK = 200  # events read back for the agent's work since plan mode began
+# What the card says of the agent while plan mode waits for a proposal (the labextension's
+# card/header.ts says the same).
+ACTIVITY_WORDS = {
+    "working": "The agent is researching and preparing a proposal for you to review here.",
+    "chat": "{agent} waits for your next message in the chat.",
+    "none": "Plan mode waits for an agent: ask one for a plan (in the chat, or from a cell), "
+    "and its proposal will appear here for you to review.",
+}
 
 
 def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
@@ -24,16 +45,42 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
     changes = session.proposal_changes()
     if changes is not None:
         changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
+    snapshot = session.snapshot_data()
+    question = session.open_question_text()
+    agent = session.agent_status()
     return {
-        "snapshot": session.snapshot_data(),
+        "snapshot": snapshot,
         "notebook": notebook,
         "changes": changes,
-        "question": session.open_question_text(),
+        "question": question,
         "notes": verdict["notes"],
         "review": session.review_data(),
         "approved_by": verdict["approved_by"],
         "bridged": verdict["bridged"],
+        "agent": agent if agent is not None and agent.get("agent") else None,
+        "activity": activity(session, snapshot, agent, question),
     }
+
+
+def activity(session: PlanSession, snapshot: dict, agent: dict | None, question) -> str | None:
+    """In plan mode with no proposal waiting and no question open, what the agent is doing:
+    "working" (it researches), "chat" (a bridged agent's turn is over: it waits for the
+    person's next message in the chat), or "none" (no agent is engaged since plan mode
+    began: plan mode waits for one). None otherwise."""
+    if snapshot["mode"] != "plan" or snapshot["pending_proposal_hash"] or question:
+        return None
+    if agent is not None and agent.get("agent"):
+        return "working" if agent.get("working") else "chat"
+    with session.store.read() as tx:
+        recent = tx.all("SELECT_RECENT_EVENTS", {"sid": session.session_id, "limit": LOOK_BACK})
+    for kind, data in recent:
+        if kind in ("mode_changed", "agent_status"):  # plan mode began, or a bridge ended
+            return "none"
+        if kind in AGENT_KINDS:
+            if kind == "plan_updated" and json.loads(data).get("name") == USER_EDIT:
+                continue  # the person's edit
+            return "working"
+    return "working" if len(recent) == LOOK_BACK else "none"
 
 
 def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:
@@ -124,22 +171,20 @@ def _comments_html(comments: list[dict], plan: dict | None) -> str:
 def card_html(data: dict[str, Any]) -> str:
     """A static card for viewers without the extension (GitHub, nbconvert): all text escaped."""
     snapshot, plan = data["snapshot"], data["snapshot"]["plan"]
-    mode = "PLAN MODE" if snapshot["mode"] == "plan" else "default mode"
+    agent = data.get("agent")
+    if snapshot["mode"] == "plan":
+        mode = "PLAN MODE"
+    elif agent and agent.get("mode"):  # the bridged agent's own mode, not the session's
+        mode = agent["mode"] + (f": {agent['edits']}" if agent.get("edits") else "")
+    else:
+        mode = "default mode"
     head = f"<strong>Plan</strong> &middot; {escape(mode)}"
     if data.get("notebook"):
         head += f" &middot; {escape(data['notebook'])}"
-    asked = ""
-    if data.get("question"):
-        asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
-    if data.get("notes"):
-        asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
     comments = snapshot.get("comments") or []
     if count_open(comments):
         head += f" &middot; {count_open(comments)} open comments"
-    if data.get("bridged") and snapshot["pending_proposal_hash"]:
-        answer = data["bridged"].get("approve")
-        said = f": approving answers it &ldquo;{escape(answer)}&rdquo;" if answer else ""
-        asked += f"<p>From an ACP agent, through the bridge{said}.</p>"
+    asked = _said_html(data, snapshot, agent)
     if plan is None:
         return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
     done = sum(step["status"] == "completed" for step in plan["steps"])
@@ -201,3 +246,21 @@ def card_html(data: dict[str, Any]) -> str:
         )
         parts.append(f"<p><strong>Decisions</strong></p><ul>{listed}</ul>")
     return f'<div class="jp-plans-static">{"".join(parts)}</div>'
+
+
+def _said_html(data: dict[str, Any], snapshot: dict, agent: dict | None) -> str:
+    """What the card says above the plan: the agent's question, the person's notes, what the
+    agent is doing, and what approving a bridged agent's proposal answers it."""
+    asked = ""
+    if data.get("question"):
+        asked = f"<p><strong>The agent asks</strong>: {escape(data['question'])}</p>"
+    if data.get("notes"):
+        asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
+    if data.get("activity") in ACTIVITY_WORDS:
+        name = agent["agent"] if agent else "The agent"
+        asked += f"<p>{escape(ACTIVITY_WORDS[data['activity']].format(agent=name))}</p>"
+    if data.get("bridged") and snapshot["pending_proposal_hash"]:
+        answer = data["bridged"].get("approve")
+        said = f": approving answers it &ldquo;{escape(answer)}&rdquo;" if answer else ""
+        asked += f"<p>From an ACP agent, through the bridge{said}.</p>"
+    return asked

@@ -70,6 +70,13 @@ class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks, Comments):
         """
         return _Writing(self, call_id, look_later)
 
+    def _agent_at(self, tx: Tx, agent_seq: int | None) -> dict | None:
+        """The bridged agent's status stored in event `agent_seq` (session/bridged.py)."""
+        if agent_seq is None:
+            return None
+        data = tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": agent_seq})
+        return None if data is None else _loads(data)
+
     def _plan_at(self, tx: Tx, plan_seq: int | None) -> dict | None:
         """The plan stored in event `plan_seq`, parsed once per process and then shared.
 
@@ -103,6 +110,7 @@ class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks, Comments):
             ran = tx.all("SELECT_CELLS", {"sid": self.session_id}) if row is not None else ()
             plan = self._plan_at(tx, row.plan_seq) if row is not None else None
             comments = shown_comments(tx, self.session_id) if row is not None else []
+            agent = self._agent_at(tx, row.agent_seq) if row is not None else None
         return {
             "session_id": self.session_id,
             "cursor": row.cursor if row is not None else 0,
@@ -121,6 +129,7 @@ class PlanSession(AgentTools, Decisions, BridgedWrites, CellLinks, Comments):
             ],
             "cells": cells_view(ran),
             "comments": comments,
+            "agent_mode": None if agent is None else agent.get("mode"),
         }
 
     @_reconnecting

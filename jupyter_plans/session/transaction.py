@@ -86,6 +86,7 @@ class _State:
     newest_turn_ordinal: int = 0
     newest_turn_cancelled: bool = False
     finished_seq: int | None = None  # the plan_finished event, while the plan is finished
+    agent_seq: int | None = None  # the last agent_status event of a bridged agent
 
     @classmethod
     def from_row(cls, row: Any, plan: dict | None) -> _State:
@@ -102,6 +103,7 @@ class _State:
             newest_turn_ordinal=row.newest_turn_ordinal,
             newest_turn_cancelled=bool(row.newest_turn_cancelled),
             finished_seq=row.finished_seq,
+            agent_seq=row.agent_seq,
         )
 
 
@@ -174,6 +176,7 @@ def _write_state(change: _Change) -> None:
         "b_turn_ordinal": s.newest_turn_ordinal,
         "b_turn_cancelled": s.newest_turn_cancelled,
         "b_finished_seq": s.finished_seq,
+        "b_agent_seq": s.agent_seq,
     }
     change.tx.execute("UPDATE_STATE", params)
 

@@ -76,6 +76,16 @@ def _add_comments(conn: Connection) -> None:
     comments.create(conn, checkfirst=True)
 
 
+def _add_agent_seq(conn: Connection) -> None:
+    from sqlalchemy import inspect
+
+    from .schema import sessions
+
+    # A store created at this version already has the column (TABLES_V1 holds today's tables).
+    if "agent_seq" not in {c["name"] for c in inspect(conn).get_columns(sessions.name)}:
+        conn.exec_driver_sql(f"ALTER TABLE {sessions.name} ADD COLUMN agent_seq INTEGER")
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
@@ -85,6 +95,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _add_cells,
     _add_guard_seen,
     _add_comments,
+    _add_agent_seq,
 ]
 LATEST = len(MIGRATIONS)
 

@@ -50,6 +50,9 @@ sessions = Table(
     # The plan_finished event whose review finished the current plan (schema version 3);
     # null while the plan is not finished. Any later change to the plan clears it.
     Column("finished_seq", Integer),
+    # The last agent_status event of a bridged agent (schema version 9): the snapshot's
+    # agent_mode and what the card says of the agent; null until a bridge recorded one.
+    Column("agent_seq", Integer),
 )
 
 # Append-only history. call_id is set only on the event of an accepted tool call, so that a

@@ -100,6 +100,7 @@ UPDATE_STATE = (
         newest_turn_ordinal=bindparam("b_turn_ordinal"),
         newest_turn_cancelled=bindparam("b_turn_cancelled"),
         finished_seq=bindparam("b_finished_seq"),
+        agent_seq=bindparam("b_agent_seq"),
     )
 )
 INSERT_EVENT = insert(events)
@@ -160,6 +161,13 @@ SELECT_LAST_UNGUARDED = (
     .where(events.c.session_id == _SID, events.c.kind == "agent_unguarded")
     .order_by(events.c.seq.desc())
     .limit(2)  # the last word, and the one before it (what a re-proposal answers)
+)
+# The newest events, newest first (what the card reads of the agent's work in plan mode).
+SELECT_RECENT_EVENTS = (
+    select(events.c.kind, events.c.data)
+    .where(events.c.session_id == _SID)
+    .order_by(events.c.seq.desc())
+    .limit(bindparam("limit"))
 )
 SELECT_PERSON_MESSAGE_AFTER = (
     select(messages.c.text)

@@ -83,7 +83,35 @@ export interface Snapshot {
    * from cards saved before comments existed.
    */
   comments?: PlanComment[];
+  /**
+   * The mode id the bridged ACP agent last announced (DESIGN section 10); null with no bridge.
+   * Absent from cards saved before it was kept.
+   */
+  agent_mode?: string | null;
 }
+
+/** What the bridge keeps of the ACP agent it runs (the agent's status), for the card. */
+export interface AgentStatus {
+  /** The agent's name for people ("Claude Code"). */
+  agent: string;
+  /** The mode id it last announced. */
+  mode: string | null;
+  /** The agent's own words for that mode (its name and description). */
+  mode_words?: string | null;
+  /** What edits do in that mode ("edits no longer ask"). */
+  edits?: string | null;
+  /** Whether it asks before its edits there; null when unknown. */
+  asks?: boolean | null;
+  /** Whether a prompt of its client runs (else it waits for the person's next message). */
+  working: boolean;
+}
+
+/**
+ * In plan mode with no proposal waiting, what the agent is doing: researching ("working"),
+ * waiting for the person's next message in the chat ("chat"), or no agent is engaged yet
+ * ("none").
+ */
+export type Activity = "working" | "chat" | "none";
 
 export interface Reworded {
   id: string;
@@ -146,6 +174,10 @@ export interface CardData {
    * before the hooks are trusted): plan mode is not enforced there. Live cards only.
    */
   guard_warning?: string | null;
+  /** The bridged ACP agent, while a bridge runs it. Live cards and the panel only. */
+  agent?: AgentStatus | null;
+  /** What the agent is doing while plan mode waits for a proposal. Live cards and the panel. */
+  activity?: Activity | null;
   /**
    * In plan mode (or while a proposal waits): the guards heard from and when, and those
    * installed for this plan that were not heard from since plan mode began (DESIGN section

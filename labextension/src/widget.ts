@@ -10,6 +10,8 @@ import type { RenderProps } from "@anywidget/types";
 import { CARD_SHOWN_EVENT, KERNEL_GONE_NOTICE, renderCard, supersededNotice } from "./card";
 import { pageUser } from "./identity";
 import type {
+  Activity,
+  AgentStatus,
   CardActions,
   CardData,
   CardFrame,
@@ -37,6 +39,8 @@ export type CardModel = {
   ended: string | null;
   guard_warning: string | null;
   guards: Guards | null;
+  agent: AgentStatus | null;
+  activity: Activity | null;
 };
 
 const EVENTS = [
@@ -53,6 +57,8 @@ const EVENTS = [
   "ended",
   "guard_warning",
   "guards",
+  "agent",
+  "activity",
 ].map((name) => `change:${name}`).join(" ");
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
@@ -110,6 +116,8 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
       bridged: model.get("bridged") ?? null,
       guard_warning: model.get("guard_warning") ?? null,
       guards: model.get("guards") ?? null,
+      agent: model.get("agent") ?? null,
+      activity: model.get("activity") ?? null,
     };
     let frame: CardFrame = {};
     const ended = model.get("ended") ?? null;

@@ -57,6 +57,8 @@ READ_CARDS = """(mime) => {
                 cards: cards.length,
                 shown: card === null ? null : {
                     chip: one(':scope > .jp-plans-header .jp-plans-chip'),
+                    agent_chip: card.querySelector(
+                        ':scope > .jp-plans-header .jp-plans-chip-agent') !== null,
                     rev: one(':scope > .jp-plans-header .jp-plans-rev'),
                     hash: one(':scope > .jp-plans-body > .jp-plans-banner-waiting .jp-plans-hash'),
                     notice: one(':scope > .jp-plans-notice'),
@@ -90,8 +92,11 @@ def shown(card: dict | None) -> dict | None:
         return None
     rev = re.fullmatch(r"rev (\d+)", card["rev"]) if card["rev"] is not None else None
     assert card["rev"] is None or rev, f"the card's revision reads {card['rev']!r}"
+    # Out of plan mode, a bridged agent's card shows the agent's own mode ("default: edits
+    # ask") where the session's default mode would be.
+    mode = {"PLAN MODE": "plan", "DEFAULT MODE": "default"}.get(card["chip"], card["chip"])
     return {
-        "mode": {"PLAN MODE": "plan", "DEFAULT MODE": "default"}.get(card["chip"], card["chip"]),
+        "mode": "default" if card.get("agent_chip") else mode,
         "revision": int(rev.group(1)) if rev else None,
         "proposal": card["hash"],
     }

@@ -81,7 +81,7 @@ def test_the_panel_follows_new_sessions_and_the_active_notebook(page, lab, dialo
     took = seconds_until(page, panel, "from-agent", started)
     print(f"another process's session: {took:.3f} s")
     assert took < WITHIN_S, f"the panel followed another process's session after {took:.2f} s"
-    panel.get_by_text("The agent is researching").wait_for(timeout=5_000)
+    panel.get_by_text("Plan mode waits for an agent").wait_for(timeout=5_000)
 
     # Another notebook becomes active, and then this one again.
     elsewhere = agent_session(lab["root"], "follow-b")

@@ -11,10 +11,13 @@ import os
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans.agents.acp.claude import MATCHER
+from jupyter_plans.agents.acp.profiles import profiles
 from jupyter_plans.hooks.points import DEFAULT_GUARD
 
 from .test_hooks import hook
+
+# The tools the guard's hook holds in Claude Code's sessions (the bridge's profile of it).
+MATCHER = profiles()["claude-agent-acp"].session_settings["matcher"]
 
 
 def write(path: str, mode: str = "default") -> bytes:

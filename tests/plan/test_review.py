@@ -257,7 +257,7 @@ def test_a_store_of_schema_2_is_upgraded_and_keeps_its_plan(engine, db):
         conn.exec_driver_sql("UPDATE plans_schema_version SET version = 2")
     with PlanStore(db) as store:
         with store.engine.connect() as conn:
-            assert migrations.read_version(conn) == migrations.LATEST == 8
+            assert migrations.read_version(conn) == migrations.LATEST == 9
         session = store.session("s")
         assert session.snapshot().plan.revision == 1 and session.review() is None
         assert not finish(session).is_error

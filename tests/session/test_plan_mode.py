@@ -417,6 +417,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "decisions": [],
         "cells": {},
         "comments": [],
+        "agent_mode": None,
     }
     update(session, steps=[s("a")])
     ok(session, "record_decision", {"title": "T", "rationale": "R"})
@@ -431,6 +432,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "decisions",
         "cells",
         "comments",
+        "agent_mode",
     }
     assert set(snap["plan"]) == {
         "revision",

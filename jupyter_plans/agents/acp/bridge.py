@@ -1,103 +1,90 @@
 """The bridge: an ACP agent to its client and an ACP client to its agent, passing every message
 on as it came except those DESIGN section 10 names, which it reads, answers or extends.
 
-Store work runs on one thread of its own, so the event loop never waits on SQLite and the
-session's operations keep their order.
+The bridge routes messages; its helpers keep the rules (`modes`, `guard`, `proposals`,
+`recorder`, `followup`, `status`), each taking the narrow ports it needs (`ports`). What differs
+between agents is the agent's profile (`profiles`), chosen from its `initialize` answer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import itertools
+import json
 import uuid
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import RequestPermissionRequest
-from pydantic import ValidationError
-
-from ...errors import PlanStoreError
-from ...store.wake import Wake
-from .claude import hook_command, with_guard
-from .guard import GUARDED_METHODS, Guard
+from .followup import FollowUps
+from .guard import GUARDED_METHODS, Guard, read_permission_request
 from .mirror import PlanMirror
-from .modes import Modes, Select
-from .prompts import opening_blocks
+from .modes import Modes
+from .plans import BridgedSession
+from .profiles import choose
 from .proposals import Proposals
-from .recorder import PlanRecorder, StoreThread
-from .wire import Peer, encode, id_key, warn
+from .recorder import PlanRecorder
+from .settings import hook_command, with_guard
+from .state import Known, Sessions
+from .status import AgentStatus
+from .watch import DecisionWatch
+from .wire import PERSON_METHOD, Peer, encode, id_key, warn
 
 if TYPE_CHECKING:
     from ...session import PlanSession
 
 SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/fork")
-POLL_SECONDS = 0.05  # how often the session is read for the person's decisions, untold
-NOTIFIED_POLL_SECONDS = 1.0  # and where the file system tells of changes
 OWN_CALL_TIMEOUT = 30.0
-
-
-@dataclass
-class AgentSession:
-    """An ACP session the bridge has seen, as the bridge knows it."""
-
-    modes: tuple[str, ...] = ()  # the mode ids the agent offers
-    mode: str | None = None  # the agent's current mode
-    options: dict[str, Select] = field(default_factory=dict)  # its select config options
-    restore: dict[str, Any] = field(default_factory=dict)  # what plan mode changed, as it was
-    setting: int = 0  # the bridge's own changes of its modes or options in flight
-    prompts: set[str] = field(default_factory=set)  # running session/prompt requests
-    prompted: bool = False  # its first prompt has gone (with the context block)
 
 
 class Bridge:
     def __init__(
         self, session: PlanSession, agent: Peer, client: Peer, where: str | None = None
     ) -> None:
-        self.session = session
         self.where = where  # the plan file or URL, for the hooks the agent runs
-        self.claude_code = False  # the agent takes Claude Code's settings per session
-        self.agent_name: str | None = None  # as its initialize result names it
         self.agent = agent
         self.client = client
-        self.db = StoreThread()
-        self.plans = PlanRecorder(self)  # the agent's plans, recorded off the relay
-        self.sessions: dict[str, AgentSession] = {}
+        self.known = Known()
+        self.plans = BridgedSession(session)
+        self.sessions = Sessions()
         self.mirror = PlanMirror()
-        self.guard = Guard(self)
-        self.proposals = Proposals(self)
-        self.modes = Modes(self)
+        self.recorder = PlanRecorder(self.mirror.adapt, self.plans)
+        self.plans.plans_sent = self.recorder.flush
+        self.status = AgentStatus(self.plans.record_status, self.known)
+        self.follow_ups = FollowUps(self.call_agent, self.spawn, self._finish_turn)
+        self.guard = Guard(self.plans, agent, self.known, self.follow_ups.refused)
+        self.proposals = Proposals(
+            self.plans, agent, self.known, self.mirror, self.recorder.flush, self.sessions.person
+        )
+        self.modes = Modes(
+            self.plans,
+            self.sessions,
+            self.known,
+            self.call_agent,
+            agent,
+            client,
+            self.spawn,
+            self.guard.unenforced,
+            self.status.moved,
+        )
+        self.watch = DecisionWatch(
+            session.store,
+            self.plans.cursor,
+            self.plans.events,
+            self.proposals,
+            self.modes,
+            self._cancel_turns,
+        )
         self._client_calls: dict[str, tuple[str, Any, Any]] = {}  # method, params, extra
         self._own_calls: dict[str, asyncio.Future] = {}
         self._prefix = f"jupyter-plans-{uuid.uuid4().hex[:8]}"  # of the bridge's own requests
         self._own_numbers = itertools.count(1)
-        self._numbers = itertools.count(1)
-        self._started_at = 0  # the session's cursor when the bridge started
         self._tasks: set[asyncio.Task] = set()
-        self.seen = 0  # the session's events read so far
-        self.approval_notices: dict[str, int] = {}  # approved hash -> its notice's message id
+        self._stop = asyncio.Event()
+        self.started = 0  # ACP sessions the agent opened
+        self.failed: str | None = None  # why the agent's first session failed to start
 
-    def new_call_id(self, agent_session: Any = None) -> str:
-        """A write's call id: the same on every run of a scripted agent (notebook 05's card
-        shows it), and never an earlier bridge's (it started at an earlier cursor)."""
-        digest = hashlib.sha256(str(agent_session).encode()).hexdigest()[:12]
-        return f"acp-{self._started_at}-{digest}-{next(self._numbers)}"
-
-    async def write(self, agent_session: Any, function, *args, thread=None) -> Any:
-        """Run one of the session's writes with a new call id (on `thread`, else the bridge's
-        store thread). Two bridges started at the same point whose agents name their sessions
-        alike make the same ids: the second one's write then takes an id of its own."""
-        if thread is None:  # after the agent's plans sent before it, as the messages came
-            await self.plans.flush()
-        thread = thread or self.db
-        call_id = self.new_call_id(agent_session)
-        try:
-            return await thread(lambda: function(*args, call_id=call_id))
-        except PlanStoreError as exc:
-            if "call_id" not in str(exc):
-                raise
-        unique = f"{call_id}-{uuid.uuid4().hex[:8]}"
-        return await thread(lambda: function(*args, call_id=unique))
+    def stop(self) -> None:
+        """End the relay (a signal to stop): `run` returns, and cleans up as for a close."""
+        self._stop.set()
 
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -105,15 +92,19 @@ class Bridge:
         task.add_done_callback(self._tasks.discard)
 
     async def run(self) -> str:
-        """Relay until one side closes; returns which: "client" or "agent"."""
-        snapshot = await self.db(self.session.snapshot_data)
-        self.mirror = PlanMirror(snapshot["plan"]["steps"] if snapshot["plan"] else None)
-        self.seen = self._started_at = snapshot["cursor"]
+        """Relay until one side closes, or the agent's first session fails to start; returns
+        which ended it: "client" or "agent"."""
+        snapshot = await self.plans.snapshot()
+        self.mirror.seed(snapshot["plan"]["steps"] if snapshot["plan"] else None)
+        earlier = await self.plans.agent_status() or {}
+        self.modes.earlier_mode = earlier.get("mode") or earlier.get("last_mode")
+        self.watch.seen = self.plans.started_at = snapshot["cursor"]
         loops = {
             asyncio.ensure_future(self._relay(self.client, self._from_client)): "client",
             asyncio.ensure_future(self._relay(self.agent, self._from_agent)): "agent",
+            asyncio.ensure_future(self._stop.wait()): "agent",
         }
-        watcher = asyncio.ensure_future(self._watch())
+        watcher = asyncio.ensure_future(self.watch.run())
         try:
             done, _ = await asyncio.wait(loops, return_when=asyncio.FIRST_COMPLETED)
             return loops[next(iter(done))]
@@ -123,8 +114,9 @@ class Bridge:
             for future in self._own_calls.values():
                 future.cancel()
             await self.proposals.withdraw()
-            await self.plans.close()
-            self.db.close()
+            await self.recorder.close()
+            await self.status.ended()
+            self.plans.close()
 
     async def _relay(self, peer: Peer, handle) -> None:
         async for message, line in peer.messages():
@@ -166,11 +158,65 @@ class Bridge:
                 own.set_result(message)
             return
         call = self._client_calls.pop(key, None)
-        if call is not None and call[0] == "session/prompt":
-            await self.plans.flush()  # a turn ends with its plan recorded
+        if call is None:
+            await self.client.send_line(line)
+            return
+        method, params, extra = call
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if method == "session/prompt":
+            await self.recorder.flush()  # a turn ends with its plan recorded
+            if not self.follow_ups.hold(key, session_id, message):
+                await self._finish_turn(key, session_id, message, line)
+            return
+        if method == "initialize":
+            self.known.profile = choose(message.get("result"))
+            self.guard.heartbeat.introduced(message.get("result"))
+        elif method in SESSION_METHODS:
+            await self._session_answered(method, params, message)
+        else:
+            await self.modes.answered(method, params, extra, message)
         await self.client.send_line(line)
-        if call is not None:
-            await self.modes.agent_answered(key, call, message)
+        if self.failed is not None:
+            self._stop.set()
+
+    async def _session_answered(self, method: str, params: Any, message: dict) -> None:
+        """The agent's session: its modes known and its status recorded before the client
+        hears of it (so what the client does next comes after them in the history)."""
+        if "error" in message:
+            if method == "session/new" and self.started == 0:
+                self._first_session_failed(message["error"])
+            return
+        self.started += 1
+        await self.modes.answered(method, params, None, message)
+        self.status.engaged()  # an agent that offers no modes is engaged too
+        await self.status.settled()
+
+    def _first_session_failed(self, error: Any) -> None:
+        """The agent could not start a session and runs none: it and the bridge stop, as
+        nothing can come of them (the client got the error)."""
+        said = error.get("message") if isinstance(error, dict) else None
+        data = error.get("data") if isinstance(error, dict) else None
+        if isinstance(data, (dict, list)):
+            data = json.dumps(data, ensure_ascii=False)
+        reason = " ".join(str(part) for part in (said, data) if part)
+        self.failed = " ".join(reason.split())[:300] or "no reason given"
+        warn(
+            f"{self.known.profile.name} could not start a session ({self.failed}); the agent "
+            "and the bridge stop"
+        )
+
+    async def _finish_turn(
+        self, key: str, session_id: Any, answer: dict, line: bytes | None = None
+    ) -> None:
+        """Answer the client's prompt `key` with the agent's answer: the turn is over (and
+        recorded so before the client hears it)."""
+        if line is None:  # an answer to the bridge's own follow-up, as the client's
+            reply = {k: v for k, v in answer.items() if k in ("result", "error")}
+            line = encode({"jsonrpc": "2.0", "id": json.loads(key), **reply})
+        self.sessions.known(session_id).prompts.discard(key)
+        self.status.working(self.sessions.running())
+        await self.status.settled()
+        await self.client.send_line(line)
 
     async def _update(self, message: dict) -> None:
         """Record what an update tells: the agent's plan, and its modes and options."""
@@ -191,26 +237,19 @@ class Bridge:
             return
         if not isinstance(entries, list):
             return
-        self.plans.record(session_id, entries)
+        self.recorder.record(session_id, entries)
 
     async def _permission(self, message: dict, line: bytes) -> None:
-        request = _permission_request(message.get("params"))
+        request = read_permission_request(message.get("params"))
         if request is None:
             if not await self.guard.unreadable(message):
                 await self.client.send_line(line)
             return
         if await self.guard.permission(message, request):
             return
-        if request.tool_call.kind == "switch_mode" and await self.in_plan_mode():
+        if request.tool_call.kind == "switch_mode" and await self.plans.in_plan_mode():
             await self.proposals.open(message, request)
         await self.client.send_line(line)
-
-    async def in_plan_mode(self) -> bool:
-        try:
-            return (await self.db(self.session.snapshot_data))["mode"] == "plan"
-        except Exception as exc:  # noqa: BLE001 - the request goes on as it is
-            warn(f"could not read the session ({type(exc).__name__}: {exc})")
-            return False
 
     # The client's messages.
 
@@ -223,13 +262,20 @@ class Bridge:
             if not await self.proposals.client_answered(message, line):
                 await self.agent.send_line(line)
             return
+        params = message.get("params")
+        if method == PERSON_METHOD:
+            self._person(message, params)
+            if "id" in message:
+                await self.client.respond(message["id"], {})
+            return
+        if method == "session/cancel" and isinstance(params, dict):
+            self.follow_ups.cancelled(params.get("sessionId"))
         if "id" in message:
             key = id_key(message["id"])
-            params = message.get("params")
             if method == "session/prompt" and isinstance(params, dict):
                 line = await self._prompt(message, key, params, line)
             elif method in ("session/set_mode", "session/set_config_option"):
-                await self.modes.client_sets(key, method, params)
+                self.track(key, method, params, await self.modes.client_sets(method, params))
             elif method in SESSION_METHODS:
                 self.track(key, method, params)
                 line = self._with_guard(message, params, line)
@@ -237,19 +283,32 @@ class Bridge:
                 self.track(key, method, params)
         await self.agent.send_line(line)
 
+    def _person(self, message: dict, params: Any) -> None:
+        """The client names the person at it for a session (Jupyter AI's persona: the sender
+        of the chat's message), whose answers there are that person's decisions."""
+        if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
+            return
+        name = params.get("name")
+        self.sessions.known(params["sessionId"]).person = name if isinstance(name, str) else None
+
     def _with_guard(self, message: dict, params: Any, line: bytes) -> bytes:
-        """A session request to Claude Code's agent, with the guard's hook in its settings."""
-        if not self.claude_code or self.where is None or not isinstance(params, dict):
+        """A session request, with the guard's hook in the settings the agent takes at session
+        start (where its profile says it takes them)."""
+        settings = self.known.profile.session_settings
+        if settings is None or self.where is None or not isinstance(params, dict):
             return line
-        guarded = with_guard(params, hook_command(self.where, self.session.session_id))
+        command = hook_command(settings["hook"], self.where, self.plans.session_id)
+        guarded = with_guard(params, settings, command)
         return line if guarded is None else encode({**message, "params": guarded})
 
     async def _prompt(self, message: dict, key: str, params: dict, line: bytes) -> bytes:
         """Open the prompt with the person's queued words and, on a session's first prompt,
         the plan's context block."""
         session_id = params.get("sessionId")
-        agent_session = self.known(session_id)
+        agent_session = self.sessions.known(session_id)
         agent_session.prompts.add(key)
+        self.follow_ups.turn_started(session_id)
+        self.status.working(True)
         self.track(key, "session/prompt", params)
         first = not agent_session.prompted
         agent_session.prompted = True
@@ -257,7 +316,7 @@ class Bridge:
         if not isinstance(prompt, list):
             return line
         try:
-            blocks = await self.db(opening_blocks, self.session, first, self._told_already())
+            blocks = await self.plans.opening_blocks(first, self.proposals.told())
         except Exception as exc:  # noqa: BLE001 - the prompt still goes, without them
             warn(f"could not read the session for the prompt ({type(exc).__name__}: {exc})")
             return line
@@ -265,24 +324,22 @@ class Bridge:
             return line
         return encode({**message, "params": {**params, "prompt": [*blocks, *prompt]}})
 
-    def _told_already(self) -> set[int]:
-        """The approval notices the agent had as the allow option of its own request: the
-        queue is done with them, and repeating them would ask for the work twice."""
-        conveyed = self.proposals.conveyed
-        return {m for digest, m in self.approval_notices.items() if digest in conveyed}
+    def _cancel_turns(self) -> None:
+        """The person's off cancels the running turns: no follow-up goes after them."""
+        for session_id, _ in self.sessions.items():
+            self.follow_ups.cancelled(session_id)
 
     def track(self, key: str, method: str, params: Any, extra: Any = None) -> None:
         """Keep a client's request whose answer from the agent the bridge reads."""
         self._client_calls[key] = (method, params, extra)
 
-    def known(self, session_id: Any) -> AgentSession:
-        key = session_id if isinstance(session_id, str) else id_key(session_id)
-        return self.sessions.setdefault(key, AgentSession())
-
     # The bridge's own requests to the agent.
 
-    async def call_agent(self, method: str, params: dict) -> dict:
-        """Send a request of the bridge's own; its answer never reaches the client."""
+    async def call_agent(
+        self, method: str, params: dict, timeout: float | None = OWN_CALL_TIMEOUT
+    ) -> dict:
+        """Send a request of the bridge's own; its answer never reaches the client. A timeout
+        of None waits as long as the agent takes (a follow-up prompt)."""
         request_id = f"{self._prefix}-{next(self._own_numbers)}"
         future = asyncio.get_running_loop().create_future()
         self._own_calls[id_key(request_id)] = future
@@ -290,92 +347,6 @@ class Bridge:
             {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         )
         try:
-            return await asyncio.wait_for(future, OWN_CALL_TIMEOUT)
+            return await asyncio.wait_for(future, timeout)
         finally:
             self._own_calls.pop(id_key(request_id), None)
-
-    # The person's decisions, from any surface.
-
-    async def _watch(self) -> None:
-        """Read the session's new events when it may have changed: at once when the file
-        system, PostgreSQL or this process's store tells of a commit, else every
-        NOTIFIED_POLL_SECONDS (every POLL_SECONDS where nothing tells: a network file system)."""
-        wake = Wake(self.session.store, untold=POLL_SECONDS, told=NOTIFIED_POLL_SECONDS, own=True)
-        try:
-            await self._follow(wake)
-        finally:
-            wake.close()
-
-    async def _follow(self, wake: Wake) -> None:
-        while True:
-            await wake.wait()
-            try:
-                cursor = await self.db(self.session.cursor)
-                if cursor <= self.seen:
-                    continue
-                events = await self.db(self.session.event_data, self.seen)
-            except Exception as exc:  # noqa: BLE001 - a busy or moved file is read again next time
-                warn(f"could not read the session ({type(exc).__name__}: {exc})")
-                await asyncio.sleep(1)
-                continue
-            if events:
-                self.seen = events[-1].seq
-                await self._on_events(events)
-
-    async def _on_events(self, events: list) -> None:
-        last_mode, approved, before, decided = None, False, None, None
-        for event in events:
-            if event.kind == "decision":
-                decided = event
-                data = event.data
-                await self.proposals.person_decided(event.seq, data.get("action"), data.get("hash"))
-            elif event.kind == "proposal_submitted":
-                edited = (
-                    before is not None
-                    and before.kind == "plan_updated"
-                    and before.data.get("author") == "user"
-                )
-                await self.proposals.proposal_submitted(event.data.get("hash"), event.seq, edited)
-            elif event.kind == "mode_changed":
-                last_mode = event.data.get("mode")
-                approved = _is_approval(before)
-            elif event.kind == "message_queued" and event.data.get("source") == "notice":
-                # An approval queues its notice in its own change, right after its decision
-                # (and the mode's change).
-                if _is_approval(decided) and decided.seq >= event.seq - 2:
-                    self.approval_notices[decided.data.get("hash")] = event.data["message_id"]
-            before = event
-        if last_mode is not None:
-            await self.modes.session_mode_changed(last_mode, approved)
-
-
-def _is_approval(event: Any) -> bool:
-    return event is not None and event.kind == "decision" and event.data.get("action") == "approved"
-
-
-def _permission_request(params: Any) -> RequestPermissionRequest | None:
-    """The permission request, or what the guard and the proposal read of it when the SDK's
-    models refuse it whole (0.11's refuse a content item, a location or a status they do not
-    know); None when even that cannot be read."""
-    try:
-        return RequestPermissionRequest.model_validate(params)
-    except ValidationError:
-        pass
-    if not isinstance(params, dict) or not isinstance(params.get("toolCall"), dict):
-        return None
-    call = params["toolCall"]
-    kept = {key: call[key] for key in ("toolCallId", "kind", "title", "rawInput") if key in call}
-    content = [
-        item
-        for item in call.get("content") or []
-        if isinstance(item, dict)
-        and item.get("type") == "content"
-        and isinstance(item.get("content"), dict)
-        and item["content"].get("type") == "text"
-    ]
-    try:
-        return RequestPermissionRequest.model_validate(
-            {**params, "toolCall": {**kept, "content": content}}
-        )
-    except ValidationError:
-        return None

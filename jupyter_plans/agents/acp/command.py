@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import signal
 import stat
 import sys
 import threading
@@ -116,13 +117,31 @@ async def serve(session, agent: list[str], where: str | None = None) -> int:
             return 1
         reader, writer = await _client_streams()
         client = Peer("client", reader, writer)
-        ended = await Bridge(session, Peer("agent", agent_out, agent_in), client, where).run()
+        bridge = Bridge(session, Peer("agent", agent_out, agent_in), client, where)
+        _stop_on_signals(bridge)
+        ended = await bridge.run()
+    if bridge.failed is not None:
+        print(
+            f"jupyter-plans acp: {bridge.known.profile.name} could not start a session "
+            f"({bridge.failed}); the agent and the bridge stopped",
+            file=sys.stderr,
+        )
+        return 1
     if ended == "agent" and process.returncode:
         print(
             f"jupyter-plans acp: the agent exited with code {process.returncode}", file=sys.stderr
         )
         return 1
     return 0
+
+
+def _stop_on_signals(bridge: Any) -> None:
+    """SIGTERM and SIGINT (a client stopping its agent) end the bridge as its peers' closing
+    does: the proposals its agent waits on are dropped and the card hears no agent is bridged."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, bridge.stop)
 
 
 async def _client_streams() -> tuple[Any, Any]:

@@ -18,6 +18,8 @@ every run: `python -m jupyter_plans.agents.acp.demo_agent [--scenario FILE | --n
   `{"wait_cancel": SECONDS}` (until session/cancel), `{"say": TEXT}` and `{"mode": ID}` (the
   agent takes mode ID by itself, as Claude Code's EnterPlanMode does).
 - `--start-mode ID` starts each session in mode ID (`bypassPermissions` approves itself).
+- `--fail-new TEXT` answers every session/new with an error saying TEXT (an agent that cannot
+  start a session here).
 - With `--report` it tells what happened as agent message chunks `REPORT {json}`: the prompt it
   received, each action's outcome, each mode set and each cancel (the tests read them).
 - With `--log FILE`, every raw JSON-RPC message it sends or receives is appended to FILE as
@@ -51,6 +53,7 @@ from acp import (
 from acp.schema import (
     AgentCapabilities,
     CurrentModeUpdate,
+    Implementation,
     PermissionOption,
     SessionMode,
     SessionModeState,
@@ -58,6 +61,7 @@ from acp.schema import (
 )
 
 SCENARIO = Path(__file__).with_name("demo_agent.json")
+NAME, TITLE = "jupyter-plans-demo-agent", "Scripted agent"
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 EXIT_OPTIONS = [
     PermissionOption(
@@ -94,9 +98,14 @@ def _allowed(outcome: dict) -> bool:
 
 class DemoAgent:
     def __init__(
-        self, scenario: dict | None, report: bool = False, start_mode: str = "default"
+        self,
+        scenario: dict | None,
+        report: bool = False,
+        start_mode: str = "default",
+        fail_new: str | None = None,
     ) -> None:
         self.scenario = scenario
+        self.fail_new = fail_new
         self.start_mode = start_mode
         self.reporting = report
         self.conn: Any = None
@@ -120,9 +129,12 @@ class DemoAgent:
         return InitializeResponse(
             protocol_version=protocol_version,
             agent_capabilities=AgentCapabilities(load_session=True),
+            agent_info=Implementation(name=NAME, title=TITLE, version="1"),
         )
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        if self.fail_new is not None:
+            raise RequestError(-32603, "Internal error", {"details": self.fail_new})
         self.count += 1
         session_id = f"scripted-{self.count}"
         self.mode[session_id] = self.start_mode
@@ -309,12 +321,15 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--start-mode", choices=MODES, default="default", help="each session's first mode"
     )
+    parser.add_argument("--fail-new", metavar="TEXT", help="refuse every session/new, saying TEXT")
     args = parser.parse_args(argv)
     scenario = None
     if not args.no_scenario:
         scenario = json.loads(Path(args.scenario).read_text(encoding="utf-8"))
     observers = [_logger(args.log)] if args.log else []
-    agent = DemoAgent(scenario, report=args.report, start_mode=args.start_mode)
+    agent = DemoAgent(
+        scenario, report=args.report, start_mode=args.start_mode, fail_new=args.fail_new
+    )
     await run_agent(agent, observers=observers)
 
 

@@ -1,30 +1,44 @@
 """The guard at the bridge: while the session is in plan mode or a proposal waits, the agent's
-writes, terminals and edit permissions are answered here, never reach the client, and are
-recorded as refused calls."""
+writes, terminals and edit permissions are answered here, never passed on, and are recorded as
+refused calls. A refusal whose answer ends the agent's turn is told to the follow-ups, so the
+turn goes on (see `followup`)."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from acp.schema import CreateTerminalRequest, RequestPermissionRequest, WriteTextFileRequest
 from pydantic import ValidationError
 
-from .options import cancelled_outcome, reject_outcome
-from .seen import guard_ran
+from .options import cancelled_outcome, reject_choice
+from .ports import GuardStore, Replies
+from .seen import Heartbeat
+from .state import Known
 from .text import clean, cut, well_formed
 from .wire import REFUSED_BY_GUARD, warn
 
-if TYPE_CHECKING:
-    from .bridge import Bridge
-
 GUARDED_KINDS = ("edit", "delete", "move", "execute")
 GUARDED_METHODS = ("fs/write_text_file", "terminal/create")
+REFUSED = "Refused by the plan guard"  # how each refusal's words open
+GO_ON = "Propose the plan and wait for the person's approval before changing anything."
 
 
 class Guard:
-    def __init__(self, bridge: Bridge) -> None:
-        self.bridge = bridge
+    def __init__(
+        self,
+        store: GuardStore,
+        agent: Replies,
+        known: Known,
+        turn_ended: Callable[[Any, str], None],
+    ) -> None:
+        """`turn_ended(session_id, words)`: a refusal ended the agent's turn."""
+        self.store = store
+        self.agent = agent
+        self.known = known
+        self.turn_ended = turn_ended
+        self.heartbeat = Heartbeat(store)  # the card shows that the guard runs
         self._told = False  # that this agent offers no way to make it ask
 
     async def unenforced(self, mode: Any) -> None:
@@ -33,7 +47,7 @@ class Guard:
         if self._told:
             return
         self._told = True
-        agent = self.bridge.agent_name or "the agent"
+        agent = self.known.profile.name
         text = (
             f"{agent} starts in mode {cut(clean(str(mode)), 40)!r}, which approves its own edits "
             "and commands, and offers no way to make it ask first: in plan mode, what it does "
@@ -41,15 +55,15 @@ class Guard:
         )
         warn(text)
         try:
-            await self.bridge.db(self.bridge.session.record_unguarded, agent, text)
+            await self.store.record_unguarded(agent, text)
         except Exception as exc:  # noqa: BLE001 - said on stderr at least
             warn(f"could not record it on the card ({type(exc).__name__}: {exc})")
 
     async def why(self) -> str | None:
         """Why the agent may not change the world now, or None when it may."""
-        guard_ran(self.bridge)  # the card shows that the guard runs
+        self.heartbeat.beat()
         try:
-            snapshot = await self.bridge.db(self.bridge.session.snapshot_data)
+            snapshot = await self.store.snapshot()
         except Exception as exc:  # noqa: BLE001 - unable to tell, the guard holds
             warn(f"could not read the session; the guard holds ({type(exc).__name__}: {exc})")
             return "the plan session could not be read"
@@ -69,14 +83,15 @@ class Guard:
         if reason is None:
             return False
         title = call.title or f"{call.kind} tool call {call.tool_call_id}"
-        await self.bridge.agent.respond(message["id"], {"outcome": reject_outcome(request.options)})
-        await self._record(
-            request.session_id,
-            title,
-            f"Refused by the plan guard: {reason}, so the agent's {call.kind} {title!r} was "
-            "answered with its reject option and not shown to the client. Propose the plan "
-            "and wait for the person's approval before changing anything.",
+        outcome, ends = reject_choice(request.options, self.known.profile)
+        await self.agent.respond(message["id"], {"outcome": outcome})
+        words = (
+            f"{REFUSED}: {reason}, so the agent's {call.kind} {title!r} was answered with "
+            f"its reject option. {GO_ON}"
         )
+        await self._record(request.session_id, title, words)
+        if ends:
+            self.turn_ended(request.session_id, words)
         return True
 
     async def unreadable(self, message: dict) -> bool:
@@ -85,14 +100,16 @@ class Guard:
         reason = await self.why()
         if reason is None:
             return False
-        await self.bridge.agent.respond(message["id"], {"outcome": cancelled_outcome()})
+        await self.agent.respond(message["id"], {"outcome": cancelled_outcome()})
         params = message.get("params")
-        await self._record(
-            params.get("sessionId") if isinstance(params, dict) else None,
-            "session/request_permission",
-            f"Refused by the plan guard: {reason}, and the agent's permission request could not "
-            "be read, so it was answered cancelled and did not reach the client.",
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        words = (
+            f"{REFUSED}: {reason}, and the agent's permission request could not be read, so "
+            f"it was answered cancelled. {GO_ON}"
         )
+        await self._record(session_id, "session/request_permission", words)
+        if isinstance(session_id, str):
+            self.turn_ended(session_id, words)
         return True
 
     async def call(self, message: dict) -> bool:
@@ -108,20 +125,19 @@ class Guard:
             "approves a plan"
         )
         if "id" in message:
-            await self.bridge.agent.respond_error(message["id"], REFUSED_BY_GUARD, text)
+            await self.agent.respond_error(message["id"], REFUSED_BY_GUARD, text)
         params = message.get("params")
         await self._record(
             params.get("sessionId") if isinstance(params, dict) else None,
             method,
-            f"Refused by the plan guard: {reason}, so the agent's {method} ({what}) was "
-            "answered with an error and did not reach the client.",
+            f"{REFUSED}: {reason}, so the agent's {method} ({what}) was answered with an error.",
         )
         return True
 
     async def batch(self, line: bytes) -> bool:
         """While the guard holds, refuse a line from the agent that holds no one message (a
         JSON-RPC batch, or what is no JSON): each request in a batch gets an error, and none of
-        it reaches the client. True when refused here."""
+        it is passed on. True when refused here."""
         try:
             batch = json.loads(line)
         except (ValueError, RecursionError):
@@ -133,22 +149,20 @@ class Guard:
         for item in requests:
             if isinstance(item, dict) and "method" in item and "id" in item:
                 text = f"refused by jupyter-plans: {reason}; a batch is not allowed in plan mode"
-                await self.bridge.agent.respond_error(item["id"], REFUSED_BY_GUARD, text)
+                await self.agent.respond_error(item["id"], REFUSED_BY_GUARD, text)
         what = f"a batch of {len(requests)} messages" if isinstance(batch, list) else "a line"
         await self._record(
             None,
             "jsonrpc batch" if isinstance(batch, list) else "unreadable line",
-            f"Refused by the plan guard: {reason}, and the agent sent {what} the guard cannot "
-            "read message by message, so none of it reached the client.",
+            f"{REFUSED}: {reason}, and the agent sent {what} the guard cannot read message by "
+            "message, so none of it was passed on.",
         )
         return True
 
     async def _record(self, agent_session: Any, title: str, content: str) -> None:
         title, content = well_formed(title), well_formed(content)
         try:
-            await self.bridge.write(
-                agent_session, self.bridge.session.record_refusal, title, content
-            )
+            await self.store.record_refusal(agent_session, title, content)
         except Exception as exc:  # noqa: BLE001 - the refusal stands even when it cannot be stored
             warn(f"could not record a refused call ({type(exc).__name__}: {exc})")
 
@@ -161,3 +175,31 @@ def _what(method: str, params: Any) -> str:
         return f"running {' '.join([request.command, *(request.args or [])])[:200]}"
     except ValidationError:
         return "the call"
+
+
+def read_permission_request(params: Any) -> RequestPermissionRequest | None:
+    """The permission request, or what the guard and the proposal read of it when the SDK's
+    models refuse it whole (0.11's refuse a content item, a location or a status they do not
+    know); None when even that cannot be read."""
+    try:
+        return RequestPermissionRequest.model_validate(params)
+    except ValidationError:
+        pass
+    if not isinstance(params, dict) or not isinstance(params.get("toolCall"), dict):
+        return None
+    call = params["toolCall"]
+    kept = {key: call[key] for key in ("toolCallId", "kind", "title", "rawInput") if key in call}
+    content = [
+        item
+        for item in call.get("content") or []
+        if isinstance(item, dict)
+        and item.get("type") == "content"
+        and isinstance(item.get("content"), dict)
+        and item["content"].get("type") == "text"
+    ]
+    try:
+        return RequestPermissionRequest.model_validate(
+            {**params, "toolCall": {**kept, "content": content}}
+        )
+    except ValidationError:
+        return None

@@ -13,10 +13,18 @@ Settings, in `jupyter_server_config.py`:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
 from pathlib import Path
 from typing import Any, ClassVar
 
-from jupyter_ai_persona_manager import PersonaDefaults, PersonaRequirementsUnmet
+from jupyter_ai_persona_manager import (
+    PersonaDefaults,
+    PersonaNotAuthenticated,
+    PersonaRequirementsUnmet,
+)
 from traitlets import List, Unicode
 
 try:
@@ -26,10 +34,16 @@ except ImportError as missing:  # Jupyter AI without its ACP client: a warning, 
         "The jupyter-plans persona runs ACP agents: pip install jupyter-ai-acp-client"
     ) from missing
 
+from ...plan.who import jupyter_name
 from . import persona as binding
 from .launch import DEFAULT_AGENT
 
 AVATAR = str(Path(__file__).with_name("persona.svg"))
+STOP_SECONDS = 5.0
+
+
+class SessionNotStarted(RuntimeError):
+    """The agent could not start the chat's session; its one line is the chat's message."""
 
 
 class PlanCardPersona(BaseAcpPersona):
@@ -58,6 +72,10 @@ class PlanCardPersona(BaseAcpPersona):
     # Jupyter AI keeps one agent process per persona class, shared by its chats; the bridge is
     # bound to one notebook, so each chat gets a class of its own (same name, same persona id).
     _per_chat: ClassVar[dict[str, type]] = {}
+    # Per chat's class: the instance the chat uses now (a chat's persona is made again when its
+    # page reloads or the persona manager is), and the chat's running ACP session.
+    _current: ClassVar[Any] = None
+    _running: ClassVar[tuple | None] = None
 
     def __new__(cls, *args: Any, **kwargs: Any):
         if "_chat_key" not in cls.__dict__:
@@ -77,6 +95,7 @@ class PlanCardPersona(BaseAcpPersona):
         self._command: list[str] = []
         super().__init__(*args, executable=self._command, **kwargs)
         self.bound_notebook: Path | None = None
+        type(self)._current = self
         self._bind()
 
     @property
@@ -107,7 +126,95 @@ class PlanCardPersona(BaseAcpPersona):
     async def prepare(self) -> None:
         if not self._bind():  # an eager start, before the chat knows its notebook
             raise RuntimeError(binding.HOW_TO_CHOOSE)
-        await super().prepare()
+        try:
+            await super().prepare()
+        except PersonaNotAuthenticated:
+            raise
+        except Exception as exc:  # the session did not start: nothing is left running
+            await self._stop_agent()
+            label = binding.agent_label(self.agent)
+            raise SessionNotStarted(binding.not_started(label, exc)) from exc
+
+    async def handle_uncaught_exception(self, exc: Exception) -> None:
+        if isinstance(exc, SessionNotStarted):
+            self.send_message(str(exc))  # one line, in the chat
+            return
+        await super().handle_uncaught_exception(exc)
+
+    async def apply_specs_in_message(self, message: Any) -> None:
+        # The chat's mode menu travels with the message: its switch is the sender's too.
+        await self._name_the_sender(message)
+        await super().apply_specs_in_message(message)
+
+    async def process_message(self, message: Any) -> None:
+        await self._name_the_sender(message)
+        await super().process_message(message)
+
+    async def _name_the_sender(self, message: Any) -> None:
+        """Tell the bridge who writes (the message's sender, the chat's Jupyter user): an
+        answer given in this chat is that person's decision."""
+        sender = getattr(message, "sender", None)
+        if not isinstance(sender, str) or not sender:
+            return
+        # Named as the card's clicks and the server's routes name the same person.
+        try:
+            user = self.chat.get_users().get(sender)
+        except Exception:  # noqa: BLE001 - a chat that cannot list its users: the sender's id
+            user = None
+        display = getattr(user, "display_name", None) or getattr(user, "name", None)
+        sender = jupyter_name(sender, display) or sender
+        try:
+            client = await self.get_client()
+            connection = await client.get_connection()
+            params = {"sessionId": await self.get_session_id(), "name": sender}
+            await connection.ext_notification(binding.PERSON_METHOD.lstrip("_"), params)
+        except Exception:  # noqa: BLE001 - the message still goes; its answers are the server's user's
+            self.log.warning("%s: could not tell the bridge who writes", self.name, exc_info=True)
+
+    async def _init_client_session(self) -> Any:
+        """One chat, one ACP session: a persona made again for the chat while its agent runs
+        takes the session that agent runs, rather than opening or loading another."""
+        cls = type(self)
+        client = await self.get_client()
+        running = cls.__dict__.get("_running")
+        if running is not None and running[0] is client:
+            _, session_id, response = running
+            client._personas_by_session[session_id] = self  # where the agent's updates go
+            self._set_acp_mode_state(response.modes)
+            self.update_acp_config_options(response.config_options)
+            self._sync_awareness_config()
+            return response
+        response = await super()._init_client_session()
+        cls._running = (client, self._get_existing_sessions().get(self.id), response)
+        return response
+
+    async def _shutdown(self) -> None:
+        """A persona the chat no longer uses leaves the agent to the one it uses now."""
+        if type(self).__dict__.get("_current") is not self:
+            self.log.info("%s: a newer persona of this chat runs its agent", self.name)
+            return
+        type(self)._running = None
+        await super()._shutdown()
+
+    async def _stop_agent(self) -> None:
+        """Stop the chat's agent and its bridge (their process group), and forget them, so the
+        next message starts them again."""
+        cls = type(self)
+        started = cls.__dict__.get("_subprocess_future")
+        if started is not None and started.done() and not started.cancelled():
+            process = started.result() if started.exception() is None else None
+            if process is not None and process.returncode is None:
+                with contextlib.suppress(OSError):
+                    os.killpg(os.getpgid(process.pid), signal.SIGTERM)
+                try:
+                    await asyncio.wait_for(process.wait(), STOP_SECONDS)
+                except asyncio.TimeoutError:
+                    with contextlib.suppress(OSError):
+                        os.killpg(os.getpgid(process.pid), signal.SIGKILL)
+        for name in ("_before_subprocess_future", "_subprocess_future", "_client_future"):
+            setattr(cls, name, None)
+        cls._running = None
+        self._client_session_future = None
 
     def _bind(self, message: Any = None) -> bool:
         """Bind the chat to its notebook once; True when it is bound."""

@@ -13,7 +13,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from .text import ELLIPSIS, clean, cut, has_forbidden, is_blank, well_formed
+from .text import ELLIPSIS, active_form_of, clean, cut, has_forbidden, is_blank, well_formed
 
 MAX_STEPS = 32
 REMEMBERED = 4096  # contents whose ids the mirror keeps
@@ -50,8 +50,12 @@ class PlanMirror:
         self._ids: OrderedDict[str, list[str]] = OrderedDict()
         self._count = 0
         self.latest: list[dict] | None = None  # the steps of the agent's latest plan
-        # the steps stored last, the stored plan's at first
-        self._previous: list[dict] = list(stored_steps or [])
+        self._previous: list[dict] = []  # the steps stored last, the stored plan's at first
+        self.seed(stored_steps)
+
+    def seed(self, stored_steps: list[dict] | None) -> None:
+        """Start from the stored plan's steps: their ids are kept for their contents."""
+        self._previous = list(stored_steps or [])
         for stored in self._previous:
             found = _MIRROR_ID.fullmatch(str(stored.get("id", "")))
             if found and stored["id"] not in self._given(stored["description"]):
@@ -93,6 +97,8 @@ class PlanMirror:
             else:
                 step_id = self._id_for(description, claimed)
                 claimed.add(step_id)
+                if status == "in_progress":
+                    description = self._plain_wording(number - 1, step_id, description)
             if status == "in_progress":
                 if in_progress:
                     notes.append(
@@ -105,6 +111,15 @@ class PlanMirror:
         self.latest = self._previous = steps
         self._forget()
         return steps, notes
+
+    def _plain_wording(self, index: int, step_id: str, description: str) -> str:
+        """The wording the step at `index` had, where `description` is its active form (the
+        proposal took the plan text's words for it)."""
+        if index < len(self._previous):
+            before = self._previous[index]
+            if before["id"] == step_id and active_form_of(description, before["description"]):
+                return before["description"]
+        return description
 
     def _given(self, description: str) -> list[str]:
         """The ids given to `description`, now its most recently seen."""
@@ -120,21 +135,53 @@ class PlanMirror:
             self._ids.popitem(last=False)
 
     def _active_forms(self, texts: list[tuple[str, str]]) -> dict[int, str]:
-        """The places whose entry only changed its wording as it started or ended being in
-        progress there, with the id of the step it was: a new wording in place of one that is
-        gone from the list."""
+        """The places whose entry only changed its wording as it started (from pending) or
+        ended being in progress there, with the id of the step it was: a new wording in place
+        of one that is gone from the list, while every other place of the list holds what it
+        held. A new plan (its first entry in progress where a completed step was, or other
+        entries changed too) is no active form: its entries take their own words and new ids."""
         before_texts = {step.get("description") for step in self._previous}
         now_texts = {description for description, _ in texts}
+        overlap = min(len(texts), len(self._previous))
         found = {}
-        for index, (description, status) in enumerate(texts[: len(self._previous)]):
+        for index, (description, status) in enumerate(texts[:overlap]):
             before = self._previous[index]
+            was = before.get("status")
+            started = status == "in_progress" and was == "pending"
+            ended = was == "in_progress" and status != "in_progress"
             if (
-                (status == "in_progress") != (before.get("status") == "in_progress")
+                (started or ended)
                 and description not in before_texts
                 and before.get("description") not in now_texts
             ):
                 found[index] = before["id"]
-        return found
+        unchanged = all(
+            texts[index][0] == self._previous[index].get("description")
+            for index in range(overlap)
+            if index not in found
+        )
+        return found if unchanged else {}
+
+    def take_words(self, items: list[str]) -> list[dict] | None:
+        """The latest steps, where a step's words are the active form of one of `items` (a
+        list of the agent's own plan text: "Loading sales.csv" for "Load sales.csv"), with
+        that item's words; the step keeps its id, and its new wording is remembered."""
+        if self.latest is None:
+            return None
+        steps = []
+        for stored in self.latest:
+            item = next(
+                (item for item in items if active_form_of(stored["description"], item)), None
+            )
+            if item is not None and stored["description"] not in items:
+                item = cut(clean(item), MAX_DESCRIPTION_BYTES)
+                if not is_blank(item):
+                    if stored["id"] not in self._given(item):
+                        self._given(item).append(stored["id"])
+                    stored = {**stored, "description": item}
+            steps.append(stored)
+        self.latest = self._previous = steps
+        return steps
 
     def _description(self, number: int, entry: Any, notes: list[str]) -> str:
         content = entry.get("content") if isinstance(entry, dict) else None

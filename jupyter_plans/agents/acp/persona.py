@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from .launch import bridge_command
+from .profiles import by_command
+from .wire import PERSON_METHOD
+
+__all__ = ["PERSON_METHOD"]  # the persona names the chat's person to the bridge with it
 
 METADATA_KEY = "jupyter_plans_notebook"  # the chat's notebook, relative to the server's root
 
@@ -34,13 +38,11 @@ def bound_message(notebook: str) -> str:
     )
 
 
-LABELS = {"claude-agent-acp": "Claude", "claude-code-acp": "Claude", "codex-acp": "Codex"}
-
-
 def agent_label(agent: Sequence[str]) -> str:
-    """The agent's name for people: `Claude` for claude-agent-acp, else its command's name."""
+    """The agent's name for people: its profile's short name, else its command's name."""
     name = Path(agent[0]).name if agent else "agent"
-    return LABELS.get(name, name)
+    profile = by_command(name)
+    return profile.short_label if profile is not None and profile.short_label else name
 
 
 def attached_notebooks(attachments: Iterable[Any]) -> list[str]:
@@ -105,16 +107,29 @@ def persona_command(
     return bridge_command(agent, notebook=str(notebook), bridge=bridge or None)
 
 
+MAX_REASON_CHARS = 300
+
+
+def not_started(label: str, error: BaseException) -> str:
+    """The chat's one line when the agent could not start the chat's session."""
+    data = getattr(error, "data", None)
+    if isinstance(data, dict):
+        data = " ".join(str(v) for v in data.values())
+    reason = " ".join(str(part) for part in (error, data) if part)
+    reason = " ".join(reason.split())[:MAX_REASON_CHARS] or type(error).__name__
+    return (
+        f"{label} could not start its session here: {reason}. Its agent and the bridge were "
+        "stopped; send a message to try again."
+    )
+
+
 def missing_agent(agent: Sequence[str]) -> str | None:
     """A sentence for the chat when the agent's command cannot be found, else None."""
     if agent and shutil.which(agent[0]) is not None:
         return None
     name = agent[0] if agent else "(none)"
-    hint = (
-        " Install it with `npm install -g @agentclientprotocol/claude-agent-acp`."
-        if Path(name).name == "claude-agent-acp"
-        else ""
-    )
+    profile = by_command(name)
+    hint = f" Install it with `{profile.install}`." if profile and profile.install else ""
     return (
         f"The agent's command `{name}` is not installed on the server.{hint} Another agent is "
         "set with `c.PlanCardPersona.agent = [...]` in `jupyter_server_config.py`."

@@ -4,14 +4,16 @@ later answer is ignored."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from acp.schema import PermissionOption, RequestPermissionRequest, RequestPermissionResponse
 from pydantic import ValidationError
 
 from ...errors import DecisionRefused
 from ...plan.who import person
+from .mirror import PlanMirror
 from .options import (
     approve_option_name,
     approve_outcome,
@@ -19,12 +21,10 @@ from .options import (
     kind_of,
     reject_outcome,
 )
-from .record import PROPOSAL_NAME
+from .ports import ProposalStore, Replies
+from .state import Known
 from .text import clean, cut, first_paragraph, is_blank, list_items, well_formed
 from .wire import id_key, warn
-
-if TYPE_CHECKING:
-    from .bridge import Bridge
 
 MAX_EXPLANATION_BYTES = 500
 KEPT_ANSWERED = 64  # answered requests kept, so a client's later answer is known and ignored
@@ -39,41 +39,79 @@ class Waiting:
     options: list[PermissionOption]
     digest: str  # the session's waiting proposal this request became
     seq: int  # the proposal_submitted event: decisions before it are not about this request
+    session_id: Any = None  # the ACP session that asked
     state: str = "waiting"  # then "deciding" (the client's answer is being recorded), "answered"
     stashed: str | None = None  # the person's decision seen while the client's was recorded
 
 
 class Proposals:
-    def __init__(self, bridge: Bridge) -> None:
-        self.bridge = bridge
+    def __init__(
+        self,
+        store: ProposalStore,
+        agent: Replies,
+        known: Known,
+        mirror: PlanMirror,
+        plans_sent: Callable[[], Awaitable[None]],
+        person_of: Callable[[Any], str | None],
+    ) -> None:
+        """`plans_sent()` waits until the agent's plans sent so far are recorded;
+        `person_of(session_id)` is the person the client named for an ACP session, if any."""
+        self.store = store
+        self.agent = agent
+        self.known = known
+        self.mirror = mirror
+        self.plans_sent = plans_sent
+        self.person_of = person_of
         self.requests: dict[str, Waiting] = {}
         self._own: set[str] = set()  # the hashes of the proposals made here
         self.conveyed: set[str] = set()  # approvals the agent received as an allow option
+        self.notices: dict[str, int] = {}  # approved hash -> the message id of its notice
+
+    def take_notices(self, events: list) -> None:
+        """Note the notice each approval among the session's `events` queued (in the
+        approval's own change, right after its decision and the mode's change)."""
+        decided = None
+        for event in events:
+            if event.kind == "decision":
+                decided = event
+            elif (
+                event.kind == "message_queued"
+                and event.data.get("source") == "notice"
+                and decided is not None
+                and decided.data.get("action") == "approved"
+                and decided.seq >= event.seq - 2
+            ):
+                self.notices[decided.data.get("hash")] = event.data.get("message_id")
+
+    def told(self) -> set[int]:
+        """The approval notices the agent had as the allow option of its own request: the
+        queue is done with them, and repeating them would ask for the work twice (and say
+        what the option the person chose may not: that edits still ask)."""
+        return {m for digest, m in self.notices.items() if digest in self.conveyed}
 
     async def open(self, message: dict, request: RequestPermissionRequest) -> None:
         """Make the request a proposal of the session (the caller passes it on to the
         client); on a failure to store it, the request goes on as it is."""
-        bridge = self.bridge
-        text = proposal_text(request)
+        profile = self.known.profile
+        text = proposal_text(request, profile.plan_text)
         explanation = clean(first_paragraph(text))
         explanation = (
             NO_EXPLANATION if is_blank(explanation) else cut(explanation, MAX_EXPLANATION_BYTES)
         )
-        await bridge.plans.flush()  # the proposal follows the plans the agent sent before it
-        steps = bridge.mirror.latest  # None until the agent sent a plan
-        if steps is None and list_items(text):  # the plan's Markdown list, as steps
-            steps, _ = bridge.mirror.adapt(
-                [{"content": item, "status": "pending"} for item in list_items(text)]
-            )
+        await self.plans_sent()  # the proposal follows the plans the agent sent before it
+        items = list_items(text)
+        # The agent's latest plan (None until it sent one), in the plan text's own words where
+        # an entry was sent in its active form.
+        steps = self.mirror.take_words(items)
+        if steps is None and items:  # the plan's Markdown list, as steps
+            steps, _ = self.mirror.adapt([{"content": i, "status": "pending"} for i in items])
         try:
-            digest, seq = await bridge.write(
+            digest, seq = await self.store.submit_proposal(
                 request.session_id,
-                bridge.session.submit_agent_proposal,
-                PROPOSAL_NAME,
                 explanation,
                 steps,
                 text,
-                approve_option_name(request.options),
+                approve_option_name(request.options, profile),
             )
         except Exception as exc:  # noqa: BLE001 - the agent's request still reaches the client
             warn(f"could not store the agent's proposal ({type(exc).__name__}: {exc})")
@@ -82,7 +120,9 @@ class Proposals:
         for older in self.requests.values():  # a new proposal supersedes one still unanswered
             if older.state == "waiting":
                 await self._answer(older, "dropped")
-        self.requests[id_key(message["id"])] = Waiting(message["id"], request.options, digest, seq)
+        self.requests[id_key(message["id"])] = Waiting(
+            message["id"], request.options, digest, seq, request.session_id
+        )
         answered = [key for key, w in self.requests.items() if w.state == "answered"]
         for key in answered[:-KEPT_ANSWERED]:  # the oldest: a client's late answer is rare
             del self.requests[key]
@@ -94,7 +134,7 @@ class Proposals:
             if waiting.state != "waiting":
                 continue
             try:
-                await self.bridge.db(self.bridge.session.withdraw_agent_proposal, waiting.digest)
+                await self.store.withdraw_proposal(waiting.digest)
             except Exception as exc:  # noqa: BLE001 - the bridge ends either way
                 warn(f"could not drop the gone agent's proposal ({type(exc).__name__}: {exc})")
 
@@ -117,7 +157,8 @@ class Proposals:
         action = _client_action(message, waiting.options)
         if action is not None:
             waiting.state = "deciding"
-            verdict = await self.bridge.db(self._decide_for_client, action, waiting.digest)
+            by = _client_person(self.person_of(waiting.session_id))
+            verdict, notice = await self.store.decide_for_client(action, waiting.digest, by)
             if verdict == "lost":
                 waiting.state = "waiting"
                 if waiting.stashed is not None:
@@ -125,30 +166,11 @@ class Proposals:
                 return True
             if action == "approve":
                 self.conveyed.add(waiting.digest)
+                if notice is not None:
+                    self.notices[waiting.digest] = notice
         waiting.state = "answered"
-        await self.bridge.agent.send_line(line)
+        await self.agent.send_line(line)
         return True
-
-    def _decide_for_client(self, action: str, digest: str) -> str:
-        """Record the client's answer as the person's decision (in the store's thread):
-        "won", or "lost" when another decision came first, or "unbound" when the session
-        refused it with the proposal still waiting (the client's answer still goes on)."""
-        session = self.bridge.session
-        try:
-            by = person(None, "acp-client")  # the bridge's user answered in the client
-            if action == "approve":
-                session.approve(digest, by=by)
-            else:
-                session.request_changes(digest, by=by)
-            return "won"
-        except DecisionRefused as refusal:
-            if session.waiting_proposal() != digest:
-                return "lost"
-            warn(f"the client's answer was passed on, but the session refused it: {refusal}")
-            return "unbound"
-        except Exception as exc:  # noqa: BLE001 - the client's answer still goes on
-            warn(f"could not record the client's answer ({type(exc).__name__}: {exc})")
-            return "unbound"
 
     async def person_decided(self, seq: int, action: str, digest: Any) -> None:
         """A `decision` event of the session: answer the agent's waiting request with it when
@@ -177,34 +199,53 @@ class Proposals:
                 await self._answer(waiting, "dropped")
 
     async def _answer(self, waiting: Waiting, action: str) -> None:
+        profile = self.known.profile
         if action == "approved":
-            outcome = approve_outcome(waiting.options)
+            outcome = approve_outcome(waiting.options, profile)
             self.conveyed.add(waiting.digest)
         elif action == "left":
             outcome = cancelled_outcome()
         else:  # changes_requested, or dropped when plan mode was entered again
-            outcome = reject_outcome(waiting.options)
+            outcome = reject_outcome(waiting.options, profile)
         waiting.state = "answered"
-        await self.bridge.agent.respond(waiting.request_id, {"outcome": outcome})
+        await self.agent.respond(waiting.request_id, {"outcome": outcome})
 
 
-def proposal_text(request: RequestPermissionRequest) -> str:
-    """The plan's Markdown: the text content of the tool call, else its raw input's plan (lone
-    surrogates, which a string cut inside an emoji holds, made U+FFFD)."""
-    return well_formed(_proposal_text(request))
+def proposal_text(request: RequestPermissionRequest, where: tuple[str, ...]) -> str:
+    """The plan's Markdown from the first place of `where` that holds it: "content" (the tool
+    call's text content) or "rawInput.KEY" (a text of its raw input); lone surrogates, which a
+    string cut inside an emoji holds, made U+FFFD."""
+    for place in where:
+        found = _text_at(request, place)
+        if found:
+            return well_formed(found)
+    return ""
 
 
-def _proposal_text(request: RequestPermissionRequest) -> str:
-    texts = []
-    for item in request.tool_call.content or []:
-        block = getattr(item, "content", None)
-        if getattr(block, "type", None) == "text":
-            texts.append(block.text)
-    if texts:
+def _text_at(request: RequestPermissionRequest, place: str) -> str:
+    if place == "content":
+        texts = []
+        for item in request.tool_call.content or []:
+            block = getattr(item, "content", None)
+            if getattr(block, "type", None) == "text":
+                texts.append(block.text)
         return "\n\n".join(texts)
-    raw = request.tool_call.raw_input
-    plan = raw.get("plan") if isinstance(raw, dict) else None
-    return plan if isinstance(plan, str) else ""
+    if place.startswith("rawInput."):
+        raw = request.tool_call.raw_input
+        value = raw.get(place.split(".", 1)[1]) if isinstance(raw, dict) else None
+        return value if isinstance(value, str) else ""
+    return ""
+
+
+def _client_person(name: str | None) -> dict:
+    """`by` of the client's answer: the person the client named (the chat's user), else the
+    bridge's own user; via acp-client either way."""
+    if name is not None:
+        try:
+            return person(name, "acp-client")
+        except DecisionRefused as refusal:
+            warn(f"the client named its person with what no name may hold ({refusal})")
+    return person(None, "acp-client")
 
 
 def _client_action(message: dict, options: list[PermissionOption]) -> str | None:

@@ -1,41 +1,58 @@
 """The bridge's guard leaves its heartbeat in the plan it guards (DESIGN section 15): each time
-it runs, at most once in 10 s, written on the bridge's store thread and not waited for, so a
-refusal never waits on it. The agent is named as its initialize result names it."""
+it runs, at most once in 10 s, written on the store thread and not waited for, so a refusal
+never waits on it. The agent is named as its initialize result names it (`agentInfo`)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
-import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...store.guards import HEARTBEAT_MS, record_seen
+from ...store.guards import HEARTBEAT_MS
+from .text import clean, cut, is_blank, well_formed
 from .wire import warn
 
-if TYPE_CHECKING:
-    from .bridge import Bridge
-
 POINT = "acp-bridge"
-_LAST: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
 
 
-def guard_ran(bridge: Bridge) -> None:
-    """The bridge's guard ran: its heartbeat, unless it left one less than 10 s ago."""
-    now = time.monotonic()
-    if now - _LAST.get(bridge, -HEARTBEAT_MS) < HEARTBEAT_MS / 1000:
-        return
-    _LAST[bridge] = now
-    agent = bridge.agent_name or "an ACP agent"
-    version = getattr(bridge, "agent_version", None)
-    store = bridge.session.store
+class SeenStore(Protocol):
+    async def record_guard_seen(self, agent: str, version: str | None, point: str) -> None: ...
 
-    def write() -> None:
-        with store.write() as tx:
-            record_seen(tx, agent, version if isinstance(version, str) else None, POINT)
 
-    async def beat() -> None:
+class Heartbeat:
+    def __init__(self, store: SeenStore) -> None:
+        self.store = store
+        self.agent: str | None = None  # agentInfo.name, once the agent said it
+        self.version: str | None = None
+        self._last = -HEARTBEAT_MS / 1000
+        self._tasks: set[asyncio.Task] = set()
+
+    def introduced(self, result: Any) -> None:
+        """The agent's initialize result: who it says it is."""
+        info = result.get("agentInfo") if isinstance(result, dict) else None
+        info = info if isinstance(info, dict) else {}
+        name, version = info.get("name"), info.get("version")
+        self.agent = _said(name, 80)
+        self.version = _said(version, 40)
+
+    def beat(self) -> None:
+        """The guard ran: its heartbeat, unless it left one less than 10 s ago."""
+        now = time.monotonic()
+        if now - self._last < HEARTBEAT_MS / 1000:
+            return
+        self._last = now
+        task = asyncio.ensure_future(self._write(self.agent or "an ACP agent", self.version))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _write(self, agent: str, version: str | None) -> None:
         try:
-            await bridge.db(write)
+            await self.store.record_guard_seen(agent, version, POINT)
         except Exception as exc:  # noqa: BLE001 - the guard holds without its heartbeat
             warn(f"could not record the guard's heartbeat ({type(exc).__name__}: {exc})")
 
-    bridge.spawn(beat())
+
+def _said(value: Any, limit: int) -> str | None:
+    if not isinstance(value, str) or is_blank(clean(well_formed(value))):
+        return None
+    return cut(clean(well_formed(value)), limit)

@@ -79,3 +79,30 @@ def list_items(markdown: str) -> list[str]:
         if item and item.group(1).strip():
             items.append(item.group(1).strip())
     return items
+
+
+_EMPHASIS = re.compile(r"[*_`]+")
+
+
+def _words(text: str) -> list[str]:
+    """`text` as lowercase words, emphasis marks and a closing full stop left out."""
+    return _EMPHASIS.sub("", text).lower().rstrip(" .").split()
+
+
+def active_form_of(active: str, item: str) -> bool:
+    """True when `active` is `item` in its active form: the same words, the first one in its
+    -ing form ("Loading sales.csv" for "Load sales.csv", "Fitting" for "Fit", "Writing" for
+    "Write")."""
+    said, plain = _words(active), _words(item)
+    if len(said) != len(plain) or not said or said[1:] != plain[1:]:
+        return False
+    gerund, verb = said[0], plain[0]
+    if not gerund.endswith("ing") or len(gerund) < 5:
+        return False
+    stem = gerund[:-3]
+    forms = {stem, stem + "e"}
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        forms.add(stem[:-1])  # fitting, plotting
+    if stem.endswith("y"):
+        forms.add(stem[:-1] + "ie")  # lying
+    return verb in forms

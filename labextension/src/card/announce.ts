@@ -29,7 +29,12 @@ export function headline(data: CardData, frame: CardFrame): string {
     const agents = silent.map((guard) => guard.agent).join(" and ");
     return `Plan mode is on, but the guard of ${agents} has not been heard from since it began.`;
   }
-  if (snapshot.mode === "plan") return "Plan mode is on; a proposal will follow.";
+  if (snapshot.mode === "plan") {
+    const name = data.agent?.agent ?? "The agent";
+    if (data.activity === "chat") return `Plan mode is on; ${name} waits for your next message in the chat.`;
+    if (data.activity === "none") return "Plan mode is on and waits for an agent.";
+    return "Plan mode is on; a proposal will follow.";
+  }
   if (snapshot.approved_proposal_hash) {
     return `Proposal ${short(snapshot.approved_proposal_hash)} approved${decidedBy(data.approved_by ?? null)}.`;
   }

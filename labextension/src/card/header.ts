@@ -53,6 +53,34 @@ export function decidedBy(by: DecidedBy | null): string {
   return ` ${by.name ? `by ${by.name} ` : ""}${where}`.trimEnd();
 }
 
+/**
+ * The mode chip: plan mode, or out of it the bridged agent's own mode as it announced it
+ * ("auto: edits no longer ask") where a bridge runs an agent, else the default mode.
+ */
+function modeChip(ctx: CardContext, planMode: boolean): HTMLElement {
+  const agent = ctx.data.agent;
+  const dot = h("span", { class: "jp-plans-chip-dot", attrs: { "aria-hidden": "true" } });
+  if (planMode || !agent?.mode) {
+    return h(
+      "span",
+      { class: `jp-plans-chip ${planMode ? "jp-plans-chip-plan" : "jp-plans-chip-default"}` },
+      dot,
+      planMode ? "PLAN MODE" : "DEFAULT MODE",
+    );
+  }
+  const edits = agent.edits ? `: ${agent.edits}` : "";
+  const own = agent.mode_words ? ` (its own words: ${agent.mode_words})` : "";
+  return h(
+    "span",
+    {
+      class: `jp-plans-chip jp-plans-chip-agent${agent.asks === false ? " jp-plans-chip-no-ask" : ""}`,
+      attrs: { title: `${agent.agent} is in mode ${agent.mode}${own}` },
+    },
+    dot,
+    `${agent.mode}${edits}`,
+  );
+}
+
 export function header(ctx: CardContext): HTMLElement {
   const { snapshot, plan, actions, state } = ctx;
   const planMode = snapshot.mode === "plan";
@@ -64,14 +92,7 @@ export function header(ctx: CardContext): HTMLElement {
       h("span", { class: "jp-plans-notebook", attrs: { title: notebook } }, icon("notebook"), baseName(notebook)),
     );
   }
-  bar.append(
-    h(
-      "span",
-      { class: `jp-plans-chip ${planMode ? "jp-plans-chip-plan" : "jp-plans-chip-default"}` },
-      h("span", { class: "jp-plans-chip-dot", attrs: { "aria-hidden": "true" } }),
-      planMode ? "PLAN MODE" : "DEFAULT MODE",
-    ),
-  );
+  bar.append(modeChip(ctx, planMode));
   const approved = snapshot.approved_proposal_hash;
   if (approved && !planMode && !snapshot.pending_proposal_hash) {
     bar.append(
@@ -332,17 +353,31 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
   return banner;
 }
 
-export function researchingBanner(ctx: CardContext): HTMLElement {
+/** What the agent's plan mode is doing now, in words: never more than the agent does. */
+function activityWords(ctx: CardContext): { kind: string; text: string } {
+  const activity = ctx.data.activity;
+  const name = ctx.data.agent?.agent ?? "The agent";
+  if (activity === "chat") {
+    const notes = ctx.data.notes ? " Your requested changes go to it with that message." : "";
+    return { kind: "chat", text: `${name} waits for your next message in the chat.${notes}` };
+  }
+  if (activity === "none") {
+    return {
+      kind: "none",
+      text: "Plan mode waits for an agent: ask one for a plan (in the chat, or from a cell), and its proposal will appear here for you to review.",
+    };
+  }
+  return { kind: "researching", text: "The agent is researching and preparing a proposal for you to review here." };
+}
+
+export function activityBanner(ctx: CardContext): HTMLElement {
   const { actions } = ctx;
+  const { kind, text } = activityWords(ctx);
   return h(
     "div",
-    { class: "jp-plans-banner jp-plans-banner-researching", attrs: { role: "status" } },
-    icon("search"),
-    h(
-      "span",
-      "jp-plans-banner-text",
-      "The agent is researching and preparing a proposal for you to review here.",
-    ),
+    { class: `jp-plans-banner jp-plans-banner-researching jp-plans-banner-${kind}`, attrs: { role: "status" } },
+    icon(kind === "researching" ? "search" : "pause"),
+    h("span", "jp-plans-banner-text", text),
     actions ? leaveButton(ctx, actions) : null,
   );
 }

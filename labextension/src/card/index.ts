@@ -20,7 +20,7 @@ import {
   guardWarning,
   header,
   notesLine,
-  researchingBanner,
+  activityBanner,
 } from "./header";
 import { questionBanner } from "./question";
 import { currentReview, finishedBanner } from "./review";
@@ -99,7 +99,7 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
   if (hash) body.append(decisionBanner(ctx, hash));
   // While its question is open the agent is waiting for the person, not researching.
   if (question) body.append(questionBanner(ctx, question));
-  else if (planMode && !hash) body.append(researchingBanner(ctx));
+  else if (planMode && !hash) body.append(activityBanner(ctx));
   const notes = ctx.data.notes;
   if (notes) body.append(notesLine(notes));
 

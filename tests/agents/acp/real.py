@@ -16,7 +16,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from acp.schema import ClientCapabilities, Implementation
 from tests.standins.anthropic import AnthropicStandin
 from tests.standins.responses import ResponsesStandin
 
+from .dialects import CLAUDE, CLAUDE_DEFERRED, CODEX, Dialect
 from .harness import ROOT, Asked, RecordingClient
 
 AGENTS_DIR = Path(
@@ -37,32 +38,59 @@ SESSION = "s"
 
 
 @dataclass(frozen=True)
+class Cli:
+    """A newer CLI the adapter runs in place of the one it ships (through VARIABLE)."""
+
+    folder: str  # under AGENTS_DIR
+    package: str
+    version: str
+    bin: str
+    variable: str  # CLAUDE_CODE_EXECUTABLE, CODEX_PATH
+
+
+@dataclass(frozen=True)
 class RealAgent:
-    name: str  # also its folder under AGENTS_DIR
+    name: str  # the test's id
     package: str
     version: str
     bin: str
     standin: type  # the model's stand-in
     env: Callable[[Path, Any], dict[str, str]]  # (home, model) -> the agent's environment
+    dialect: Dialect = CLAUDE  # how its model's script speaks (dialects.py)
+    profile: str = "default"  # the bridge's profile it is expected to get
+    # The option of its request to leave plan mode that stops edits from asking (allow_always).
+    stops_asking: str | None = None
+    cli: Cli | None = None
+    folder: str | None = None  # under AGENTS_DIR (default: its name)
     meta: dict = field(default_factory=dict)  # what session/new carries in _meta
 
     @property
     def prefix(self) -> Path:
-        return AGENTS_DIR / self.name
+        return AGENTS_DIR / (self.folder or self.name)
 
     @property
     def command(self) -> list[str]:
         return [str(self.prefix / "node_modules" / ".bin" / self.bin)]
 
+    def cli_env(self) -> dict[str, str]:
+        if self.cli is None:
+            return {}
+        path = AGENTS_DIR / self.cli.folder / "node_modules" / ".bin" / self.cli.bin
+        return {self.cli.variable: str(path)}
+
     def installed(self) -> str | None:
         """Why the agent cannot run here, or None when it can."""
-        manifest = self.prefix / "node_modules" / self.package / "package.json"
-        try:
-            found = json.loads(manifest.read_text(encoding="utf-8")).get("version")
-        except (OSError, ValueError):
-            return f"{self.package} is not installed in {self.prefix} (run make agents)"
-        if found != self.version:
-            return f"{self.package} in {self.prefix} is {found}, not {self.version} (make agents)"
+        wanted = [(self.prefix, self.package, self.version)]
+        if self.cli is not None:
+            wanted.append((AGENTS_DIR / self.cli.folder, self.cli.package, self.cli.version))
+        for prefix, package, version in wanted:
+            manifest = prefix / "node_modules" / package / "package.json"
+            try:
+                found = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+            except (OSError, ValueError):
+                return f"{package} is not installed in {prefix} (run make agents)"
+            if found != version:
+                return f"{package} in {prefix} is {found}, not {version} (make agents)"
         return None
 
 
@@ -141,15 +169,37 @@ def codex_env(home: Path, model: ResponsesStandin) -> dict[str, str]:
     }
 
 
+CLAUDE_CLI = Cli(
+    "claude-code-2.1.332",
+    "@anthropic-ai/claude-code",
+    "2.1.332",
+    "claude",
+    "CLAUDE_CODE_EXECUTABLE",
+)
+CODEX_CLI = Cli("codex-0.171", "@openai/codex", "0.171.0", "codex", "CODEX_PATH")
+CLAUDE_0_101 = RealAgent(
+    "claude-0.101",
+    "@agentclientprotocol/claude-agent-acp",
+    "0.101.0",
+    "claude-agent-acp",
+    AnthropicStandin,
+    claude_env,
+    CLAUDE_DEFERRED,
+    "claude-agent-acp",
+    stops_asking="exit-plan-auto",
+)
+CODEX_2_6 = RealAgent(
+    "codex-2.6",
+    "@agentclientprotocol/codex-acp",
+    "2.6.0",
+    "codex-acp",
+    ResponsesStandin,
+    codex_env,
+    CODEX,
+    "codex-acp",
+)
 AGENTS = [
-    RealAgent(
-        "claude-0.101",
-        "@agentclientprotocol/claude-agent-acp",
-        "0.101.0",
-        "claude-agent-acp",
-        AnthropicStandin,
-        claude_env,
-    ),
+    CLAUDE_0_101,
     RealAgent(
         "claude-0.23",
         "@zed-industries/claude-agent-acp",
@@ -157,17 +207,18 @@ AGENTS = [
         "claude-agent-acp",
         AnthropicStandin,
         claude_env,
+        CLAUDE,
+        "zed-claude-agent-acp",
+        stops_asking="acceptEdits",
     ),
-    RealAgent(
-        "codex-2.6",
-        "@agentclientprotocol/codex-acp",
-        "2.6.0",
-        "codex-acp",
-        ResponsesStandin,
-        codex_env,
-    ),
+    CODEX_2_6,
 ]
-BY_NAME = {agent.name: agent for agent in AGENTS}
+# The same adapters with the newest CLIs people install (TOOLCHAIN.md).
+NEWEST_CLIS = [
+    replace(CLAUDE_0_101, name="claude-0.101-cli-2.1.332", folder="claude-0.101", cli=CLAUDE_CLI),
+    replace(CODEX_2_6, name="codex-2.6-cli-0.171", folder="codex-2.6", cli=CODEX_CLI),
+]
+BY_NAME = {agent.name: agent for agent in [*AGENTS, *NEWEST_CLIS]}
 
 
 def require(agent: RealAgent) -> None:
@@ -248,7 +299,7 @@ async def started(
     home, cwd = tmp_path / "home", tmp_path / "work"
     cwd.mkdir(parents=True, exist_ok=True)
     with agent.standin(script) as model:
-        agent_env = {**agent.env(home, model), **(env or {})}
+        agent_env = {**agent.env(home, model), **agent.cli_env(), **(env or {})}
         command = agent.command
         if bridge_db is not None:
             agent_env["PYTHONPATH"] = str(ROOT)

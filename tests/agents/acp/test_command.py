@@ -3,10 +3,14 @@ errors are one line and exit 2; the plan file of a notebook is its `<stem>.plans
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from acp import RequestError
 
 from jupyter_plans import PlanStore
 
@@ -110,3 +114,76 @@ def test_the_agent_ending_first_with_stdout_a_file_ends_the_bridge_cleanly(agent
         proc.stderr.close()
     assert proc.returncode == status, stderr.decode()
     assert b"Fatal Python error" not in stderr
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_session_that_fails_to_start_stops_the_agent_and_the_bridge(tmp_path):
+    """The agent answers session/new with an error and runs no session: the client gets the
+    error, then the agent and the bridge stop (exit 1, one line saying why); nothing is left
+    running and the card hears of no agent."""
+    why = "--dangerously-skip-permissions cannot be used with root/sudo privileges"
+
+    async def main():
+        async with bridged(tmp_path, agent_args=("--fail-new", why)) as (_, conn, process):
+            await asyncio.sleep(0.5)
+            (agent,) = _children(process.pid)
+            with pytest.raises(RequestError):
+                await new_session(conn, tmp_path)
+            await asyncio.wait_for(process.wait(), 20)
+            assert process.returncode == 1
+            assert not Path(f"/proc/{agent}").exists() or _zombie(agent)
+
+    run(main())
+    lines = (tmp_path / "bridge.stderr").read_text().splitlines()
+    said = [line for line in lines if "could not start a session" in line]
+    assert said and why in said[-1] and "Scripted agent" in said[-1]
+    with PlanStore(tmp_path / "a.plans.sqlite") as store:
+        assert store.session("s").snapshot().agent_mode is None
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_a_signal_to_stop_ends_the_bridge_as_a_close_does(tmp_path):
+    """SIGTERM (a client stopping its agent): the proposal the agent waits on is dropped and
+    the card hears that no agent is bridged any more."""
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, process):
+            sid = await new_session(conn, tmp_path)
+            person = PlanStore(tmp_path / "a.plans.sqlite")
+            try:
+                session = person.session("s")
+                session.on()
+                markdown = "Tidy the table.\n\n- Load it\n"
+                running = prompt(conn, sid, script({"exit_plan_mode": markdown}))
+                await client.next_asked()
+                assert session.snapshot().pending_proposal_hash is not None
+                assert session.snapshot().agent_mode is not None  # a bridged agent
+                process.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(process.wait(), 20)
+                running.cancel()
+                snapshot = session.snapshot()
+                assert (snapshot.pending_proposal_hash, snapshot.agent_mode) == (None, None)
+                (dropped,) = [e for e in session.events() if e.kind == "decision"]
+                assert dropped.data["why"] == "the agent that asked for it is gone"
+            finally:
+                person.close()
+
+    run(main())

@@ -6,18 +6,22 @@ from __future__ import annotations
 
 from acp.schema import PermissionOption
 
-from jupyter_plans.agents.acp.bridge import AgentSession
-from jupyter_plans.agents.acp.modes import (
+from jupyter_plans.agents.acp.forms import (
     MODE,
-    Modes,
-    approves_itself,
     asking_mode,
+    assume,
     in_plan,
+    learn,
     plan_switch,
     read_options,
 )
-from jupyter_plans.agents.acp.options import reject_outcome
+from jupyter_plans.agents.acp.options import reject_choice, reject_outcome
+from jupyter_plans.agents.acp.profiles import default, profiles
+from jupyter_plans.agents.acp.state import AgentSession
 from jupyter_plans.agents.acp.text import first_paragraph, list_items
+
+CLAUDE_PROFILE = profiles()["claude-agent-acp"]
+CODEX_PROFILE = profiles()["codex-acp"]
 
 
 def select(option_id, current, *values, grouped=False):
@@ -64,28 +68,31 @@ CODEX = {
 
 def learned(result: dict) -> AgentSession:
     session = AgentSession()
-    Modes(None).learn(session, result)
+    learn(session, result)
     return session
 
 
 def test_claude_codes_plan_mode_is_its_mode_option_mirrored_by_its_session_mode():
     session = learned(CLAUDE)
-    assert plan_switch(session) == "mode" and asking_mode(session) is None
-    assert approves_itself(session) and not in_plan(session)
+    for profile in (CLAUDE_PROFILE, default()):  # its profile, and what the default infers
+        assert plan_switch(session, profile) == "mode" and asking_mode(session, profile) is None
+        assert session.mode in profile.approves_itself and not in_plan(session)
     # Its current_mode_update alone moves the option too, and the other way round.
-    Modes(None)._assume(session, MODE, "plan")
+    assume(session, MODE, "plan")
     assert session.options["mode"].current == "plan" and in_plan(session)
-    Modes(None)._assume(session, "mode", "default")
+    assume(session, "mode", "default")
     assert session.mode == "default" and not in_plan(session)
     assert session.options["effort"].values == ("low", "auto")  # groups read as values
 
 
 def test_codex_has_plan_mode_only_as_its_collaboration_mode_and_a_mode_that_asks():
     session = learned(CODEX)
-    assert plan_switch(session) == "collaboration_mode"
-    assert asking_mode(session) == "read-only" and approves_itself(session)
+    for profile in (CODEX_PROFILE, default()):
+        assert plan_switch(session, profile) == "collaboration_mode"
+        assert asking_mode(session, profile) == "read-only"
+        assert session.mode in profile.approves_itself
     assert set(read_options(CODEX["configOptions"])) == {"mode", "collaboration_mode"}
-    Modes(None).learn(
+    learn(
         session,
         {
             "configOptions": [
@@ -99,7 +106,7 @@ def test_codex_has_plan_mode_only_as_its_collaboration_mode_and_a_mode_that_asks
 
 def test_an_agent_without_plan_mode_has_no_switch():
     session = learned({"modes": {"currentModeId": "x", "availableModes": [{"id": "x"}]}})
-    assert plan_switch(session) is None and not in_plan(session)
+    assert plan_switch(session, default()) is None and not in_plan(session)
     assert learned({"modes": "garbage", "configOptions": {"no": "list"}}).options == {}
 
 
@@ -124,7 +131,22 @@ def test_a_reject_that_lets_the_turn_go_on_is_preferred():
         option("cancel", "reject_once", "No, and tell Codex what to do differently"),
         option("decline", "reject_once", "No, continue without running it"),
     ]
-    assert reject_outcome(codex)["optionId"] == "decline"
-    assert reject_outcome(codex[:2])["optionId"] == "cancel"
+    for profile in (CODEX_PROFILE, default()):
+        assert reject_choice(codex, profile) == (
+            {"outcome": "selected", "optionId": "decline"},
+            False,
+        )
+        # Codex's only reject for a patch ends its turn.
+        assert reject_choice(codex[:2], profile) == (
+            {"outcome": "selected", "optionId": "cancel"},
+            True,
+        )
     claude = [option("allow-once", "allow_once", "Yes"), option("reject", "reject_once", "No")]
-    assert reject_outcome(claude)["optionId"] == "reject"
+    for profile in (CLAUDE_PROFILE, default()):
+        assert reject_choice(claude, profile) == (
+            {"outcome": "selected", "optionId": "reject"},
+            False,
+        )
+    # No reject offered: cancelled, which ends the turn.
+    assert reject_choice(claude[:1], default()) == ({"outcome": "cancelled"}, True)
+    assert reject_outcome(claude, CLAUDE_PROFILE)["optionId"] == "reject"

@@ -72,6 +72,74 @@ def test_a_new_entry_in_progress_at_a_place_is_not_taken_for_an_active_form():
     assert [(s["id"], s["description"]) for s in steps] == [("e2", "Profiling"), ("e1", "Load")]
 
 
+def test_a_new_plan_started_where_a_finished_one_was_takes_its_own_words_and_new_ids():
+    """A second task: its first entry starts in progress at a place the first plan's completed
+    step held. It is a new step, never a rewording of the old one."""
+    mirror = PlanMirror()
+    mirror.adapt(entries(("Load sales.csv and inspect the columns", "pending")))
+    mirror.adapt(entries(("Loading sales.csv and inspecting the columns", "in_progress")))
+    mirror.adapt(entries(("Load sales.csv and inspect the columns", "completed")))
+    second, _ = mirror.adapt(
+        entries(("Fit a baseline linear model", "in_progress"), ("Report the R^2", "pending"))
+    )
+    assert [(s["id"], s["description"], s["status"]) for s in second] == [
+        ("e2", "Fit a baseline linear model", "in_progress"),
+        ("e3", "Report the R^2", "pending"),
+    ]
+    # A new plan in place of one that never started: the other entries changed too.
+    fresh = PlanMirror()
+    fresh.adapt(entries(("Read the data", "pending"), ("Plot it", "pending")))
+    steps, _ = fresh.adapt(entries(("Profiling", "in_progress"), ("Summarise", "pending")))
+    assert [(s["id"], s["description"]) for s in steps] == [
+        ("e3", "Profiling"),
+        ("e4", "Summarise"),
+    ]
+
+
+def test_the_proposal_takes_the_plan_texts_words_for_an_entry_in_its_active_form():
+    """The first plan's entry was sent in progress, in its active form only; the plan text's
+    list item is the step's words, and later updates keep them."""
+    mirror = PlanMirror()
+    mirror.adapt(entries(("Loading sales.csv", "in_progress"), ("Fit the model", "pending")))
+    steps = mirror.take_words(["Load sales.csv", "Fit the model", "Plot the fit"])
+    assert [(s["id"], s["description"]) for s in steps] == [
+        ("e1", "Load sales.csv"),
+        ("e2", "Fit the model"),
+    ]
+    again, _ = mirror.adapt(
+        entries(("Loading sales.csv", "in_progress"), ("Fit the model", "pending"))
+    )
+    assert [(s["id"], s["description"]) for s in again] == [
+        ("e1", "Load sales.csv"),
+        ("e2", "Fit the model"),
+    ]
+    # Words that are not an active form of any item stay the agent's.
+    other = PlanMirror()
+    other.adapt(entries(("Checking the data", "in_progress")))
+    assert [s["description"] for s in other.take_words(["Load sales.csv"])] == ["Checking the data"]
+
+
+def test_active_forms_are_told_by_their_first_word():
+    from jupyter_plans.agents.acp.text import active_form_of
+
+    pairs = [
+        ("Loading sales.csv", "Load sales.csv"),
+        ("Fitting a baseline linear model", "Fit a baseline linear model"),
+        ("Writing the report.", "Write the report"),
+        ("Plotting **monthly** totals", "Plot monthly totals"),
+        ("Reading the data", "read the data"),
+    ]
+    for active, item in pairs:
+        assert active_form_of(active, item), (active, item)
+    for active, item in [
+        ("Loading sales.csv", "Load orders.csv"),
+        ("Load sales.csv", "Load sales.csv"),
+        ("Sing a song", "S a song"),
+        ("Loading", "Load sales.csv"),
+    ]:
+        assert not active_form_of(active, item), (active, item)
+
+
 def test_ids_are_seeded_from_the_stored_plan():
     stored = [{"id": "e7", "description": "Load"}, {"id": "custom", "description": "Plot"}]
     steps, _ = PlanMirror(stored).adapt(entries(("Load", "pending"), ("Plot", "pending")))

@@ -147,3 +147,43 @@ def test_an_agent_that_approves_itself_and_cannot_be_made_to_ask_is_said_so(tmp_
         assert sum("its own promise" in line for line in lines) == 1
 
     run(main())
+
+
+def test_a_continued_session_gets_back_the_mode_that_asked(tmp_path, person):
+    """An earlier bridge ran the agent in a mode that asks (the person's approval kept edits
+    asking); the agent comes back (a page reloaded, its process made again) in a mode that
+    approves itself for the session it continues: it is given the mode it had, and the client
+    and the card are told. A new session keeps the agent's own first mode."""
+    earlier = {"agent": "Scripted agent", "mode": None, "working": False, "last_mode": "default"}
+
+    async def main():
+        await person("record_agent_status", earlier)
+        args = ["--start-mode", "bypassPermissions"]
+        async with bridged(tmp_path, agent_args=args) as (client, conn, _):
+            loaded = await asyncio.wait_for(
+                conn.load_session(cwd=str(tmp_path), session_id="kept", mcp_servers=[]), 20
+            )
+            assert loaded.modes.current_mode_id == "bypassPermissions"
+            assert (await client.report("set_mode"))["mode"] == "default"
+            await until_mode(person, "default")
+            # The client is told too (its update may come a moment after the agent's answer).
+            told = lambda: [u.current_mode_id for u in client.kinds("current_mode_update")]  # noqa: E731
+            for _ in range(200):
+                if told():
+                    break
+                await asyncio.sleep(0.05)
+            assert told() == ["default"]
+            await new_session(conn, tmp_path)
+            await asyncio.sleep(0.5)
+            assert [r["mode"] for r in client.reports("set_mode")] == ["default"]
+            assert person.snapshot()["agent_mode"] == "bypassPermissions"
+
+    run(main())
+
+
+async def until_mode(person, mode: str) -> None:
+    for _ in range(200):
+        if person.snapshot()["agent_mode"] == mode:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"agent_mode is {person.snapshot()['agent_mode']}, not {mode}")

@@ -308,3 +308,170 @@ def test_jupyter_ais_acp_client_runs_the_bridge_on_the_chats_notebook(jupyter_ai
                 await asyncio.wait_for(process.wait(), 10)
 
     run(main())
+
+
+def _persona(root: Path, chat, config):
+    from jupyter_plans.agents.acp.jupyter_ai_persona import PlanCardPersona
+
+    chat_path = root / "chats" / "analysis.chat"
+    return PlanCardPersona(parent=_manager(root, chat_path, chat, config), chat=chat)
+
+
+def _agent_config(*args: str):
+    from traitlets.config import Config
+
+    config = Config()
+    config.PlanCardPersona.agent = [*DEMO, *args]
+    return config
+
+
+def _alive(process) -> bool:
+    return process.returncode is None
+
+
+def test_a_persona_made_again_for_its_chat_keeps_the_one_session_and_agent(
+    jupyter_ai, root, tmp_path
+):
+    """The chat's page reloads, or the persona manager is made again, while the agent runs: the
+    new persona takes the chat's running session (no session/new, no session/load) and the one
+    agent; the persona it replaced, shut down, leaves them be; the last one stops them."""
+    from jupyterlab_chat.ychat import YChat
+
+    from .harness import agent_log
+
+    config = _agent_config("--log", str(tmp_path / "agent.jsonl"))
+
+    async def main():
+        chat = YChat()
+        first = _persona(root, chat, config)
+        await asyncio.wait_for(first.prepare(), 30)
+        process = await first.get_agent_subprocess()
+        again = _persona(root, chat, config)
+        assert type(again) is type(first)  # one class per chat: one agent process
+        await asyncio.wait_for(again.prepare(), 30)
+        assert await again.get_agent_subprocess() is process
+        assert await again.get_session_id() == await first.get_session_id()
+        sent = [e["message"].get("method") for e in agent_log(tmp_path)]
+        assert sent.count("session/new") == 1 and "session/load" not in sent
+        await first.shutdown()
+        await asyncio.sleep(0.5)
+        assert _alive(process)
+        await again.shutdown()
+        await asyncio.wait_for(process.wait(), 10)
+
+    run(main())
+
+
+def test_a_session_that_fails_to_start_is_one_line_in_the_chat_and_nothing_runs(
+    jupyter_ai, root, tmp_path
+):
+    from jupyterlab_chat.models import Message
+    from jupyterlab_chat.ychat import YChat
+
+    why = "--dangerously-skip-permissions cannot be used with root/sudo privileges"
+    config = _agent_config("--fail-new", why)
+
+    async def main():
+        chat = YChat()
+        agent = _persona(root, chat, config)
+        message = Message(id="m1", body="Clean the data", time=0.0, sender="alice")
+        await asyncio.wait_for(agent.on_message(message), 60)
+        said = [m.body for m in chat.get_messages() if m.sender == agent.id]
+        failed = [body for body in said if "could not start its session" in body]
+        assert len(failed) == 1 and len(failed[0].splitlines()) == 1
+        assert why in failed[0] and "send a message to try again" in failed[0]
+        assert not any("Traceback" in body or "<details" in body for body in said)
+        assert type(agent).__dict__.get("_subprocess_future") is None  # nothing runs
+        assert bridges_of(os.getpid()) == []
+
+    run(main())
+
+
+def bridges_of(pid: int) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(state[1]) == pid and state[0] != "Z" and " acp --notebook " in command:
+            found.append(command)
+    return found
+
+
+def test_an_answer_in_the_chat_is_the_decision_of_the_messages_sender(jupyter_ai, root):
+    """The persona names the message's sender to the bridge; the chat's button that approves
+    the proposal is that person's decision, made in the ACP client."""
+    from jupyterlab_chat.models import Message
+    from jupyterlab_chat.ychat import YChat
+
+    config = _agent_config()
+    plan_file = root / "chats" / "analysis.plans.sqlite"
+
+    async def main():
+        chat = YChat()
+        agent = _persona(root, chat, config)
+        process = None
+        person = Person(plan_file, session_id="default")
+        try:
+            await person("on")
+            await asyncio.wait_for(agent.prepare(), 30)
+            process = await agent.get_agent_subprocess()
+            client = await agent.get_client()
+            session_id = await agent.get_session_id()
+            message = Message(id="m1", body="Clean the data", time=0.0, sender="alice")
+            working = asyncio.ensure_future(agent.process_message(message))
+            pending = client._permission_manager._pending
+            await until(lambda: any(key[0] == session_id for key in pending))
+            (_, tool_call_id) = next(key for key in pending if key[0] == session_id)
+            assert client.resolve_permission(session_id, tool_call_id, "default")
+            await until(lambda: person.events("decision"))
+            working.cancel()  # the agent goes on working (its edits ask in the chat)
+            (decision,) = [e.data for e in person.events("decision")]
+            assert decision["action"] == "approved"
+            assert decision["by"] == {"name": "alice", "via": "acp-client"}
+        finally:
+            person.close()
+            if process is not None and process.returncode is None:
+                process.terminate()
+                await asyncio.wait_for(process.wait(), 10)
+
+    run(main())
+
+
+def test_the_chats_mode_menu_is_the_switch_of_the_messages_sender(jupyter_ai, root):
+    """Jupyter AI sends the mode picked in the chat's menu with the next message: plan mode on,
+    by the message's sender, in the ACP client."""
+    from jupyterlab_chat.models import Message
+    from jupyterlab_chat.ychat import YChat
+
+    plan_file = root / "chats" / "analysis.plans.sqlite"
+
+    async def main():
+        chat = YChat()
+        agent = _persona(root, chat, _agent_config())
+        person = Person(plan_file, session_id="default")
+        try:
+            message = Message(
+                id="m1",
+                body="Plan the cleaning",
+                time=0.0,
+                sender="carol",
+                metadata={"settings": {"__mode__": "plan"}},
+            )
+            working = asyncio.ensure_future(agent.on_message(message))
+            await until(lambda: person.events("mode_changed"))
+            working.cancel()
+            (on,) = [e.data for e in person.events("mode_changed")]
+            assert on == {"mode": "plan", "by": {"name": "carol", "via": "acp-client"}}
+        finally:
+            person.close()
+            process = type(agent).__dict__.get("_subprocess_future")
+            if process is not None and process.done() and process.result().returncode is None:
+                process.result().terminate()
+                await asyncio.wait_for(process.result().wait(), 10)
+
+    run(main())

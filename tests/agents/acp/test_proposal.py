@@ -199,9 +199,11 @@ def test_the_clients_reject_is_revise_with_no_notes(tmp_path, person):
             assert report["outcome"] == {"outcome": "selected", "optionId": "plan"}
             await running
             after = person.events(after=cursor)
-            assert [(e.kind, e.data) for e in after] == [
+            assert [(e.kind, e.data) for e in after if e.kind != "agent_status"] == [
                 ("decision", {"action": "changes_requested", "hash": digest, "by": CLIENT})
             ]
+            # The turn is over: the agent waits for the person's next message.
+            assert [e.data["working"] for e in after if e.kind == "agent_status"] == [False]
             snapshot = person.snapshot()
             assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
 

@@ -1,0 +1,62 @@
+"""What the bridge knows of its agent and the ACP sessions it has seen: the agent's profile (from
+its `initialize`), and per session its modes, select config options, running prompts, and the
+person at the client (the chat's user, when the client says who it is)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .profiles import Profile, default
+from .wire import id_key
+
+
+@dataclass
+class Select:
+    values: tuple[str, ...]
+    current: Any
+
+
+@dataclass
+class AgentSession:
+    """An ACP session the bridge has seen, as the bridge knows it."""
+
+    modes: tuple[str, ...] = ()  # the mode ids the agent offers
+    described: dict[str, str] = field(default_factory=dict)  # mode id -> the agent's words
+    mode: str | None = None  # the agent's current mode
+    options: dict[str, Select] = field(default_factory=dict)  # its select config options
+    restore: dict[str, Any] = field(default_factory=dict)  # what plan mode changed, as it was
+    setting: int = 0  # the bridge's own changes of its modes or options in flight
+    prompts: set[str] = field(default_factory=set)  # running session/prompt requests
+    prompted: bool = False  # its first prompt has gone (with the context block)
+    person: str | None = None  # the client's person, as the client named them
+
+
+@dataclass
+class Known:
+    """The agent as it said it is: its profile, chosen at initialize (the default until then)."""
+
+    profile: Profile = field(default_factory=default)
+
+
+class Sessions:
+    """The ACP sessions the bridge has seen, by id."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, AgentSession] = {}
+
+    def known(self, session_id: Any) -> AgentSession:
+        key = session_id if isinstance(session_id, str) else id_key(session_id)
+        return self.by_id.setdefault(key, AgentSession())
+
+    def items(self) -> list[tuple[str, AgentSession]]:
+        return list(self.by_id.items())
+
+    def person(self, session_id: Any) -> str | None:
+        """The person the client named for this session, if it did."""
+        found = self.by_id.get(session_id) if isinstance(session_id, str) else None
+        return None if found is None else found.person
+
+    def running(self) -> bool:
+        """Whether a prompt of the client runs in any session."""
+        return any(s.prompts for s in self.by_id.values())

@@ -1,0 +1,95 @@
+"""What the card and the panel say of the bridged agent, kept in the session: its name, the mode
+it last announced and what edits do there (from its profile, else its own words for the mode),
+and whether a prompt of the client runs (else the agent waits for the person's next message
+in the client). Each change is recorded as an `agent_status` event, in the order it happened
+(the bridge waits for them before it tells the client a session started or a turn ended, so
+a notebook that drives the bridge reads the same history on every run); at the bridge's end,
+that no agent is bridged any more."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from .state import AgentSession, Known
+from .wire import warn
+
+NO_AGENT = {"agent": None, "mode": None, "working": False}
+
+
+class AgentStatus:
+    def __init__(self, record: Callable[[dict], Awaitable[None]], known: Known) -> None:
+        self.record = record
+        self.known = known
+        self._mode: str | None = None
+        self._described: str | None = None
+        self._working = False
+        self._engaged = False  # an ACP session of the agent runs
+        self._last = NO_AGENT  # the status last queued (recorded, or about to be)
+        self._due: deque[dict] = deque()
+        self._task: asyncio.Task | None = None
+
+    def moved(self, agent_session: AgentSession) -> None:
+        """The agent's mode, as it announced it last."""
+        mode = agent_session.mode
+        if not isinstance(mode, str):
+            return
+        self._engaged = True
+        self._mode = mode
+        self._described = agent_session.described.get(mode)
+        self._changed()
+
+    def engaged(self) -> None:
+        """An ACP session of the agent started (whether or not it offers modes)."""
+        self._engaged = True
+        self._changed()
+
+    def working(self, running: bool) -> None:
+        self._working = running
+        self._changed()
+
+    def data(self) -> dict:
+        if not self._engaged:
+            return NO_AGENT if self._mode is None else {**NO_AGENT, "last_mode": self._mode}
+        profile = self.known.profile
+        return {
+            "agent": profile.name,
+            "mode": self._mode,
+            "mode_words": self._described,
+            "edits": profile.edits(self._mode, self._described),
+            "asks": profile.asks(self._mode),
+            "working": self._working,
+        }
+
+    def _changed(self) -> None:
+        data = self.data()
+        if data == self._last:
+            return
+        self._last = data
+        self._due.append(data)
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while self._due:
+            data = self._due.popleft()
+            try:
+                await self.record(data)
+            except Exception as exc:  # noqa: BLE001 - the card says less, the relay goes on
+                warn(f"could not record the agent's status ({type(exc).__name__}: {exc})")
+
+    async def settled(self) -> None:
+        """Wait until every change so far is recorded."""
+        task = self._task
+        if task is not None and not task.done():
+            await asyncio.shield(task)
+
+    async def ended(self) -> None:
+        """The bridge ends: no agent is bridged any more."""
+        self._engaged, self._working = False, False
+        self._changed()
+        try:
+            await asyncio.wait_for(self.settled(), 2.0)
+        except asyncio.TimeoutError:
+            warn("the agent's last status is not recorded (the plan file is busy)")

@@ -1,0 +1,166 @@
+"""JupyterLab with Jupyter AI 3.2 (the environment `make jupyter-ai-env` builds), the persona
+"Claude with plans" in front of the real claude-agent-acp, a stand-in of the model's API, and
+Debian's Chromium: the journey of a person planning with Claude Code in Jupyter AI's chat.
+Without Chromium, that environment or the agent the tests fail in CI and skip elsewhere."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.agents.acp.real import BY_NAME, claude_env, require
+from tests.e2e.conftest import CHROMIUM, require_chromium
+from tests.jupyter_process import free_port, jupyter
+from tests.standins.anthropic import AnthropicStandin
+
+REPO = Path(__file__).parents[2]
+VENV = REPO / "build" / "jupyter-ai-venv"
+STAMP = VENV / ".installed"  # written by make once pip check passed
+PERSONA = "jupyter-ai-personas::jupyter_plans::PlanCardPersona"
+TOKEN = "plans-chat-token"
+AGENT = BY_NAME["claude-0.101"]
+NOTEBOOK = {
+    "cells": [
+        {
+            "cell_type": "code",
+            "id": "plan-on",
+            "metadata": {},
+            "source": "%load_ext jupyter_plans\n%plan on",
+            "outputs": [],
+            "execution_count": None,
+        }
+    ],
+    "metadata": {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+    },
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def require_jupyter_ai() -> None:
+    """The Jupyter AI 3.2 environment, with this checkout's labextension linked into it."""
+    reason = None
+    linked = VENV / "share" / "jupyter" / "labextensions" / "jupyter-plans"
+    if not STAMP.is_file():
+        reason = f"{VENV.relative_to(REPO)} is missing (make jupyter-ai-env)"
+    elif linked.resolve() != (REPO / "jupyter_plans" / "labextension").resolve():
+        reason = f"{linked} is not this checkout's labextension (make jupyter-ai-env)"
+    if reason is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def chat_lab(tmp_path: Path, script):
+    """JupyterLab from the Jupyter AI environment on tmp_path/root (analysis.ipynb in it), the
+    persona running the real claude-agent-acp 0.101 behind the bridge, its model answering
+    SCRIPT. Yields {base, token, root, model, server}."""
+    require_chromium()
+    require_jupyter_ai()
+    require(AGENT)
+    root, home, config = tmp_path / "root", tmp_path / "home", tmp_path / "config"
+    for folder in (root, config, root / ".settings"):
+        folder.mkdir(parents=True)
+    (root / "analysis.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
+    (config / "jupyter_server_config.py").write_text(
+        f"c.PlanCardPersona.agent = {AGENT.command!r}\n"
+        f"c.PersonaManager.default_persona_id = {PERSONA!r}\n"
+        # Jupyter AI's own MCP server, which it gives its agents: on a free port, not 3001.
+        f"c.MCPExtensionApp.mcp_port = {free_port()}\n",
+        encoding="utf-8",
+    )
+    (root / ".settings" / "overrides.json").write_text(
+        json.dumps(
+            {
+                "@jupyterlab/apputils-extension:notification": {
+                    "checkForUpdates": False,
+                    "fetchNews": "false",
+                }
+            }
+        )
+    )
+    options = (
+        "--LabApp.expose_app_in_browser=True",
+        f"--LabApp.app_settings_dir={root / '.settings'}",
+        f"--LabApp.user_settings_dir={root / '.user-settings'}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+    )
+    with AnthropicStandin(script) as model:
+        env = {
+            **claude_env(home, model),
+            "JUPYTER_CONFIG_DIR": str(config),
+            "PATH": os.pathsep.join([str(VENV / "bin"), os.environ.get("PATH", "")]),
+            # As root with IS_SANDBOX set, Claude Code asks for a mode it then refuses.
+            "IS_SANDBOX": "",
+            "PYTHONPATH": "",
+            "VIRTUAL_ENV": str(VENV),
+        }
+        python = str(VENV / "bin" / "python")
+        log = tmp_path / "lab.log"
+        with jupyter("lab", root, TOKEN, *options, log=log, env=env, python=python) as (
+            server,
+            base,
+        ):
+            yield {"base": base, "token": TOKEN, "root": root, "model": model, "server": server}
+
+
+@contextlib.contextmanager
+def browser(viewport=(1500, 1100)):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
+        )
+        try:
+            context = chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+            yield context.new_page()
+        finally:
+            chromium.close()
+
+
+def processes_under(pid: int) -> list[str]:
+    """The command lines of every process PID started, and theirs."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    found, queue = [], [pid]
+    while queue:
+        for child in children.get(queue.pop(), []):
+            queue.append(child)
+            try:
+                command = (Path("/proc") / str(child) / "cmdline").read_bytes()
+            except OSError:
+                continue
+            found.append(command.replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
+def bridges_and_agents(pid: int) -> tuple[int, int]:
+    """How many bridges and claude-agent-acp processes the server runs."""
+    commands = processes_under(pid)
+    bridges = [c for c in commands if " acp --notebook " in c]
+    agents = [c for c in commands if "claude-agent-acp" in c and " acp --notebook " not in c]
+    return len(bridges), len(agents)
+
+
+def copy_shots(shots: list[Path], folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for shot in shots:
+        shutil.copy(shot, folder / shot.name)
