@@ -12,8 +12,8 @@ import { editor } from "./editor";
 import { announce } from "./announce";
 import { MODEL_ID_ATTR, SUPERSEDED_BY_ATTR, freeze, noticeBar } from "./frame";
 import { guardLines } from "./guards";
+import { decisionBanner } from "./decision";
 import {
-  decisionBanner,
   emptyState,
   errorBar,
   explanation,
