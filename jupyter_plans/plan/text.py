@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from .models import Event, Snapshot
 
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+LABEL_CHARS = 48  # a session's task, as its label shows it
 
 
 def _json(value: Any) -> Any:
@@ -200,3 +201,16 @@ def describe_comments(snapshot: Snapshot | dict) -> str:
         if comment["reply"]:
             lines.append(f"    the agent replied: {comment['reply']}")
     return "\n".join(lines) or "No comments yet."
+
+
+def first_words(text: str | None, limit: int = LABEL_CHARS) -> str | None:
+    """`text` on one line, cut after its last whole word within `limit` characters (with "…")."""
+    words = " ".join((text or "").split())
+    if not words:
+        return None
+    if len(words) <= limit:
+        return words
+    cut = words[: limit - 1]
+    if " " in cut and words[limit - 1].isalnum():  # cut inside a word: drop it
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.-") + "…"

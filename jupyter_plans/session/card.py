@@ -8,6 +8,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..errors import OlderSchema
 from ..plan.comments import anchor_words, anchoring, count_open
 from ..plan.stored import USER_EDIT
 from ..store.guards import HEARTBEAT_MS, installed, now_ms, seen_rows
@@ -101,14 +102,14 @@ def guard_data(session: PlanSession, snapshot: dict, notebook: Path | None) -> d
     began may stand for a run since (the run after it did not need to write)."""
     if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
         return None
-    with session.store.read() as tx:
-        try:
+    try:
+        with session.store.read() as tx:
             seen, installs = seen_rows(tx), installed(tx)
-        except session.store.driver_error:  # a plan file this process cannot upgrade
-            return None
-        since = None
-        if snapshot["mode"] == "plan":
-            since = tx.scalar("SELECT_MODE_SINCE", {"sid": session.session_id})
+            since = None
+            if snapshot["mode"] == "plan":
+                since = tx.scalar("SELECT_MODE_SINCE", {"sid": session.session_id})
+    except OlderSchema:  # a plan file this process cannot upgrade
+        return None
     if not seen and not installs:
         return None
     last = {row["agent"]: row["at"] for row in seen}

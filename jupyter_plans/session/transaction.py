@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pydantic_core
 
-from ..errors import ConnectionLost, PlanStoreError
+from ..errors import CallIdTaken, ConnectionLost, PlanStoreError
 from ..lazy import LazyModule
 from ..plan.stored import USER_EDIT, decode_plan_event, encode_plan_event
 from ..plan.who import PERSON_KINDS
@@ -255,13 +255,11 @@ class _Writing:
                     _append_events(change)
                     _write_state(change)  # last: its count is the one read after the block
                 _check_state_written(change)
-            except BaseException as failure:
-                # DB-API's name for a broken constraint: here, the call id's unique index.
-                earlier = change.unlooked and type(failure).__name__ == "IntegrityError"
+            except BaseException:
                 try:
                     self.tx.__exit__(*sys.exc_info())
-                except PlanStoreError:
-                    if earlier:
+                except CallIdTaken:
+                    if change.unlooked:  # an accepted call of this id is recorded: look first
                         raise EarlierUse from None
                     raise
                 raise
