@@ -67,7 +67,7 @@ class Store:
         self._held_lock = threading.Lock()
         self._closed = False
         self._closed_why: str | None = None  # what the person should do, once closed
-        # session id -> (seq of its plan_updated event, the plan): see PlanSession._plan_at.
+        # session id -> (seq of its plan_updated event, the plan): see session/events.py, plan_at.
         self.plan_cache: dict[str, tuple[int, dict]] = {}
         self._listeners: list[ChangeCallback] = []
         self._listeners_lock = threading.Lock()
