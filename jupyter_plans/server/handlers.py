@@ -87,7 +87,7 @@ class SessionsHandler(PlansHandler):
     async def get(self) -> None:
         data = await off_loop(self._sessions)  # a bad path is refused before any stream
         if "text/event-stream" in self.request.headers.get("Accept", ""):
-            await stream_sessions(self, self._sessions)
+            await stream_sessions(self, self.session, self._sessions)
             return
         self.finish(data)
 
@@ -146,7 +146,7 @@ class EventsHandler(PlansHandler):
         after, limit = self._after(), self._limit()
         session, _ = await off_loop(self.session)
         if "text/event-stream" in self.request.headers.get("Accept", ""):
-            await stream_events(self, session, after)
+            await stream_events(self, self.session, session, after)
             return
         if session is None:
             self.finish({"events": [], "more": False})
