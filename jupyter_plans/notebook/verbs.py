@@ -82,7 +82,7 @@ def new(session: PlanSession, rest: str) -> PlanSession:
     number = len(taken) + 1
     while f"session-{number}" in taken:
         number += 1
-    fresh = store.session(f"session-{number}")
+    fresh = PlanSession(store, f"session-{number}")
     store.set_current_session(fresh.session_id)
     print("Started a new plan session; earlier ones stay in the plan file.")
     return fresh

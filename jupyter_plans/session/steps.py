@@ -5,7 +5,7 @@ never on another concern."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..plan.cells import completion_changes
 from .events import dumps, models
@@ -96,7 +96,7 @@ def decide(change: Change, action: str, comments: list[str] | None = None) -> No
     changes_requested, dropped, left); `comments`, those it was approved with."""
     digest = change.state.pending_proposal_hash
     change.state.pending_proposal_hash = None
-    data = {"action": action, "hash": digest}
+    data: dict[str, Any] = {"action": action, "hash": digest}
     if comments:  # approved with these comments open (DESIGN section 14)
         data["comments"] = comments
     change.emit("decision", data)

@@ -18,19 +18,36 @@ class Backend(Protocol):
     """One database's connections, the SQL that begins its transactions, and how another
     process's commits are told."""
 
-    dialect: str  # "sqlite" or "postgresql"
-    begin_write: str  # BEGIN for a writer (it holds the write lock from its first statement)
-    begin_read: str  # BEGIN for a reader (one consistent state, never blocking a writer)
-    # In a transaction, changes when another connection committed since; None where a writer
-    # locks the session row by reading it (PostgreSQL).
-    others_commits: str | None
-    pipelines: bool  # whether a statement costs a round trip that a pipeline spares
-    driver_error: type[Exception]  # the base of the driver's errors
-    # Sent with a write's COMMIT, so other processes are told of it (PostgreSQL); None where
-    # the file system tells (a plan file).
-    notify: str | None
-    notify_session: str | None  # the same, naming the session (first, before `notify`)
-    schema_version: int | None  # the schema's version when known before opening, else None
+    @property
+    def dialect(self) -> str: ...  # "sqlite" or "postgresql"
+
+    @property
+    def begin_write(self) -> str: ...  # BEGIN for a writer (the write lock from its start)
+
+    @property
+    def begin_read(self) -> str: ...  # BEGIN for a reader (one state, never blocking a writer)
+
+    @property
+    def others_commits(self) -> str | None:
+        """In a transaction, changes when another connection committed since; None where a
+        writer locks the session row by reading it (PostgreSQL)."""
+
+    @property
+    def pipelines(self) -> bool: ...  # whether a pipeline spares statements' round trips
+
+    @property
+    def driver_error(self) -> type[Exception]: ...  # the base of the driver's errors
+
+    @property
+    def notify(self) -> str | None:
+        """Sent with a write's COMMIT, so other processes are told of it (PostgreSQL); None
+        where the file system tells (a plan file)."""
+
+    @property
+    def notify_session(self) -> str | None: ...  # the same, naming the session (sent first)
+
+    @property
+    def schema_version(self) -> int | None: ...  # known before opening (a plan file), else None
 
     @property
     def statement_dialect(self) -> Any: ...  # what statements are compiled for (compiled.py)
@@ -73,8 +90,12 @@ class PlanFile(Backend, Protocol):
     """A plan file: the one the store opened, which may be replaced, deleted or moved under it
     (tracking.py keeps the store on it)."""
 
-    path_text: str
-    read_only: str | None  # why this process cannot write the file, if it cannot
+    @property
+    def path_text(self) -> str: ...
+
+    @property
+    def read_only(self) -> str | None: ...  # why this process cannot write the file, if so
+
     opened: FileIdentity | None  # the file the store opened; None while there is none
     marker_at_open: marker.Marker | None  # what the file said of a move when first looked at
     since: marker.Since  # from when the file's own moves count

@@ -54,11 +54,11 @@ class Store:
     """A durable home for plan sessions: a SQLite file beside the notebook, or a database URL."""
 
     def __init__(self, url_or_path: str | os.PathLike) -> None:
-        self._backend, plan_file = backend_for(url_or_path)
+        backend, plan_file = backend_for(url_or_path)
+        self._backend: Backend = backend
         self.dialect = self._backend.dialect
         self.translate = self._backend.translate  # a driver's error as ours (driver_errors.py)
         # What a write sends with its commit, so other processes are told (PostgreSQL).
-        backend = self._backend
         self._notify = None
         if backend.notify is not None:
             self._notify = (backend.notify, backend.notify_session, backend.committed)
@@ -76,7 +76,8 @@ class Store:
         self.insert_session = "INSERT_SESSION"  # a named statement; see statements.py
         # A plan file is looked at in every transaction (see _on_file); the `write` given to
         # Tx says how, None where there is no file (PostgreSQL).
-        self._reads_file, self._writes_file = (None, None) if plan_file is None else (False, True)
+        self._reads_file: bool | None = None if plan_file is None else False
+        self._writes_file: bool | None = None if plan_file is None else True
         self._tracker: FileTracker | None = None
         if plan_file is not None:
             self._tracker = FileTracker(plan_file, self.plan_cache.clear, self._migrate)
@@ -152,7 +153,7 @@ class Store:
         for _attempt in range(FOLLOWS + 1):
             if self._closed:
                 raise PlanStoreError(self._closed_words())
-            generation, identity = self.generation, None
+            generation, identity, fresh = self.generation, None, False
             if self._tracker is None:
                 handle, driver = self._backend.connect()
             else:
@@ -162,13 +163,15 @@ class Store:
                     continue
                 handle, identity = opened
                 driver = handle
+                # A file this process cannot write is read through a new connection each
+                # time: an immutable view of it (see reading_uri) would not see its owner's
+                # later commits.
+                fresh = identity is not None and self._tracker.backend.read_only is not None
             with self._held_lock:
                 self._held.append((handle, driver))
             local.cursor = driver.cursor()
             local.generation, local.identity = generation, identity
-            # A file this process cannot write is read through a new connection each time: an
-            # immutable view of it (see reading_uri) would not see its owner's later commits.
-            local.fresh = identity is not None and self._tracker.backend.read_only is not None
+            local.fresh = fresh
             local.written = None  # a new connection knows nothing it wrote
             local.looked_at = None  # nor whether the file moved (see _on_file)
             return local.cursor

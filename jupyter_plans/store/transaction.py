@@ -54,7 +54,8 @@ class Host(Protocol):
     """What a transaction asks of the store it runs in (store.py's Store; readonly.py's
     ReadOnlyStore, which has no file to look at and nothing to tell)."""
 
-    driver_error: type[Exception]  # the base of the driver's errors
+    @property
+    def driver_error(self) -> type[Exception]: ...  # the base of the driver's errors
 
     def translate(self, error: Exception, words: str) -> PlanStoreError: ...  # driver_errors.py
 
@@ -107,7 +108,7 @@ class Tx:
         store: Host,
         write: bool | None = None,
         pipelined: bool = False,
-        notify: tuple[str, str, Callable[[str | None], None]] | None = None,
+        notify: tuple[str, str | None, Callable[[str | None], None]] | None = None,
         session_id: str | None = None,
     ) -> None:
         self._cursor = None
