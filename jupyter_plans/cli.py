@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .errors import DecisionRefused, PlanStoreError
 
@@ -42,14 +42,28 @@ def _parser() -> argparse.ArgumentParser:
         description="Read and drive the durable plan of a notebook agent.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _session_commands(commands)
+    _mcp_command(commands)
+    _journal_commands(commands)
+    _other_commands(commands)
+    return parser
+
+
+def _with_session(commands: Any, name: str, help: str) -> argparse.ArgumentParser:
+    """A command on one session of a plan file or database (--db, --session)."""
+    sub = commands.add_parser(name, help=help, description=help)
+    sub.add_argument("--db", required=True, help="a SQLAlchemy URL or the path of a plan file")
+    sub.add_argument(
+        "--session", metavar="SID", help="the session id (default: the file's current one)"
+    )
+    return sub
+
+
+def _session_commands(commands: Any) -> None:
+    """snapshot, events, call and plan."""
 
     def with_session(name: str, help: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help, description=help)
-        sub.add_argument("--db", required=True, help="a SQLAlchemy URL or the path of a plan file")
-        sub.add_argument(
-            "--session", metavar="SID", help="the session id (default: the file's current one)"
-        )
-        return sub
+        return _with_session(commands, name, help)
 
     with_session("snapshot", "print the session's snapshot as JSON")
 
@@ -76,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--by", metavar="NAME", help="who decides (default: this system's user name)")
 
+
+def _mcp_command(commands: Any) -> None:
     mcp = commands.add_parser(
         "mcp",
         help="serve the session's plan tools to an MCP client on stdio",
@@ -88,6 +104,13 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--session", metavar="SID", help="the session id (default: the file's current one)"
     )
+
+
+def _journal_commands(commands: Any) -> None:
+    """export and context."""
+
+    def with_session(name: str, help: str) -> argparse.ArgumentParser:
+        return _with_session(commands, name, help)
 
     export = with_session(
         "export", "write the session's journal (checkpoint, plan, decisions, progress) as Markdown"
@@ -105,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
         help="the most characters the block may have (default and maximum 14000)",
     )
 
+
+def _other_commands(commands: Any) -> None:
+    """move, hook, acp and demo."""
     move = commands.add_parser(
         "move",
         help="move a notebook and its plan file together (a rename outside Jupyter)",
@@ -144,7 +170,6 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="run this notebook headlessly instead (in a copy) and print its last card",
     )
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,6 +10,21 @@ class StoreBusy(PlanStoreError):
     nothing was done; the same operation may be tried again once the lock is released."""
 
 
+class RecordConflict(PlanStoreError):
+    """A write broke one of the store's unique rules, so nothing of it was saved (the store
+    says a driver's IntegrityError as this, at the transaction's exit)."""
+
+
+class CallIdTaken(RecordConflict):
+    """The call id of a write is the id of an accepted call already recorded in the session:
+    the write was not saved; under a call id of its own it may be."""
+
+
+class OlderSchema(PlanStoreError):
+    """A read named a table or column the store does not have: a plan file of an older
+    jupyter-plans that this process cannot upgrade."""
+
+
 class DecisionRefused(Exception):
     """A person's verb (on, off, approve, revise, edit) that cannot be carried out.
 

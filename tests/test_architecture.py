@@ -1,7 +1,9 @@
 """The shape of the package holds: no import circle, no module over 400 lines, and each folder
-imports only from the folders below it (docs/architecture.md draws the floors).
+imports only from the folders below it (docs/architecture.md draws the floors); a folder's
+`__init__.py` is short, and so is every function unless its first line says why not.
 
-Imports inside functions count; imports under `if TYPE_CHECKING:` do not (they never run).
+Imports inside functions count; imports under `if TYPE_CHECKING:` do not for the floors (they
+never run), and do for the circles: a circle of types is a circle a reader has to hold.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "jupyter_plans"
 
 MAX_LINES = 400
+MAX_INIT_LINES = 60  # a folder's __init__.py says its job and re-exports
+MAX_FUNCTION_LINES = 60  # longer only with a comment on its first line that says why
 
 # The floors, lowest first. A module may import from its own floor's folder and from any
 # floor below; never from a floor above, nor from another folder on its own floor.
@@ -63,14 +67,15 @@ def _resolve(module: str, is_package: bool, level: int, target: str | None) -> s
     return ".".join(base + ([target] if target else []))
 
 
-def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
-    """The package's modules that `module` imports, wherever in the file the import is."""
+def imports_of(module: str, path: Path, known: set[str], types: bool = False) -> set[str]:
+    """The package's modules that `module` imports, wherever in the file the import is; with
+    `types`, those imported only for type checkers too."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     is_package = path.name == "__init__.py"
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not types:
             for child in node.orelse:
                 visit(child)
             return
@@ -101,10 +106,10 @@ def _literal_module(node: ast.Call) -> str:
     return ""
 
 
-def graph() -> dict[str, set[str]]:
+def graph(types: bool = False) -> dict[str, set[str]]:
     found = modules()
     known = set(found)
-    edges = {name: imports_of(name, path, known) for name, path in found.items()}
+    edges = {name: imports_of(name, path, known, types) for name, path in found.items()}
     # Importing a.b.c runs a/__init__ and a/b/__init__ too, but those are the packages' own
     # affair: an edge to a package's __init__ is kept only when the package itself is named.
     return edges
@@ -158,10 +163,7 @@ def test_the_graph_sees_the_imports_it_should():
     """The reader of imports is itself checked: it finds relative, absolute and in-function
     imports, and skips TYPE_CHECKING ones."""
     edges = graph()
-    assert (
-        "jupyter_plans.plan.models"
-        in edges["jupyter_plans.session.plan_session"] | edges["jupyter_plans.session.transaction"]
-    )
+    assert "jupyter_plans.plan.models" in edges["jupyter_plans.session.events"]
     assert "jupyter_plans.notebook.magics" in edges["jupyter_plans"]  # imported in a function
     assert len(edges) > 50
 
@@ -169,6 +171,20 @@ def test_the_graph_sees_the_imports_it_should():
 def test_no_import_circle():
     cycles = find_cycles(graph())
     assert cycles == [], "import circles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_no_import_circle_even_for_type_checkers():
+    """In every folder (and across them), counting the imports written only for type checkers:
+    a module that names another's types still depends on it."""
+    edges = graph(types=True)
+    assert "jupyter_plans.session.plan_session" in edges["jupyter_plans.session.bound"]
+    cycles = find_cycles(edges)
+    assert cycles == [], "import circles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_circle_finder_sees_a_circle_of_types():
+    edges = {"a.x": {"a.y"}, "a.y": {"a.x"}, "a.z": {"a.x"}}
+    assert find_cycles(edges) == [["a.x", "a.y"]]
 
 
 @pytest.mark.parametrize("module", sorted(modules()))
@@ -227,6 +243,54 @@ def test_every_folder_says_its_job_in_its_init():
             continue
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert doc, f"{init.relative_to(PACKAGE.parent)} has no docstring saying its job"
+
+
+@pytest.mark.parametrize(
+    "init",
+    sorted(p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE),
+    ids=lambda p: str(p.parent.relative_to(PACKAGE)),
+)
+def test_a_folders_init_is_short(init):
+    lines = len(init.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_INIT_LINES, (
+        f"{init.relative_to(PACKAGE.parent)} has {lines} lines; a folder's __init__.py says its "
+        f"job and re-exports, in at most {MAX_INIT_LINES}"
+    )
+
+
+def long_functions(path: Path, root: Path = PACKAGE.parent) -> list[str]:
+    """The functions of a file over MAX_FUNCTION_LINES lines (their decorators and docstring
+    counted) whose first line has no comment saying why."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        length = node.end_lineno - first + 1
+        if length > MAX_FUNCTION_LINES and "#" not in lines[node.lineno - 1]:
+            found.append(f"{path.relative_to(root)}:{node.lineno} {node.name} {length}")
+    return found
+
+
+def test_no_function_over_60_lines_without_a_reason():
+    found = [entry for path in modules().values() for entry in long_functions(path)]
+    assert found == [], (
+        f"functions over {MAX_FUNCTION_LINES} lines (split them along their seams, or say on "
+        "their first line why one long function is clearest): " + ", ".join(found)
+    )
+
+
+def test_a_long_function_is_found_unless_it_says_why(tmp_path):
+    body = "".join(f"    x = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    example = tmp_path / "example.py"
+    example.write_text(
+        f"def long():\n{body}\n\ndef said():  # one table, read as one\n{body}"
+        f"\n\ndef short():\n{body[: -len(body) // 2]}",
+        encoding="utf-8",
+    )
+    assert long_functions(example, tmp_path) == [f"example.py:1 long {MAX_FUNCTION_LINES + 1}"]
 
 
 def test_no_private_module_at_the_root():

@@ -75,44 +75,17 @@ def _type_name(value: Any) -> str:
 def notebook_tools(shell: Any, session: Any = None) -> list[AgentTool]:
     """list_variables, inspect_variable (read) and run_code (execute) for `shell`'s kernel."""
 
-    def visible() -> dict[str, Any]:
-        hidden = getattr(shell, "user_ns_hidden", {})
-        return {
-            name: value
-            for name, value in shell.user_ns.items()
-            if not name.startswith("_") and name not in _HIDDEN and name not in hidden
-        }
-
     @agent_tool("read", name="list_variables", session=session)
     def list_variables() -> str:
         """List the notebook's variables: name, type and size, sorted by name."""
-        found = visible()
-        lines = []
-        for name in sorted(found)[:MAX_VARIABLES]:
-            size = _size(found[name])
-            lines.append(f"{name}: {_type_name(found[name])}" + (f" ({size})" if size else ""))
-        if len(found) > MAX_VARIABLES:
-            lines.append(f"... and {len(found) - MAX_VARIABLES} more")
-        return bounded("\n".join(lines) or "No variables are defined yet.")
+        return _list_variables(_visible(shell))
 
     @agent_tool("read", name="inspect_variable", session=session)
     def inspect_variable(
         name: Annotated[str, Field(description="The variable's name in the notebook.")],
     ) -> str:
         """Show one variable of the notebook: its type, size and a bounded repr."""
-        found = visible()
-        if name not in found:
-            raise NameError(f"no variable {name!r} in the notebook; list_variables shows them")
-        value = found[name]
-        lines = [f"{name}: {_type_name(value)}"]
-        size = _size(value)
-        if size:
-            lines.append(size)
-        dtypes = getattr(value, "dtypes", None)
-        if dtypes is not None and hasattr(value, "columns"):
-            lines.append("dtypes:\n" + bounded(str(dtypes), MAX_REPR_CHARS))
-        lines.append("repr:\n" + bounded(repr(value), MAX_REPR_CHARS))
-        return bounded("\n".join(lines))
+        return _inspect_variable(_visible(shell), name)
 
     @agent_tool("execute", name="run_code", session=session)
     def run_code(
@@ -120,23 +93,62 @@ def notebook_tools(shell: Any, session: Any = None) -> list[AgentTool]:
     ) -> str:
         """Run Python code in the notebook's kernel; returns what it printed, its value and any
         error. The person is asked before it runs."""
-        printed: list[str] = []
-        with _copied(printed):
-            result = shell.run_cell(code, store_history=False)
-        error = result.error_before_exec or result.error_in_exec
-        if isinstance(error, KeyboardInterrupt):
-            raise error  # the person interrupted the kernel: the whole turn stops
-        parts = []
-        output = _ANSI.sub("", "".join(printed))
-        if output.strip():
-            parts.append("printed:\n" + bounded(output, MAX_RESULT_CHARS // 2))
-        if result.result is not None:
-            parts.append("value:\n" + bounded(repr(result.result), MAX_REPR_CHARS))
-        if error is not None:
-            parts.append(f"error: {type(error).__name__}: {error}")
-        return bounded("\n".join(parts) or "The code ran and printed nothing.")
+        return _run_code(shell, code)
 
     return [list_variables, inspect_variable, run_code]
+
+
+def _visible(shell: Any) -> dict[str, Any]:
+    """The notebook's own variables (not IPython's, nor those it hides)."""
+    hidden = getattr(shell, "user_ns_hidden", {})
+    return {
+        name: value
+        for name, value in shell.user_ns.items()
+        if not name.startswith("_") and name not in _HIDDEN and name not in hidden
+    }
+
+
+def _list_variables(found: dict[str, Any]) -> str:
+    lines = []
+    for name in sorted(found)[:MAX_VARIABLES]:
+        size = _size(found[name])
+        lines.append(f"{name}: {_type_name(found[name])}" + (f" ({size})" if size else ""))
+    if len(found) > MAX_VARIABLES:
+        lines.append(f"... and {len(found) - MAX_VARIABLES} more")
+    return bounded("\n".join(lines) or "No variables are defined yet.")
+
+
+def _inspect_variable(found: dict[str, Any], name: str) -> str:
+    if name not in found:
+        raise NameError(f"no variable {name!r} in the notebook; list_variables shows them")
+    value = found[name]
+    lines = [f"{name}: {_type_name(value)}"]
+    size = _size(value)
+    if size:
+        lines.append(size)
+    dtypes = getattr(value, "dtypes", None)
+    if dtypes is not None and hasattr(value, "columns"):
+        lines.append("dtypes:\n" + bounded(str(dtypes), MAX_REPR_CHARS))
+    lines.append("repr:\n" + bounded(repr(value), MAX_REPR_CHARS))
+    return bounded("\n".join(lines))
+
+
+def _run_code(shell: Any, code: str) -> str:
+    printed: list[str] = []
+    with _copied(printed):
+        result = shell.run_cell(code, store_history=False)
+    error = result.error_before_exec or result.error_in_exec
+    if isinstance(error, KeyboardInterrupt):
+        raise error  # the person interrupted the kernel: the whole turn stops
+    parts = []
+    output = _ANSI.sub("", "".join(printed))
+    if output.strip():
+        parts.append("printed:\n" + bounded(output, MAX_RESULT_CHARS // 2))
+    if result.result is not None:
+        parts.append("value:\n" + bounded(repr(result.result), MAX_REPR_CHARS))
+    if error is not None:
+        parts.append(f"error: {type(error).__name__}: {error}")
+    return bounded("\n".join(parts) or "The code ran and printed nothing.")
 
 
 @contextlib.contextmanager

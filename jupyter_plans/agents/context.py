@@ -11,6 +11,7 @@ texts, at most half the block, likewise), so the same state always gives the sam
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -151,11 +152,7 @@ def _cuts(snapshot: dict):
 
 
 def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> dict:
-    def text(value: str | None) -> str | None:
-        if value is None or cut.text_limit is None or len(value) <= cut.text_limit:
-            return value
-        return value[: cut.text_limit - 1] + "…"
-
+    text = _shortener(cut.text_limit)
     plan = snapshot["plan"]
     state: dict[str, Any] = {
         "session_id": snapshot["session_id"],
@@ -180,8 +177,29 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
             "revision": plan["revision"] if plan else None,
             "note": "the person has not answered this proposal; nothing is approved yet",
         }
-    decisions = snapshot["decisions"]
-    kept = decisions[len(decisions) - cut.decisions :] if cut.decisions else []
+    _recent_decisions(state, snapshot["decisions"], cut.decisions, text)
+    if plan is None:
+        return state
+    ran = snapshot.get("cells", {})
+    _progress(state, plan, ran, cut.steps)
+    phases = _phases(state["omitted"], plan, ran, cut, text)
+    state["plan"] = _plan_view(state["omitted"], plan, phases, cut, text)
+    return state
+
+
+def _shortener(limit: int | None) -> Callable[[str | None], str | None]:
+    """A model's text cut to `limit` characters (with "…"); None: as it is."""
+
+    def text(value: str | None) -> str | None:
+        if value is None or limit is None or len(value) <= limit:
+            return value
+        return value[: limit - 1] + "…"
+
+    return text
+
+
+def _recent_decisions(state: dict, decisions: list[dict], kept_count: int, text: Any) -> None:
+    kept = decisions[len(decisions) - kept_count :] if kept_count else []
     state["recent_decisions"] = [
         {
             "title": text(d["title"]),
@@ -190,17 +208,16 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
         }
         for d in kept
     ]
-    omitted = state["omitted"]
     if len(decisions) > len(kept):
-        omitted["older_decisions"] = len(decisions) - len(kept)
-    if plan is None:
-        return state
+        state["omitted"]["older_decisions"] = len(decisions) - len(kept)
 
+
+def _progress(state: dict, plan: dict, ran: dict, step_limit: int | None) -> None:
+    """The step in progress and its cells, the steps ready to start and those blocked."""
     status = {step["id"]: step["status"] for step in plan["steps"]}
     state["current_step"] = next(
         (s["id"] for s in plan["steps"] if s["status"] == "in_progress"), None
     )
-    ran = snapshot.get("cells", {})
     state["current_step_cells"] = [
         {
             "cite": f"cell:{run['cell_id']}",
@@ -209,7 +226,7 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
         }
         for run in ran.get(state["current_step"], [])
     ]
-    for step in plan["steps"][: cut.steps]:
+    for step in plan["steps"][:step_limit]:
         if step["status"] != "pending":
             continue
         unmet = [dep for dep in step["depends_on"] if status.get(dep) != "completed"]
@@ -218,6 +235,9 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
         else:
             state["ready_steps"].append(step["id"])
 
+
+def _phases(omitted: dict, plan: dict, ran: dict, cut: _Cut, text: Any) -> list[dict]:
+    """The plan's phases as the cut shows them; what it leaves out is counted in `omitted`."""
     phases, shown, completed_gone, cut_steps = [], 0, 0, 0
     for phase in plan["phases"]:
         steps = []
@@ -228,52 +248,59 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
             changed = [
                 f"cell:{run['cell_id']}" for run in ran.get(step["id"], []) if run["changed"]
             ]
-            if step["status"] == "completed" and cut.completed != "full" and not changed:
-                if cut.completed == "gone":
-                    completed_gone += 1
-                    continue
-                shown_step = {"id": step["id"], "status": "completed"}
-                shown_step["description"] = text(step["description"])
-            else:
-                shown_step = {
-                    "id": step["id"],
-                    "description": text(step["description"]),
-                    "status": step["status"],
-                    "acceptance": text(step["acceptance"]),
-                    "depends_on": step["depends_on"],
-                    "evidence": text(step["evidence"]),
-                }
-            if changed and step["status"] == "completed":
-                # Its cells ran again with other code after it was completed: nothing
-                # reopens it by itself; the agent or the person decides.
-                shown_step["changed_after_completion"] = changed
-            steps.append(shown_step)
+            if step["status"] == "completed" and cut.completed == "gone" and not changed:
+                completed_gone += 1
+                continue
+            steps.append(_step_view(step, changed, cut.completed, text))
             shown += 1
         if steps:
             phases.append({"title": text(phase["title"]), "steps": steps})
-    lists = cut.lists
-    findings = plan["findings"] if lists is None else plan["findings"][:lists]
-    objectives = plan["objectives"] if lists is None else plan["objectives"][:lists]
-    state["plan"] = {
-        "revision": plan["revision"],
-        "explanation": text(plan["explanation"]),
-        "findings": [text(f) for f in findings],
-        "objectives": [text(o) for o in objectives],
-        "steps_total": len(plan["steps"]),
-        "steps_completed": sum(s == "completed" for s in status.values()),
-        "phases": phases,
-    }
     if completed_gone:
         omitted["completed_steps"] = completed_gone
     if cut_steps:
         omitted["later_steps"] = cut_steps
+    return phases
+
+
+def _step_view(step: dict, changed: list[str], completed: str, text: Any) -> dict:
+    if step["status"] == "completed" and completed != "full" and not changed:
+        shown = {"id": step["id"], "status": "completed"}
+        shown["description"] = text(step["description"])
+    else:
+        shown = {
+            "id": step["id"],
+            "description": text(step["description"]),
+            "status": step["status"],
+            "acceptance": text(step["acceptance"]),
+            "depends_on": step["depends_on"],
+            "evidence": text(step["evidence"]),
+        }
+    if changed and step["status"] == "completed":
+        # Its cells ran again with other code after it was completed: nothing reopens it by
+        # itself; the agent or the person decides.
+        shown["changed_after_completion"] = changed
+    return shown
+
+
+def _plan_view(omitted: dict, plan: dict, phases: list[dict], cut: _Cut, text: Any) -> dict:
+    lists = cut.lists
+    findings = plan["findings"] if lists is None else plan["findings"][:lists]
+    objectives = plan["objectives"] if lists is None else plan["objectives"][:lists]
     if len(findings) < len(plan["findings"]):
         omitted["findings"] = len(plan["findings"]) - len(findings)
     if len(objectives) < len(plan["objectives"]):
         omitted["objectives"] = len(plan["objectives"]) - len(objectives)
     if cut.text_limit is not None:
         omitted["texts_shortened_to"] = cut.text_limit
-    return state
+    return {
+        "revision": plan["revision"],
+        "explanation": text(plan["explanation"]),
+        "findings": [text(f) for f in findings],
+        "objectives": [text(o) for o in objectives],
+        "steps_total": len(plan["steps"]),
+        "steps_completed": sum(step["status"] == "completed" for step in plan["steps"]),
+        "phases": phases,
+    }
 
 
 def _frame(state: dict, opening: str = OPEN, preamble: str = PREAMBLE, closing: str = CLOSE) -> str:

@@ -9,25 +9,19 @@ from IPython.display import display
 from traitlets import Bool, Float, Unicode, validate
 
 from ..errors import DecisionRefused, PlanStoreError
-from ..plan.text import describe_event, status_line
-from ..plan.validation import quote
-from ..plan.who import person
 from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store import locate as _locate
-from .comment_verbs import COMMENT_VERBS, CommentVerbs
+from .comment_verbs import COMMENT_VERBS
+from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb
 
 # What a card shown before `%unload_ext jupyter_plans` says from then on.
 UNLOADED = (
     "This card stopped when the plan extension was unloaded (%unload_ext), so its buttons no "
     "longer act; run %load_ext jupyter_plans and %plan for a live card."
 )
-_VERBS = ("on", "off", "approve", "revise", "status", "history", "new", "export", *COMMENT_VERBS)
-
-
-def MAGIC() -> dict:  # noqa: N802 - read as a constant: who acts through %plan
-    return person(None, "magic")
-
+# Every verb of %plan, and the function that carries it out (verbs.py, comment_verbs.py).
+VERBS: dict[str, Verb] = {**PERSON_VERBS, **COMMENT_VERBS}
 
 # What a session held from before %unload_ext says when it is used again.
 UNLOADED_STORE = (
@@ -37,7 +31,7 @@ UNLOADED_STORE = (
 
 
 @magics_class
-class PlanMagics(CommentVerbs, Magics):
+class PlanMagics(Magics):
     """The %plan magic; its settings are read from ipython_config.py as c.PlanMagics.*"""
 
     database = Unicode(
@@ -194,89 +188,27 @@ class PlanMagics(CommentVerbs, Magics):
             return
         verb, _, rest = words.partition(" ")
         verb, rest = verb.lower(), rest.strip()
+        carry_out = VERBS.get(verb)
         try:
-            if verb in _VERBS:
-                getattr(self, f"_verb_{verb}")(rest)
+            if carry_out is not None:
+                switched = carry_out(self.session, rest)
+                if switched is not None:
+                    self.switch_session(switched)
             else:
                 self.session.start_planning(words, by=MAGIC())
                 print(f"Plan mode on; the agent has your task: {words}")
         except (DecisionRefused, PlanStoreError) as refusal:
             print(f"%plan {verb}: {refusal}", file=sys.stderr)
             return
-        if verb in ("approve", "revise") or verb not in _VERBS:
+        if verb in DECIDING or carry_out is None:
             for hook in list(self.decision_hooks):
-                hook(verb if verb in _VERBS else "task")
+                hook(verb if carry_out is not None else "task")
 
-    def _by(self) -> dict:
-        return MAGIC()
-
-    def _no_arguments(self, verb: str, rest: str) -> None:
-        if rest:
-            raise DecisionRefused(f"{verb} takes nothing after it; found {quote(rest)}")
-
-    def _verb_on(self, rest: str) -> None:
-        self._no_arguments("on", rest)
-        self.session.on(by=MAGIC())
-        print("Plan mode on: the agent researches and proposes; nothing changes until you approve.")
-
-    def _verb_off(self, rest: str) -> None:
-        self._no_arguments("off", rest)
-        self.session.off(by=MAGIC())
-        print("Plan mode off.")
-
-    def _verb_approve(self, rest: str) -> None:
-        # approve claims its whole line: anything after it must be the waiting hash.
-        if " " in rest:
-            raise DecisionRefused(
-                f"approve takes only the 64-hex hash of the waiting proposal; found {quote(rest)}"
-            )
-        # Without a hash: the proposal this kernel last showed, only while it still waits.
-        by = MAGIC()
-        snapshot = self.session.approve(rest, by=by) if rest else self.session.approve_shown(by)
-        print(f"Approved proposal {snapshot.approved_proposal_hash[:12]}; the agent may proceed.")
-
-    def _verb_revise(self, rest: str) -> None:
-        # Without NOTES, the open comments alone say what should change.
-        if not rest and not any(c["status"] == "open" for c in self.session.comments_data()):
-            raise DecisionRefused("revise needs NOTES: say what should change")
-        said = "Your notes went" if rest else "Your open comments went"
-        self.session.revise(rest, by=MAGIC())
-        print(f"{said} to the agent; the proposal is withdrawn until it submits again.")
-
-    def _verb_status(self, rest: str) -> None:
-        self._no_arguments("status", rest)
-        question = self.session.open_question_text()
-        finished = self.session.review_data() is not None
-        print(status_line(self.session.snapshot_data(), question, finished))
-
-    def _verb_history(self, rest: str) -> None:
-        if rest and not rest.isdigit():
-            raise DecisionRefused(f"history takes a number of events; found {quote(rest)}")
-        count = int(rest or 10)
-        events = self.session.events(after=max(0, self.session.cursor() - count))
-        told = [describe_event(e) for e in events]
-        print("\n".join(told) or "Nothing has happened yet.")
-
-    def _verb_new(self, rest: str) -> None:
-        self._no_arguments("new", rest)
-        taken = {s["session_id"] for s in self.store.sessions()} | {self.session.session_id}
-        number = len(taken) + 1
-        while f"session-{number}" in taken:
-            number += 1
-        self.session = self.store.session(f"session-{number}")
-        self.store.set_current_session(self.session.session_id)
+    def switch_session(self, session: PlanSession) -> None:
+        """Go on with `session` (%plan new): nothing of it is shown here yet."""
+        self.session = session
         self._shown_proposal = None
         self._seen = None
-        print("Started a new plan session; earlier ones stay in the plan file.")
-
-    def _verb_export(self, rest: str) -> None:
-        if not rest:
-            raise DecisionRefused("export needs DIR: the folder to write the journal into")
-        from ..journal import export
-
-        cursor, files = export(self.session, rest)
-        names = ", ".join(file.name for file in files)
-        print(f"Wrote {names} to {files[0].parent} (cursor {cursor}).")
 
     # Life cycle.
 

@@ -41,56 +41,67 @@ def _plain_plan_validator(proposal: bool) -> Any:
     from pydantic_core import SchemaValidator
     from pydantic_core import core_schema as cs
 
-    def text(limit: int, **constraints: Any) -> Any:
-        return cs.str_schema(max_length=limit, strict=True, **constraints)
-
-    def field(schema: Any, default: Any = None, **factory: Any) -> Any:
-        if factory:
-            schema = cs.with_default_schema(schema, **factory)
-        else:
-            schema = cs.with_default_schema(schema, default=default)
-        return cs.typed_dict_field(schema, required=False)
-
-    def nullable(schema: Any) -> Any:
-        return cs.nullable_schema(schema)
-
-    def record(fields: dict) -> Any:
-        return cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
-
-    step = record(
+    step = _record(
         {
             "id": cs.typed_dict_field(cs.str_schema(pattern=r"^[!-~]{1,64}\z", strict=True)),
-            "description": cs.typed_dict_field(text(MAX_DESCRIPTION_BYTES, pattern="[!-~]")),
-            "status": field(cs.literal_schema(["pending", "in_progress", "completed"]), "pending"),
-            "acceptance": field(nullable(text(MAX_ACCEPTANCE_BYTES))),
-            "depends_on": field(
+            "description": cs.typed_dict_field(_text(MAX_DESCRIPTION_BYTES, pattern="[!-~]")),
+            "status": _field(cs.literal_schema(["pending", "in_progress", "completed"]), "pending"),
+            "acceptance": _field(cs.nullable_schema(_text(MAX_ACCEPTANCE_BYTES))),
+            "depends_on": _field(
                 cs.list_schema(cs.str_schema(max_length=MAX_ID_BYTES, strict=True)),
                 default_factory=list,
             ),
-            "evidence": field(nullable(text(MAX_EVIDENCE_BYTES))),
+            "evidence": _field(cs.nullable_schema(_text(MAX_EVIDENCE_BYTES))),
         }
     )
-    texts = cs.list_schema(text(MAX_FINDING_BYTES), max_length=MAX_FINDINGS)
+    texts = cs.list_schema(_text(MAX_FINDING_BYTES), max_length=MAX_FINDINGS)
     steps = cs.list_schema(step, max_length=MAX_STEPS)
-    phase = record(
-        {"title": field(nullable(text(MAX_TITLE_BYTES))), "steps": cs.typed_dict_field(steps)}
+    phase = _record(
+        {
+            "title": _field(cs.nullable_schema(_text(MAX_TITLE_BYTES))),
+            "steps": cs.typed_dict_field(steps),
+        }
     )
     # Bounded, so that the input's size can be told from the body's stored text (plain_plan).
-    revision = nullable(cs.int_schema(strict=True, ge=-(2**63), lt=2**63))
+    revision = cs.nullable_schema(cs.int_schema(strict=True, ge=-(2**63), lt=2**63))
     # update_plan requires the field (null allowed); plan_submit may leave it out.
-    revision = field(revision) if proposal else cs.typed_dict_field(revision)
+    revision = _field(revision) if proposal else cs.typed_dict_field(revision)
     return SchemaValidator(
-        record(
+        _record(
             {
                 "expected_revision": revision,
-                "explanation": field(nullable(text(MAX_EXPLANATION_BYTES))),
-                "findings": field(texts, default_factory=list),
-                "objectives": field(texts, default_factory=list),
-                "phases": field(nullable(cs.list_schema(phase, max_length=MAX_PHASES))),
-                "steps": field(nullable(steps)),
+                "explanation": _field(cs.nullable_schema(_text(MAX_EXPLANATION_BYTES))),
+                "findings": _field(texts, default_factory=list),
+                "objectives": _field(texts, default_factory=list),
+                "phases": _field(cs.nullable_schema(cs.list_schema(phase, max_length=MAX_PHASES))),
+                "steps": _field(cs.nullable_schema(steps)),
             }
         )
     )
+
+
+def _text(limit: int, **constraints: Any) -> Any:
+    from pydantic_core import core_schema as cs
+
+    return cs.str_schema(max_length=limit, strict=True, **constraints)
+
+
+def _field(schema: Any, default: Any = None, **factory: Any) -> Any:
+    """An optional field: `default` when left out, or what `default_factory` makes."""
+    from pydantic_core import core_schema as cs
+
+    if factory:
+        schema = cs.with_default_schema(schema, **factory)
+    else:
+        schema = cs.with_default_schema(schema, default=default)
+    return cs.typed_dict_field(schema, required=False)
+
+
+def _record(fields: dict) -> Any:
+    """A JSON object with these fields and no other."""
+    from pydantic_core import core_schema as cs
+
+    return cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
 
 
 _PLAIN_PLAN: dict[bool, Any] = {}

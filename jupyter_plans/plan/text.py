@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .comments import anchor_words, count_open
@@ -11,6 +12,7 @@ if TYPE_CHECKING:
     from .models import Event, Snapshot
 
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+LABEL_CHARS = 48  # a session's task, as its label shows it
 
 
 def _json(value: Any) -> Any:
@@ -109,64 +111,85 @@ def describe_event(event: Event) -> str:
     kind = event.kind
     by = said(data.get("by"))
     by = f" {by}" if by else ""
-    if kind == "plan_updated":
-        if data["name"] == "user_edit":
-            return f"{event.seq}. edited{by}: revision {data['plan']['revision']}"
-        return f"{event.seq}. agent {data['name']}: revision {data['plan']['revision']}"
-    if kind == "tool_finished":
-        return f"{event.seq}. agent {data['name']} refused: {data['result']['content']}"
-    if kind == "proposal_submitted":
-        return f"{event.seq}. proposal {data['hash'][:12]} waits for a decision"
     if kind.startswith("comment_"):
         return _comment_event(event.seq, kind, data, by)
-    if kind == "decision":
-        words = {
-            "approved": "approved",
-            "changes_requested": "changes requested",
-            "left": "dropped, plan mode left",
-            "dropped": f"dropped, {data.get('why') or 'plan mode restarted'}",
-        }[data["action"]]
-        follow = data.get("comments")
-        if follow:  # approved with the comments open then
-            words += f" with comments {', '.join(follow)} to follow"
-        return f"{event.seq}. proposal {(data['hash'] or '')[:12]}: {words}{by}"
-    if kind == "mode_changed":
-        return f"{event.seq}. mode is now {data['mode']}{by}"
-    if kind == "decision_recorded":
-        return f"{event.seq}. agent recorded a decision: {data['title']}"
-    if kind == "message_queued":
-        source = f"the person{by}" if data["source"] == "person" else data["source"]
-        return f"{event.seq}. message queued from {source}: {_clip(data['text'])}"
-    if kind == "message_delivered":
-        return f"{event.seq}. message {data['message_id']} delivered to the agent"
-    if kind == "turn_cancelled":
-        return f"{event.seq}. turn {data['turn_id']} cancelled"
-    if kind == "question_asked":
-        return f"{event.seq}. agent asked you: {_clip(data['question'])}"
-    if kind == "plan_finished":
-        count = len(data["review"])
-        return (
-            f"{event.seq}. agent finish_plan: revision {data['revision']} finished, "
-            f"{count} objective{'' if count == 1 else 's'} reviewed"
-        )
-    if kind == "cell_ran":
-        count = "-" if data["execution_count"] is None else data["execution_count"]
-        failed = "" if data["ok"] else ", failed"
-        return f"{event.seq}. cell [{count}] ran for step {data['step_id']}{failed}"
-    if kind == "agent_status":
-        if data.get("agent") is None:
-            return f"{event.seq}. no agent is bridged any more"
-        mode = f" in mode {data['mode']}" if data.get("mode") else ""
-        edits = f" ({data['edits']})" if data.get("edits") else ""
-        doing = "works on a prompt" if data.get("working") else "waits for the next message"
-        return f"{event.seq}. {data['agent']}{mode}{edits} {doing}"
-    if kind == "plan_reopened":
-        return f"{event.seq}. the finished plan was reopened by revision {data['revision']}"
-    if kind == "question_closed":
-        if data["action"] == "answered":
-            return f"{event.seq}. you answered the agent's question (message {data['message_id']})"
-        return f"{event.seq}. the agent's question was dropped unanswered"
-    return f"{event.seq}. {kind}"
+    words = _EVENT_WORDS.get(kind)
+    return f"{event.seq}. {kind if words is None else words(data, by)}"
+
+
+def _plan_updated(data: dict, by: str) -> str:
+    if data["name"] == "user_edit":
+        return f"edited{by}: revision {data['plan']['revision']}"
+    return f"agent {data['name']}: revision {data['plan']['revision']}"
+
+
+def _decision(data: dict, by: str) -> str:
+    words = {
+        "approved": "approved",
+        "changes_requested": "changes requested",
+        "left": "dropped, plan mode left",
+        "dropped": f"dropped, {data.get('why') or 'plan mode restarted'}",
+    }[data["action"]]
+    follow = data.get("comments")
+    if follow:  # approved with the comments open then
+        words += f" with comments {', '.join(follow)} to follow"
+    return f"proposal {(data['hash'] or '')[:12]}: {words}{by}"
+
+
+def _message_queued(data: dict, by: str) -> str:
+    source = f"the person{by}" if data["source"] == "person" else data["source"]
+    return f"message queued from {source}: {_clip(data['text'])}"
+
+
+def _plan_finished(data: dict, by: str) -> str:
+    count = len(data["review"])
+    return (
+        f"agent finish_plan: revision {data['revision']} finished, "
+        f"{count} objective{'' if count == 1 else 's'} reviewed"
+    )
+
+
+def _cell_ran(data: dict, by: str) -> str:
+    count = "-" if data["execution_count"] is None else data["execution_count"]
+    failed = "" if data["ok"] else ", failed"
+    return f"cell [{count}] ran for step {data['step_id']}{failed}"
+
+
+def _agent_status(data: dict, by: str) -> str:
+    if data.get("agent") is None:
+        return "no agent is bridged any more"
+    mode = f" in mode {data['mode']}" if data.get("mode") else ""
+    edits = f" ({data['edits']})" if data.get("edits") else ""
+    doing = "works on a prompt" if data.get("working") else "waits for the next message"
+    return f"{data['agent']}{mode}{edits} {doing}"
+
+
+def _question_closed(data: dict, by: str) -> str:
+    if data["action"] == "answered":
+        return f"you answered the agent's question (message {data['message_id']})"
+    return "the agent's question was dropped unanswered"
+
+
+# What each kind of event says after its seq; a kind not here is said by name.
+_EVENT_WORDS: dict[str, Callable[[dict, str], str]] = {
+    "plan_updated": _plan_updated,
+    "tool_finished": lambda data, by: f"agent {data['name']} refused: {data['result']['content']}",
+    "proposal_submitted": lambda data, by: f"proposal {data['hash'][:12]} waits for a decision",
+    "decision": _decision,
+    "mode_changed": lambda data, by: f"mode is now {data['mode']}{by}",
+    "decision_recorded": lambda data, by: f"agent recorded a decision: {data['title']}",
+    "message_queued": _message_queued,
+    "message_delivered": lambda data, by: f"message {data['message_id']} delivered to the agent",
+    "turn_cancelled": lambda data, by: f"turn {data['turn_id']} cancelled",
+    "question_asked": lambda data, by: f"agent asked you: {_clip(data['question'])}",
+    "plan_finished": _plan_finished,
+    "cell_ran": _cell_ran,
+    "agent_status": _agent_status,
+    "plan_reopened": lambda data, by: (
+        f"the finished plan was reopened by revision {data['revision']}"
+    ),
+    "question_closed": _question_closed,
+}
 
 
 def _comment_event(seq: int, kind: str, data: dict, by: str) -> str:
@@ -200,3 +223,16 @@ def describe_comments(snapshot: Snapshot | dict) -> str:
         if comment["reply"]:
             lines.append(f"    the agent replied: {comment['reply']}")
     return "\n".join(lines) or "No comments yet."
+
+
+def first_words(text: str | None, limit: int = LABEL_CHARS) -> str | None:
+    """`text` on one line, cut after its last whole word within `limit` characters (with "…")."""
+    words = " ".join((text or "").split())
+    if not words:
+        return None
+    if len(words) <= limit:
+        return words
+    cut = words[: limit - 1]
+    if " " in cut and words[limit - 1].isalnum():  # cut inside a word: drop it
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.-") + "…"

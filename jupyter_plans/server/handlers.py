@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from tornado import web
 
 from ..agents.codex_trust import guard_warning
-from ..errors import DecisionRefused, PlanStoreError
+from ..errors import DecisionRefused, OlderSchema, PlanStoreError
 from ..plan.intake import MAX_SEQ
 from ..plan.models import Snapshot
 from ..plan.who import jupyter_name
@@ -87,7 +87,7 @@ class SessionsHandler(PlansHandler):
     async def get(self) -> None:
         data = await off_loop(self._sessions)  # a bad path is refused before any stream
         if "text/event-stream" in self.request.headers.get("Accept", ""):
-            await stream_sessions(self, self._sessions)
+            await stream_sessions(self, self.session, self._sessions)
             return
         self.finish(data)
 
@@ -97,11 +97,11 @@ class SessionsHandler(PlansHandler):
             return {"current": "default", "sessions": []}
         store = session.store
         data = {"current": store.current_session_id(), "sessions": store.sessions()}
-        with store.read() as tx:
-            try:  # the guards' heartbeats move no cursor: the panel reads the card again for them
+        try:  # the guards' heartbeats move no cursor: the panel reads the card again for them
+            with store.read() as tx:
                 guards = [{"agent": r["agent"], "at": r["at"]} for r in seen_rows(tx)]
-            except store.driver_error:
-                guards = []
+        except OlderSchema:  # a plan file this process cannot upgrade
+            guards = []
         return data | {"guards": guards} if guards else data
 
 
@@ -146,7 +146,7 @@ class EventsHandler(PlansHandler):
         after, limit = self._after(), self._limit()
         session, _ = await off_loop(self.session)
         if "text/event-stream" in self.request.headers.get("Accept", ""):
-            await stream_events(self, session, after)
+            await stream_events(self, self.session, session, after)
             return
         if session is None:
             self.finish({"events": [], "more": False})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
@@ -16,8 +17,13 @@ from ..store.wake import Wake
 from .threads import off_loop, off_loop_page
 
 if TYPE_CHECKING:
+    from tornado.web import RequestHandler
+
     from ..session import PlanSession
-    from .handlers import PlansHandler
+
+# The route's session and notebook name, read again while there is no plan file yet (it may
+# appear); PlansHandler.session.
+FindSession = Callable[[], "tuple[PlanSession | None, str]"]
 
 # How often the stream looks for changes made by any process when nothing sends notice of them
 # (a network file system); a local plan file's or PostgreSQL's notices wake it at once.
@@ -57,14 +63,18 @@ def _page(session: PlanSession, after: int) -> tuple[str, int, bool, int]:
     return "".join(parts), last, more, generation
 
 
-async def stream_events(handler: PlansHandler, session: PlanSession | None, after: int) -> None:
+async def stream_events(
+    handler: RequestHandler, find: FindSession, session: PlanSession | None, after: int
+) -> None:
+    """The session's events after `after` as a stream, followed as they come (`find` gives
+    the session once there is none yet), until the client goes away."""
     cursor, token, quiet_since = after, None, time.monotonic()
     generation, wake = None, None
     try:
         await _begin(handler)
         while not handler.request.connection.stream.closed():
             if session is None:  # no plan file yet: it may appear
-                session, _ = await off_loop(handler.session)
+                session, _ = await off_loop(find)
             if wake is None and session is not None:
                 wake = _wake(session)
             more = False
@@ -95,7 +105,7 @@ async def stream_events(handler: PlansHandler, session: PlanSession | None, afte
             wake.close()
 
 
-async def stream_sessions(handler: PlansHandler, read: Any) -> None:
+async def stream_sessions(handler: RequestHandler, find: FindSession, read: Any) -> None:
     """The file's sessions and its current one, `read()` again (off the loop) after each change
     any process commits, sent as `event: sessions` whenever they differ from the last sent:
     the Plan panel follows `%plan new` and another process's new session with it."""
@@ -105,7 +115,7 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
         session = None
         while not handler.request.connection.stream.closed():
             if session is None:  # no plan file yet: it may appear (the store follows it then)
-                session, _ = await off_loop(handler.session)
+                session, _ = await off_loop(find)
             current = None if session is None else await off_loop(session.store.change_token)
             if current is None or current != token:
                 data, token = await off_loop(read), current
@@ -126,7 +136,7 @@ async def stream_sessions(handler: PlansHandler, read: Any) -> None:
             wake.close()
 
 
-async def _begin(handler: PlansHandler) -> None:
+async def _begin(handler: RequestHandler) -> None:
     handler.set_header("Content-Type", "text/event-stream")
     handler.set_header("Cache-Control", "no-cache")
     handler.set_header("X-Accel-Buffering", "no")
@@ -147,7 +157,7 @@ def _wake(session: PlanSession) -> Wake:
     return Wake(session.store, untold=POLL_SECONDS, told=NOTIFIED_POLL_SECONDS)
 
 
-async def _send(handler: PlansHandler, text: str) -> None:
+async def _send(handler: RequestHandler, text: str) -> None:
     """Write `text` a chunk at a time, each once the client took the one before; a client
     that takes none for SLOW_READER_SECONDS is dropped (StreamClosedError)."""
     data = text.encode()

@@ -1,7 +1,7 @@
-"""A plan session and the store that opens it: the session's reads, its agent's tools, its
-person's decisions and its write transaction, a module each."""
+"""A plan session and the store that opens it: its reads, its agent's tools, its person's verbs,
+comments and cells, a module each, over one write transaction and the steps they share."""
 
+from .events import EventData
 from .plan_session import PlanSession, PlanStore
-from .transaction import EventData
 
 __all__ = ["EventData", "PlanSession", "PlanStore"]

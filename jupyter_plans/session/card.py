@@ -8,6 +8,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..errors import OlderSchema
 from ..plan.comments import anchor_words, anchoring, count_open
 from ..plan.stored import USER_EDIT
 from ..store.guards import HEARTBEAT_MS, installed, now_ms, seen_rows
@@ -101,14 +102,14 @@ def guard_data(session: PlanSession, snapshot: dict, notebook: Path | None) -> d
     began may stand for a run since (the run after it did not need to write)."""
     if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
         return None
-    with session.store.read() as tx:
-        try:
+    try:
+        with session.store.read() as tx:
             seen, installs = seen_rows(tx), installed(tx)
-        except session.store.driver_error:  # a plan file this process cannot upgrade
-            return None
-        since = None
-        if snapshot["mode"] == "plan":
-            since = tx.scalar("SELECT_MODE_SINCE", {"sid": session.session_id})
+            since = None
+            if snapshot["mode"] == "plan":
+                since = tx.scalar("SELECT_MODE_SINCE", {"sid": session.session_id})
+    except OlderSchema:  # a plan file this process cannot upgrade
+        return None
     if not seen and not installs:
         return None
     last = {row["agent"]: row["at"] for row in seen}
@@ -172,22 +173,10 @@ def card_html(data: dict[str, Any]) -> str:
     """A static card for viewers without the extension (GitHub, nbconvert): all text escaped."""
     snapshot, plan = data["snapshot"], data["snapshot"]["plan"]
     agent = data.get("agent")
-    if snapshot["mode"] == "plan":
-        mode = "PLAN MODE"
-    elif agent and agent.get("mode"):  # the bridged agent's own mode, not the session's
-        mode = agent["mode"] + (f": {agent['edits']}" if agent.get("edits") else "")
-    else:
-        mode = "default mode"
-    head = f"<strong>Plan</strong> &middot; {escape(mode)}"
-    if data.get("notebook"):
-        head += f" &middot; {escape(data['notebook'])}"
-    comments = snapshot.get("comments") or []
-    if count_open(comments):
-        head += f" &middot; {count_open(comments)} open comments"
+    head = _head_html(data, snapshot, agent)
     asked = _said_html(data, snapshot, agent)
     if plan is None:
         return f'<div class="jp-plans-static"><p>{head}</p>{asked}<p>No plan yet.</p></div>'
-    done = sum(step["status"] == "completed" for step in plan["steps"])
     review = data.get("review")
     if review and review["revision"] == plan["revision"]:
         head += " &middot; <strong>finished</strong>"
@@ -201,34 +190,7 @@ def card_html(data: dict[str, Any]) -> str:
         parts.append(
             f"<p><strong>Waiting for your decision</strong>: proposal <code>{short}</code></p>"
         )
-    if plan["explanation"]:
-        parts.append(f"<p>{escape(plan['explanation'])}</p>")
-    on_plan = [c for c in comments if anchoring(c, plan) == "plan"]
-    if on_plan:
-        parts.append(f"<p><strong>Comments on the plan</strong></p>{_comments_html(on_plan, plan)}")
-    parts.append(f"<p>{done} of {len(plan['steps'])} steps marked complete by the agent</p>")
-    for title, items in (("Findings", plan["findings"]), ("Objectives", plan["objectives"])):
-        if items:
-            listed = "".join(f"<li>{escape(item)}</li>" for item in items)
-            parts.append(f"<p><strong>{title}</strong></p><ul>{listed}</ul>")
-    for phase in plan["phases"]:
-        if phase["title"] is not None:
-            parts.append(f"<p><strong>{escape(phase['title'])}</strong></p>")
-        rows = []
-        for step in phase["steps"]:
-            mark, ident = _MARKS[step["status"]], escape(step["id"])
-            row = f"{mark} <code>{ident}</code> {escape(step['description'])}"
-            if step["evidence"]:
-                row += f" <em>(evidence: {escape(step['evidence'])})</em>"
-            row += _cells_html(snapshot.get("cells", {}).get(step["id"]), step["status"])
-            row += _comments_html([c for c in comments if c["step_id"] == step["id"]], plan)
-            rows.append(f"<li>{row}</li>")
-        parts.append(f'<ul style="list-style:none">{"".join(rows)}</ul>')
-    removed = [c for c in comments if anchoring(c, plan) == "removed"]
-    if removed:
-        parts.append(
-            f"<p><strong>Comments on removed steps</strong></p>{_comments_html(removed, plan)}"
-        )
+    parts += _plan_html(plan, snapshot)
     if review:
         listed = "".join(
             f"<li><strong>{escape(item['objective'])}</strong> &rarr; {escape(item['outcome'])}"
@@ -246,6 +208,62 @@ def card_html(data: dict[str, Any]) -> str:
         )
         parts.append(f"<p><strong>Decisions</strong></p><ul>{listed}</ul>")
     return f'<div class="jp-plans-static">{"".join(parts)}</div>'
+
+
+def _head_html(data: dict[str, Any], snapshot: dict, agent: dict | None) -> str:
+    """The card's first line: the mode, the notebook, how many comments are open."""
+    if snapshot["mode"] == "plan":
+        mode = "PLAN MODE"
+    elif agent and agent.get("mode"):  # the bridged agent's own mode, not the session's
+        mode = agent["mode"] + (f": {agent['edits']}" if agent.get("edits") else "")
+    else:
+        mode = "default mode"
+    head = f"<strong>Plan</strong> &middot; {escape(mode)}"
+    if data.get("notebook"):
+        head += f" &middot; {escape(data['notebook'])}"
+    comments = snapshot.get("comments") or []
+    if count_open(comments):
+        head += f" &middot; {count_open(comments)} open comments"
+    return head
+
+
+def _plan_html(plan: dict, snapshot: dict) -> list[str]:
+    """The plan itself: its explanation, comments, progress, findings, objectives, and the
+    steps of each phase with their cells and comments."""
+    comments = snapshot.get("comments") or []
+    parts = []
+    if plan["explanation"]:
+        parts.append(f"<p>{escape(plan['explanation'])}</p>")
+    on_plan = [c for c in comments if anchoring(c, plan) == "plan"]
+    if on_plan:
+        parts.append(f"<p><strong>Comments on the plan</strong></p>{_comments_html(on_plan, plan)}")
+    done = sum(step["status"] == "completed" for step in plan["steps"])
+    parts.append(f"<p>{done} of {len(plan['steps'])} steps marked complete by the agent</p>")
+    for title, items in (("Findings", plan["findings"]), ("Objectives", plan["objectives"])):
+        if items:
+            listed = "".join(f"<li>{escape(item)}</li>" for item in items)
+            parts.append(f"<p><strong>{title}</strong></p><ul>{listed}</ul>")
+    for phase in plan["phases"]:
+        if phase["title"] is not None:
+            parts.append(f"<p><strong>{escape(phase['title'])}</strong></p>")
+        rows = [f"<li>{_step_html(step, snapshot, comments, plan)}</li>" for step in phase["steps"]]
+        parts.append(f'<ul style="list-style:none">{"".join(rows)}</ul>')
+    removed = [c for c in comments if anchoring(c, plan) == "removed"]
+    if removed:
+        parts.append(
+            f"<p><strong>Comments on removed steps</strong></p>{_comments_html(removed, plan)}"
+        )
+    return parts
+
+
+def _step_html(step: dict, snapshot: dict, comments: list[dict], plan: dict) -> str:
+    mark, ident = _MARKS[step["status"]], escape(step["id"])
+    row = f"{mark} <code>{ident}</code> {escape(step['description'])}"
+    if step["evidence"]:
+        row += f" <em>(evidence: {escape(step['evidence'])})</em>"
+    row += _cells_html(snapshot.get("cells", {}).get(step["id"]), step["status"])
+    row += _comments_html([c for c in comments if c["step_id"] == step["id"]], plan)
+    return row
 
 
 def _said_html(data: dict[str, Any], snapshot: dict, agent: dict | None) -> str:

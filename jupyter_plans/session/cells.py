@@ -6,76 +6,69 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..plan.cells import (
-    active_step,
-    cell_id_refusal,
-    code_digest,
-    completed_steps,
-    completion_changes,
-)
+from ..plan.cells import active_step, cell_id_refusal, code_digest, completed_steps
 from ..plan.intake import MAX_SEQ
 from ..store.transaction import reconnecting as _reconnecting
+from .events import plan_at
 
 if TYPE_CHECKING:
-    from .transaction import _Change
+    from .reads import SessionReads
+    from .transaction import Change
 
 
 # What a kernel says of a run during which no step was in progress all along.
 NO_STEP = ""
 
 
-class CellLinks:
-    """Linking cell runs to steps (a mixin of PlanSession: it gives `store`, `session_id`,
-    `_writing` and `_plan_at`)."""
+@_reconnecting
+def cell_ran(
+    session: SessionReads,
+    cell_id: str,
+    execution_count: int | None,
+    ok: bool,
+    code: str,
+    step_id: str | None = None,
+) -> list[int]:
+    """Link a run of the cell `cell_id` to the step in progress (or to `step_id`, the step
+    that was in progress while the cell ran, as a kernel saw it; NO_STEP for none), and
+    record it against each completed step whose cell it is when its code changed; the
+    seqs of the `cell_ran` events appended (none when the run concerns no step)."""
+    refused = cell_id_refusal(cell_id)
+    if refused is None and execution_count is not None:
+        if not isinstance(execution_count, int) or isinstance(execution_count, bool):
+            refused = "execution_count must be an integer or None"
+        elif not 0 <= execution_count <= MAX_SEQ:
+            shown = execution_count if abs(execution_count) < 10**20 else "a larger number"
+            refused = f"execution_count must be 0 to {MAX_SEQ}; found {shown}"
+    if refused is None and not isinstance(code, str):
+        refused = f"code must be a string; found {type(code).__name__}"
+    if refused:
+        raise ValueError(refused)
+    digest = code_digest(code)
+    with session.writing() as change:
+        return _link(change, cell_id, execution_count, bool(ok), digest, step_id)
 
-    @_reconnecting
-    def cell_ran(
-        self,
-        cell_id: str,
-        execution_count: int | None,
-        ok: bool,
-        code: str,
-        step_id: str | None = None,
-    ) -> list[int]:
-        """Link a run of the cell `cell_id` to the step in progress (or to `step_id`, the step
-        that was in progress while the cell ran, as a kernel saw it; NO_STEP for none), and
-        record it against each completed step whose cell it is when its code changed; the
-        seqs of the `cell_ran` events appended (none when the run concerns no step)."""
-        refused = cell_id_refusal(cell_id)
-        if refused is None and execution_count is not None:
-            if not isinstance(execution_count, int) or isinstance(execution_count, bool):
-                refused = "execution_count must be an integer or None"
-            elif not 0 <= execution_count <= MAX_SEQ:
-                shown = execution_count if abs(execution_count) < 10**20 else "a larger number"
-                refused = f"execution_count must be 0 to {MAX_SEQ}; found {shown}"
-        if refused is None and not isinstance(code, str):
-            refused = f"code must be a string; found {type(code).__name__}"
-        if refused:
-            raise ValueError(refused)
-        digest = code_digest(code)
-        with self._writing() as change:
-            return _link(change, cell_id, execution_count, bool(ok), digest, step_id)
 
-    @_reconnecting
-    def cell_watch(self) -> tuple[str | None, dict[str, set[str]]]:
-        """What a kernel needs to tell, without writing, whether a cell's run concerns a step:
-        the step in progress, and per cell of a completed step the code of its latest runs."""
-        with self.store.read() as tx:
-            row = tx.first("SELECT_ROW", {"sid": self.session_id})
-            if row is None:
-                return None, {}
-            plan = self._plan_at(tx, row.plan_seq)
-            rows = tx.all("SELECT_CELLS", {"sid": self.session_id})
-        done = completed_steps(plan)
-        completed: dict[str, set[str]] = {}
-        for run in rows:
-            if run.step_id in done:
-                completed.setdefault(run.cell_id, set()).add(run.code_sha256)
-        return active_step(plan), completed
+@_reconnecting
+def cell_watch(session: SessionReads) -> tuple[str | None, dict[str, set[str]]]:
+    """What a kernel needs to tell, without writing, whether a cell's run concerns a step:
+    the step in progress, and per cell of a completed step the code of its latest runs."""
+    with session.store.read() as tx:
+        row = tx.first("SELECT_ROW", {"sid": session.session_id})
+        if row is None:
+            return None, {}
+        plan = plan_at(tx, session.store, session.session_id, row.plan_seq)
+        rows = tx.all("SELECT_CELLS", {"sid": session.session_id})
+    done = completed_steps(plan)
+    completed: dict[str, set[str]] = {}
+    for run in rows:
+        if run.step_id in done:
+            completed.setdefault(run.cell_id, set()).add(run.code_sha256)
+    return active_step(plan), completed
 
 
 def _link(
-    change: _Change, cell_id: str, count: int | None, ok: bool, digest: str, step_id: str | None
+    change: Change, cell_id: str, count: int | None, ok: bool, digest: str, step_id: str | None
 ) -> list[int]:
     plan = change.state.plan
     status = {step["id"]: step["status"] for step in plan["steps"]} if plan else {}
@@ -99,14 +92,3 @@ def _link(
         change.add("UPSERT_CELL", {**key, **data, "seq": seq})
         seqs.append(seq)
     return seqs
-
-
-def keep_completed_code(change: _Change, old: dict | None, new: dict) -> None:
-    """With a plan change: the code of each newly completed step's cells is what a later run
-    is compared with; a step no longer completed forgets it."""
-    done, undone = completion_changes(old, new)
-    sid = change.state.session_id
-    for step_id in done:
-        change.add("SET_CELL_BASELINES", {"sid": sid, "step_id": step_id})
-    for step_id in undone:
-        change.add("CLEAR_CELL_BASELINES", {"sid": sid, "step_id": step_id})

@@ -18,12 +18,15 @@ from ..plan.stored import USER_EDIT
 from ..plan.validation import Refused, quote, utf8_len
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
+from .comment_rows import open_comments
+from .events import loads, models
+from .steps import close_question, decide, propose, queue, set_mode, store_plan
 
 if TYPE_CHECKING:
     from ..plan.models import Message, Snapshot
     from ..store import Store as PlanStore
-from .comments import open_comments
-from .transaction import _Change, _loads, models
+    from .reads import SessionReads
+    from .transaction import Change
 
 # What this process has shown the person of each store's sessions: the hash of the waiting
 # proposal that a card last displayed. A bare `%plan approve` binds that, never whatever is
@@ -32,265 +35,243 @@ _shown: weakref.WeakKeyDictionary[PlanStore, dict[str, str]] = weakref.WeakKeyDi
 _HASH = re.compile("[0-9a-f]{64}")
 
 
-class Decisions:
-    """The person's verbs and the queue of PlanSession (a mixin: the session gives `store`,
-    `session_id`, `_writing`, `snapshot` and the tools' `_store_plan` and `_propose`)."""
+@_reconnecting
+def on(session: SessionReads, by: Any = None) -> Snapshot:
+    """Enter plan mode; a proposal still waiting is dropped. `by`: who (plan/who.py)."""
+    by = person(by)
+    with session.writing() as change:
+        change.by = by
+        _enter_plan_mode(change)
+    return session.snapshot()
 
-    @_reconnecting
-    def on(self, by: Any = None) -> Snapshot:
-        """Enter plan mode; a proposal still waiting is dropped. `by`: who (plan/who.py)."""
-        by = person(by)
-        with self._writing() as change:
-            change.by = by
-            self._enter_plan_mode(change)
-        return self.snapshot()
 
-    @_reconnecting
-    def start_planning(self, task: str, by: Any = None) -> Snapshot:
-        """Enter plan mode and queue `task` as the person's message: the task to plan."""
-        check_person_text("the task", task)
-        by = person(by)
-        with self._writing() as change:
-            change.by = by
-            self._enter_plan_mode(change)
-            self._queue(change, "person", task)
-        return self.snapshot()
+@_reconnecting
+def start_planning(session: SessionReads, task: str, by: Any = None) -> Snapshot:
+    """Enter plan mode and queue `task` as the person's message: the task to plan."""
+    check_person_text("the task", task)
+    by = person(by)
+    with session.writing() as change:
+        change.by = by
+        _enter_plan_mode(change)
+        queue(change, "person", task)
+    return session.snapshot()
 
-    @_reconnecting
-    def off(self, by: Any = None) -> Snapshot:
-        """Leave plan mode: clear any wait and cancel the newest turn."""
-        by = person(by)
-        with self._writing() as change:
-            change.by = by
-            s = change.state
-            if s.pending_proposal_hash is not None:
-                self._decide(change, "left")
-            self._set_mode(change, "default")
-            if s.newest_turn_id is not None and not s.newest_turn_cancelled:
-                s.newest_turn_cancelled = True
-                change.add("CANCEL_TURN", {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
-                change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
-            self._close_question(change, "dropped", None)
-        return self.snapshot()
 
-    @_reconnecting
-    def approve(self, hash: str | None = None, by: Any = None) -> Snapshot:  # noqa: A002
-        """Approve the waiting proposal (only it: a given hash must match in full)."""
-        by = person(by)
-        with self._writing() as change:
-            change.by = by
-            s = change.state
-            pending = s.pending_proposal_hash
-            if pending is None:
-                raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
-            if hash is not None and hash != pending:
-                raise DecisionRefused(self._wrong_hash(change, hash, pending))
-            if body_hash(proposal_body(s.plan)) != pending:
-                raise DecisionRefused(
-                    f"the plan changed after proposal {pending[:12]} was submitted; "
-                    "ask the agent to submit it again before approving"
-                )
-            s.approved_proposal_hash = pending
-            # Approved with the comments still open: they are the person's to follow.
-            follow = open_comments(change.tx, s.session_id)
-            self._decide(change, "approved", [c["id"] for c in follow])
-            self._set_mode(change, "default")
-            self._queue(change, "notice", _approval_notice(s.plan, pending, follow))
-        return self.snapshot()
+@_reconnecting
+def off(session: SessionReads, by: Any = None) -> Snapshot:
+    """Leave plan mode: clear any wait and cancel the newest turn."""
+    by = person(by)
+    with session.writing() as change:
+        change.by = by
+        s = change.state
+        if s.pending_proposal_hash is not None:
+            decide(change, "left")
+        set_mode(change, "default")
+        if s.newest_turn_id is not None and not s.newest_turn_cancelled:
+            s.newest_turn_cancelled = True
+            change.add("CANCEL_TURN", {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
+            change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
+        close_question(change, "dropped", None)
+    return session.snapshot()
 
-    def mark_shown(self, digest: Any) -> None:
-        """Record that this process showed the person the proposal of hash `digest` (a card
-        displayed it); anything but a full hash is ignored."""
-        if isinstance(digest, str) and _HASH.fullmatch(digest):
-            _shown.setdefault(self.store, {})[self.session_id] = digest
 
-    def shown_proposal(self) -> str | None:
-        """The hash of the proposal a card of this process last showed, if any."""
-        return _shown.get(self.store, {}).get(self.session_id)
-
-    def approve_shown(self, by: Any = None) -> Snapshot:
-        """Approve the proposal this process last showed, and only while it is the one
-        waiting: what the person read is what is approved."""
-        shown = self.shown_proposal()
-        if shown is None:
-            waiting = self.waiting_proposal()
-            if waiting is None:
-                raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+@_reconnecting
+def approve(session: SessionReads, hash: str | None = None, by: Any = None) -> Snapshot:  # noqa: A002
+    """Approve the waiting proposal (only it: a given hash must match in full)."""
+    by = person(by)
+    with session.writing() as change:
+        change.by = by
+        s = change.state
+        pending = s.pending_proposal_hash
+        if pending is None:
+            raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+        if hash is not None and hash != pending:
+            raise DecisionRefused(_wrong_hash(change, hash, pending))
+        if body_hash(proposal_body(s.plan)) != pending:
             raise DecisionRefused(
-                f"proposal {waiting[:12]} waits but has not been shown here; show it with "
-                "%plan, read it, then approve"
+                f"the plan changed after proposal {pending[:12]} was submitted; "
+                "ask the agent to submit it again before approving"
             )
-        return self.approve(shown, by=by)
+        s.approved_proposal_hash = pending
+        # Approved with the comments still open: they are the person's to follow.
+        follow = open_comments(change.tx, s.session_id)
+        decide(change, "approved", [c["id"] for c in follow])
+        set_mode(change, "default")
+        queue(change, "notice", _approval_notice(s.plan, pending, follow))
+    return session.snapshot()
 
-    @_reconnecting
-    def revise(self, notes: str, by: Any = None) -> Snapshot:
-        """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent, followed
-        by the person's open comments (NOTES may be left empty when comments are open)."""
-        by = person(by)
-        with self._writing() as change:
-            change.by = by
-            if change.state.pending_proposal_hash is None:
-                raise DecisionRefused("nothing to revise: no proposal is waiting for a decision")
-            comments = open_comments(change.tx, change.state.session_id)
-            if not (comments and isinstance(notes, str) and not notes.strip()):
-                check_person_text("the notes", notes)
-            self._decide(change, "changes_requested")
-            self._queue(change, "person", with_comments(notes if notes.strip() else "", comments))
-        return self.snapshot()
 
-    def revise_notes(self) -> str | None:
-        """The notes of the person's last request for changes, until the agent's next proposal
-        (the card keeps them in view while the agent works on them)."""
-        return self.last_verdict()["notes"]
+def mark_shown(session: SessionReads, digest: Any) -> None:
+    """Record that this process showed the person the proposal of hash `digest` (a card
+    displayed it); anything but a full hash is ignored."""
+    if isinstance(digest, str) and _HASH.fullmatch(digest):
+        _shown.setdefault(session.store, {})[session.session_id] = digest
 
-    def last_verdict(self) -> dict:
-        """What the card says of the last word on a proposal, in one read: `notes`, those of
-        the person's request for changes (revise_notes), while the agent works on them and
-        while the proposal that answers them waits; `approved_by`, who approved it and where,
-        while that approval is the last word (DESIGN section 12)."""
-        said: dict = {"notes": None, "approved_by": None, "bridged": None}
-        with self.store.read() as tx:
-            words = tx.all("SELECT_LAST_VERDICT", {"sid": self.session_id})
-            if words and words[0].kind == "proposal_submitted":
-                proposed = _loads(words[0].data)
-                if "text" in proposed:  # an ACP agent's, through the bridge
-                    said["bridged"] = {"approve": proposed.get("approve")}
-                words = words[1:]  # a proposal waits: the word it answers, if any
-            last = words[0] if words else None
-            if last is None or last.kind != "decision":
-                return said
-            data = _loads(last.data)
-            if data.get("action") == "approved":
-                said["approved_by"] = data.get("by")
-            elif data.get("action") == "changes_requested":
-                said["notes"] = tx.scalar(
-                    "SELECT_PERSON_MESSAGE_AFTER", {"sid": self.session_id, "after": last.seq}
-                )
-        return said
 
-    @_reconnecting
-    def edit_plan(self, changes: dict, by: Any = None) -> Snapshot:
-        """The person's edit of the plan: the same input as update_plan, authored by the user.
+def shown_proposal(session: SessionReads) -> str | None:
+    """The hash of the proposal a card of this process last showed, if any."""
+    return _shown.get(session.store, {}).get(session.session_id)
 
-        Explanation, findings and objectives left out are kept. If a proposal is waiting, the
-        wait moves to the edited text, and the agent is told exactly what changed.
-        """
+
+def approve_shown(session: SessionReads, by: Any = None) -> Snapshot:
+    """Approve the proposal this process last showed, and only while it is the one
+    waiting: what the person read is what is approved."""
+    shown = shown_proposal(session)
+    if shown is None:
+        waiting = session.waiting_proposal()
+        if waiting is None:
+            raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
+        raise DecisionRefused(
+            f"proposal {waiting[:12]} waits but has not been shown here; show it with "
+            "%plan, read it, then approve"
+        )
+    return approve(session, shown, by=by)
+
+
+@_reconnecting
+def revise(session: SessionReads, notes: str, by: Any = None) -> Snapshot:
+    """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent, followed
+    by the person's open comments (NOTES may be left empty when comments are open)."""
+    by = person(by)
+    with session.writing() as change:
+        change.by = by
+        if change.state.pending_proposal_hash is None:
+            raise DecisionRefused("nothing to revise: no proposal is waiting for a decision")
+        comments = open_comments(change.tx, change.state.session_id)
+        if not (comments and isinstance(notes, str) and not notes.strip()):
+            check_person_text("the notes", notes)
+        decide(change, "changes_requested")
+        queue(change, "person", with_comments(notes if notes.strip() else "", comments))
+    return session.snapshot()
+
+
+def revise_notes(session: SessionReads) -> str | None:
+    """The notes of the person's last request for changes, until the agent's next proposal
+    (the card keeps them in view while the agent works on them)."""
+    return last_verdict(session)["notes"]
+
+
+def last_verdict(session: SessionReads) -> dict:
+    """What the card says of the last word on a proposal, in one read: `notes`, those of
+    the person's request for changes (revise_notes), while the agent works on them and
+    while the proposal that answers them waits; `approved_by`, who approved it and where,
+    while that approval is the last word (DESIGN section 12)."""
+    said: dict = {"notes": None, "approved_by": None, "bridged": None}
+    with session.store.read() as tx:
+        words = tx.all("SELECT_LAST_VERDICT", {"sid": session.session_id})
+        if words and words[0].kind == "proposal_submitted":
+            proposed = loads(words[0].data)
+            if "text" in proposed:  # an ACP agent's, through the bridge
+                said["bridged"] = {"approve": proposed.get("approve")}
+            words = words[1:]  # a proposal waits: the word it answers, if any
+        last = words[0] if words else None
+        if last is None or last.kind != "decision":
+            return said
+        data = loads(last.data)
+        if data.get("action") == "approved":
+            said["approved_by"] = data.get("by")
+        elif data.get("action") == "changes_requested":
+            said["notes"] = tx.scalar(
+                "SELECT_PERSON_MESSAGE_AFTER", {"sid": session.session_id, "after": last.seq}
+            )
+    return said
+
+
+@_reconnecting
+def edit_plan(session: SessionReads, changes: dict, by: Any = None) -> Snapshot:
+    """The person's edit of the plan: the same input as update_plan, authored by the user.
+
+    Explanation, findings and objectives left out are kept. If a proposal is waiting, the
+    wait moves to the edited text, and the agent is told exactly what changed.
+    """
+    try:
+        args: CheckedPlan = CATALOG["update_plan"].parse(changes)
+    except Refused as refusal:
+        raise DecisionRefused(f"edit refused: {refusal}") from None
+    by = person(by)
+    with session.writing() as change:
+        change.by = by
+        s = change.state
         try:
-            args: CheckedPlan = CATALOG["update_plan"].parse(changes)
+            check_expected_revision(args.expected_revision, s.revision, required=True)
         except Refused as refusal:
             raise DecisionRefused(f"edit refused: {refusal}") from None
-        by = person(by)
-        with self._writing() as change:
-            change.by = by
-            s = change.state
-            try:
-                check_expected_revision(args.expected_revision, s.revision, required=True)
-            except Refused as refusal:
-                raise DecisionRefused(f"edit refused: {refusal}") from None
-            body = dict(args.body)
-            for kept in ("explanation", "findings", "objectives"):
-                if kept not in args.given and s.plan is not None:
-                    body[kept] = s.plan[kept]
-            plan, reopened = build_plan(body, s.plan, s.revision + 1, None, None)
-            lines = describe_diff(diff_steps(s.plan["steps"] if s.plan else [], plan["steps"]))
-            if reopened:
-                lines.append("reopened: " + ", ".join(reopened))
-            summary = "; ".join(lines) or "no step changed"
-            content = f"The person edited the plan (revision {plan['revision']}): {summary}."
-            content = self._store_plan(change, USER_EDIT, plan, content, None, None)
-            if s.pending_proposal_hash is not None:
-                body = proposal_body(plan)
-                digest = body_hash(body)
-                self._propose(change, digest, body)
-                content += f" The proposal waiting for approval is now this text (hash {digest})."
-            self._queue(change, "notice", content)
-        return self.snapshot()
+        body = dict(args.body)
+        for kept in ("explanation", "findings", "objectives"):
+            if kept not in args.given and s.plan is not None:
+                body[kept] = s.plan[kept]
+        plan, reopened = build_plan(body, s.plan, s.revision + 1, None, None)
+        lines = describe_diff(diff_steps(s.plan["steps"] if s.plan else [], plan["steps"]))
+        if reopened:
+            lines.append("reopened: " + ", ".join(reopened))
+        summary = "; ".join(lines) or "no step changed"
+        content = f"The person edited the plan (revision {plan['revision']}): {summary}."
+        content = store_plan(change, USER_EDIT, plan, content, None, None)
+        if s.pending_proposal_hash is not None:
+            body = proposal_body(plan)
+            digest = body_hash(body)
+            propose(change, digest, body)
+            content += f" The proposal waiting for approval is now this text (hash {digest})."
+        queue(change, "notice", content)
+    return session.snapshot()
 
-    def _enter_plan_mode(self, change: _Change) -> None:
-        if change.state.pending_proposal_hash is not None:
-            self._decide(change, "dropped")
-        self._set_mode(change, "plan")
 
-    def _decide(self, change: _Change, action: str, comments: list[str] | None = None) -> None:
-        digest = change.state.pending_proposal_hash
-        change.state.pending_proposal_hash = None
-        data = {"action": action, "hash": digest}
-        if comments:  # approved with these comments open (DESIGN section 14)
-            data["comments"] = comments
-        change.emit("decision", data)
+def _enter_plan_mode(change: Change) -> None:
+    if change.state.pending_proposal_hash is not None:
+        decide(change, "dropped")
+    set_mode(change, "plan")
 
-    def _set_mode(self, change: _Change, mode: str) -> None:
-        if change.state.mode != mode:
-            change.state.mode = mode
-            change.emit("mode_changed", {"mode": mode})
 
-    def _wrong_hash(self, change: _Change, given: str, pending: str) -> str:
-        if not isinstance(given, str) or not _HASH.fullmatch(given):
-            return (
-                f"{quote(given)} is not a proposal hash: give all 64 lowercase hex digits of the "
-                f"waiting proposal {pending[:12]}..., or approve without a hash"
+def _wrong_hash(change: Change, given: str, pending: str) -> str:
+    if not isinstance(given, str) or not _HASH.fullmatch(given):
+        return (
+            f"{quote(given)} is not a proposal hash: give all 64 lowercase hex digits of the "
+            f"waiting proposal {pending[:12]}..., or approve without a hash"
+        )
+    known = {"sid": change.state.session_id, "hash": given}
+    if change.tx.first("PROPOSAL_KNOWN", known) is not None:
+        return f"proposal {given[:12]} was superseded by {pending[:12]}; review the new one"
+    return f"{given[:12]} is not the waiting proposal {pending[:12]}"
+
+
+# The queue.
+
+
+@_reconnecting
+def queue_message(
+    session: SessionReads, text: str, source: str = "automatic", by: Any = None
+) -> Message:
+    """Queue a message for the agent: a person's words (`by` says whose), automatic work,
+    or a notice."""
+    if source not in ("person", "automatic", "notice"):
+        raise ValueError(f"source is {source!r}; it must be person, automatic or notice")
+    check_person_text("the message", text)
+    by = person(by) if source == "person" else None
+    with session.writing() as change:
+        change.by = by
+        return queue(change, source, text)
+
+
+@_reconnecting
+def deliver(session: SessionReads) -> list[Message]:
+    """Take the messages the agent may have now, in order, and mark them delivered (read
+    first: with nothing waiting, no write waits for another process's lock)."""
+    with session.store.read() as tx:
+        if tx.first("SELECT_WAITING", {"sid": session.session_id}) is None:
+            return []
+    with session.writing() as change:
+        rows = change.tx.all("SELECT_WAITING", {"sid": session.session_id})
+        waiting = [
+            models.Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows
+        ]
+        ready = policy.deliverable(waiting, change.state.pending_proposal_hash is not None)
+        for message in ready:
+            seq = change.emit("message_delivered", {"message_id": message.message_id})
+            change.add(
+                "MARK_DELIVERED",
+                {"sid": session.session_id, "b_message_id": message.message_id, "b_seq": seq},
             )
-        if change.tx.first("PROPOSAL_KNOWN", {"sid": self.session_id, "hash": given}) is not None:
-            return f"proposal {given[:12]} was superseded by {pending[:12]}; review the new one"
-        return f"{given[:12]} is not the waiting proposal {pending[:12]}"
-
-    # The queue.
-
-    @_reconnecting
-    def queue_message(self, text: str, source: str = "automatic", by: Any = None) -> Message:
-        """Queue a message for the agent: a person's words (`by` says whose), automatic work,
-        or a notice."""
-        if source not in ("person", "automatic", "notice"):
-            raise ValueError(f"source is {source!r}; it must be person, automatic or notice")
-        check_person_text("the message", text)
-        by = person(by) if source == "person" else None
-        with self._writing() as change:
-            change.by = by
-            return self._queue(change, source, text)
-
-    @_reconnecting
-    def deliver(self) -> list[Message]:
-        """Take the messages the agent may have now, in order, and mark them delivered (read
-        first: with nothing waiting, no write waits for another process's lock)."""
-        with self.store.read() as tx:
-            if tx.first("SELECT_WAITING", {"sid": self.session_id}) is None:
-                return []
-        with self._writing() as change:
-            rows = change.tx.all("SELECT_WAITING", {"sid": self.session_id})
-            waiting = [
-                models.Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows
-            ]
-            ready = policy.deliverable(waiting, change.state.pending_proposal_hash is not None)
-            for message in ready:
-                seq = change.emit("message_delivered", {"message_id": message.message_id})
-                change.add(
-                    "MARK_DELIVERED",
-                    {"sid": self.session_id, "b_message_id": message.message_id, "b_seq": seq},
-                )
-        return ready
-
-    def _queue(self, change: _Change, source: str, text: str) -> Message:
-        # Messages queued earlier in this same change are not in the table yet.
-        queued_now = [p["message_id"] + 1 for stmt, p in change.rows if stmt == "INSERT_MESSAGE"]
-        next_in_table = change.tx.scalar("NEXT_MESSAGE_ID", {"sid": self.session_id})
-        message_id = max([next_in_table, *queued_now])
-        seq = change.emit(
-            "message_queued", {"message_id": message_id, "source": source, "text": text}
-        )
-        change.add(
-            "INSERT_MESSAGE",
-            {
-                "session_id": self.session_id,
-                "message_id": message_id,
-                "source": source,
-                "text": text,
-                "queued_seq": seq,
-                "delivered_seq": None,
-            },
-        )
-        if source == "person":  # the person's words answer the agent's open question
-            self._close_question(change, "answered", message_id)
-        return models.Message(message_id=message_id, source=source, text=text)
+    return ready
 
 
 def check_person_text(what: str, text: Any) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..plan.review import objective_key
-from .transaction import _decode_event
+from .events import decode_event
 
 
 def same_as_recorded(change: Any, session_id: str, call: Any) -> bool:
@@ -22,7 +22,7 @@ def same_as_recorded(change: Any, session_id: str, call: Any) -> bool:
     key = {"sid": session_id, "call_id": call.call_id}
     row = change.tx.first("SELECT_RECORDED_EVENT", key)
     return row is not None and recorded_as(
-        call.name, call.parsed, row.kind, _decode_event(row.kind, row.data)
+        call.name, call.parsed, row.kind, decode_event(row.kind, row.data)
     )
 
 

@@ -1,77 +1,28 @@
 """The write transaction of a session: its state under the write lock, the events an operation
-emits, and their commit together with the session row."""
+emits (a `Change`), and their commit together with the session row."""
 
 from __future__ import annotations
 
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-import pydantic_core
-
-from ..errors import ConnectionLost, PlanStoreError
-from ..lazy import LazyModule
-from ..plan.stored import USER_EDIT, decode_plan_event, encode_plan_event
-from ..plan.who import PERSON_KINDS
-from ..store.transaction import Tx
+from ..errors import CallIdTaken, ConnectionLost, PlanStoreError
+from ..plan.stored import encode_plan_event
+from ..store.transaction import ATTEMPTS, Tx
+from .events import by_person, dumps, iso, plan_at
 
 if TYPE_CHECKING:
-    from .plan_session import PlanSession
-
-    pass
-
-# The models load with the first call that returns one: showing the card needs none.
-models = LazyModule("jupyter_plans.plan.models")
-
-
-def _dumps(value: Any) -> str:
-    return pydantic_core.to_json(value).decode()
-
-
-_loads = pydantic_core.from_json
-
-
-def _decode_event(kind: str, text: str) -> dict:
-    if kind == "plan_updated":
-        return decode_plan_event(text)
-    data = _loads(text)
-    if kind in PERSON_KINDS and "by" not in data:
-        # A person's act written before who decided was kept.
-        if kind != "message_queued" or data.get("source") == "person":
-            data["by"] = None
-    return data
-
-
-def _by_person(kind: str, data: dict) -> bool:
-    """Whether an event of this change is the person's act (the change's `by` goes with it)."""
-    if kind == "message_queued":
-        return data.get("source") == "person"
-    if kind == "plan_updated":
-        return data.get("name") == USER_EDIT
-    return kind in PERSON_KINDS
-
-
-class EventData(NamedTuple):
-    """An event as plain data: what `events()` returns as models."""
-
-    seq: int
-    kind: str
-    data: dict
-    at: str  # UTC, ISO 8601
+    from ..store import Store
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _iso(ms: int) -> str:
-    """Milliseconds since the epoch as UTC ISO 8601, as events show their time."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
-
-
 @dataclass(slots=True)
-class _State:
+class State:
     """The session row: the fold of the session's events, kept current in every write."""
 
     session_id: str
@@ -88,8 +39,25 @@ class _State:
     finished_seq: int | None = None  # the plan_finished event, while the plan is finished
     agent_seq: int | None = None  # the last agent_status event of a bridged agent
 
+    def copy(self) -> State:
+        return State(
+            self.session_id,
+            self.cursor,
+            self.revision,
+            self.mode,
+            self.pending_proposal_hash,
+            self.approved_proposal_hash,
+            self.plan,
+            self.plan_seq,
+            self.newest_turn_id,
+            self.newest_turn_ordinal,
+            self.newest_turn_cancelled,
+            self.finished_seq,
+            self.agent_seq,
+        )
+
     @classmethod
-    def from_row(cls, row: Any, plan: dict | None) -> _State:
+    def from_row(cls, row: Any, plan: dict | None) -> State:
         return cls(
             session_id=row.session_id,
             cursor=row.cursor,
@@ -113,11 +81,11 @@ class EarlierUse(Exception):
 
 
 @dataclass(slots=True)
-class _Change:
+class Change:
     """The writes of one operation, applied together when it ends."""
 
     tx: Tx
-    state: _State
+    state: State
     recorded: str | None  # the result of an accepted call of this call id, if any
     recorded_digest: str | None  # and the digest of that call's name and arguments
     loaded_cursor: int
@@ -136,13 +104,13 @@ class _Change:
         body: str | None = None,  # a plan's body, as stored, when it was made before
     ) -> int:
         self.state.cursor += 1
-        if self.by is not None and _by_person(kind, data):
+        if self.by is not None and by_person(kind, data):
             data = {**data, "by": self.by}
-        result_text = None if result is None else _dumps(result)
+        result_text = None if result is None else dumps(result)
         if kind == "plan_updated":  # as plan/stored.py says, with the texts already made
             text = encode_plan_event(data, body, result_text)
         else:
-            text = _dumps(data)
+            text = dumps(data)
         self.events.append(
             {
                 "session_id": self.state.session_id,
@@ -160,8 +128,20 @@ class _Change:
     def add(self, statement: Any, params: dict) -> None:
         self.rows.append((statement, params))
 
+    def savepoint(self) -> tuple[State, int, int]:
+        """What the change holds now, for `roll_back`: the state (its plan is replaced, never
+        changed in place, so a shallow copy keeps it) and how many writes wait."""
+        return self.state.copy(), len(self.events), len(self.rows)
 
-def _write_state(change: _Change) -> None:
+    def roll_back(self, point: tuple[State, int, int]) -> None:
+        """Undo every write made since `point`: none of them will be committed."""
+        state, events, rows = point
+        self.state = state
+        del self.events[events:]
+        del self.rows[rows:]
+
+
+def _write_state(change: Change) -> None:
     s = change.state
     params = {
         "sid": s.session_id,
@@ -181,7 +161,7 @@ def _write_state(change: _Change) -> None:
     change.tx.execute("UPDATE_STATE", params)
 
 
-def _check_state_written(change: _Change) -> None:
+def _check_state_written(change: Change) -> None:
     if change.tx.rowcount != 1:
         # The row lock (or SQLite's write lock) makes this unreachable unless another writer
         # ignored the locking protocol; refuse rather than lose its update.
@@ -189,19 +169,19 @@ def _check_state_written(change: _Change) -> None:
         raise PlanStoreError(f"session {s.session_id!r} was changed by another writer; retry")
 
 
-def _write_rows(change: _Change) -> None:
+def _write_rows(change: Change) -> None:
     for statement, params in change.rows:
         change.tx.execute(statement, params)
 
 
-def _append_events(change: _Change) -> None:
+def _append_events(change: Change) -> None:
     if len(change.events) == 1:
         change.tx.execute("INSERT_EVENT", change.events[0])
     else:
         change.tx.execute_many("INSERT_EVENT", change.events)
 
 
-class _Writing:
+class Writing:
     """The context of one change (a class, not a generator: it runs on every tool call).
 
     The session's state comes from its row, read under the write lock; or, on SQLite, from
@@ -209,36 +189,40 @@ class _Writing:
     committed since (the store's written_states), which spares the read. The entry is taken
     out while the change runs (the change works on it) and put back only once the change has
     committed: a change that failed, or wrote nothing, leaves the next one to read the row.
+
+    With a `call_id`, the result recorded for an accepted call of that id comes too; with
+    `look_later` as well, not while the state is known (see tools.py, run_call).
     """
 
-    __slots__ = ("session", "call_id", "look_later", "tx", "change", "written")
+    __slots__ = ("store", "session_id", "call_id", "look_later", "tx", "change", "written")
 
-    def __init__(self, session: PlanSession, call_id: str | None, look_later: bool) -> None:
-        self.session, self.call_id = session, call_id
+    def __init__(
+        self, store: Store, session_id: str, call_id: str | None = None, look_later: bool = False
+    ) -> None:
+        self.store, self.session_id, self.call_id = store, session_id, call_id
         self.look_later = look_later and call_id is not None
 
-    def __enter__(self) -> _Change:
-        session = self.session
-        key = {"sid": session.session_id, "call_id": self.call_id}
-        tx = self.tx = session.store.write(session.session_id).__enter__()
+    def __enter__(self) -> Change:
+        store, sid = self.store, self.session_id
+        key = {"sid": sid, "call_id": self.call_id}
+        tx = self.tx = store.write(sid).__enter__()
         try:
-            self.written = session.store.written_states(tx)
-            known = self.written.pop(session.session_id, None)
+            self.written = store.written_states(tx)
+            known = self.written.pop(sid, None)
             if known is not None:
                 later = self.look_later
                 found = None if self.call_id is None or later else tx.first("SELECT_RECORDED", key)
                 recorded, digest = (None, None) if found is None else found
-                self.change = _Change(tx, known, recorded, digest, known.cursor, unlooked=later)
+                self.change = Change(tx, known, recorded, digest, known.cursor, unlooked=later)
                 return self.change
             select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
             row = tx.first(select_state, key)
             if row is None:
-                insert = session.store.insert_session
-                tx.execute(insert, {"sid": session.session_id, "created_at": _iso(_now_ms())})
+                tx.execute(store.insert_session, {"sid": sid, "created_at": iso(_now_ms())})
                 row = tx.first(select_state, key)
-            plan = session._plan_at(tx, row.plan_seq)
-            self.change = _Change(
-                tx, _State.from_row(row, plan), row.recorded, row.recorded_digest, row.cursor
+            plan = plan_at(tx, store, sid, row.plan_seq)
+            self.change = Change(
+                tx, State.from_row(row, plan), row.recorded, row.recorded_digest, row.cursor
             )
         except BaseException:
             tx.__exit__(*sys.exc_info())
@@ -255,26 +239,42 @@ class _Writing:
                     _append_events(change)
                     _write_state(change)  # last: its count is the one read after the block
                 _check_state_written(change)
-            except BaseException as failure:
-                # DB-API's name for a broken constraint: here, the call id's unique index.
-                earlier = change.unlooked and type(failure).__name__ == "IntegrityError"
+            except BaseException:
                 try:
                     self.tx.__exit__(*sys.exc_info())
-                except PlanStoreError:
-                    if earlier:
+                except CallIdTaken:
+                    if change.unlooked:  # an accepted call of this id is recorded: look first
                         raise EarlierUse from None
                     raise
                 raise
         try:
             self.tx.__exit__(kind, error, traceback)
             if changed:  # committed on this connection: the row now holds this
-                self.written[change.state.session_id] = change.state
+                self.written[self.session_id] = change.state
         except ConnectionLost as lost:
             # The commit was on its way when the connection went: look, do not assume.
-            if not (changed and lost.committing and self.session._landed(change.events[-1])):
+            if not (changed and lost.committing and landed(self.store, change.events[-1])):
                 raise
         if changed:
-            session, state = self.session, change.state
+            state = change.state
             if state.plan_seq is not None:
-                session.store.plan_cache[session.session_id] = (state.plan_seq, state.plan)
-            session.store.notify(session.session_id, state.cursor)
+                self.store.plan_cache[self.session_id] = (state.plan_seq, state.plan)
+            self.store.notify(self.session_id, state.cursor)
+
+
+def landed(store: Store, last_event: dict) -> bool:
+    """Whether the last event of a commit whose outcome is unknown is in the store."""
+    key = {"sid": last_event["session_id"], "seq": last_event["seq"]}
+    for attempt in range(ATTEMPTS):
+        try:
+            with store.read() as tx:
+                row = tx.first("SELECT_EVENT_CHECK", key)
+            break
+        except ConnectionLost:
+            if attempt == ATTEMPTS - 1:
+                raise
+    return row is not None and (row.kind, row.data, row.at) == (
+        last_event["kind"],
+        last_event["data"],
+        last_event["at"],
+    )

@@ -7,7 +7,7 @@ lock, copies the file through SQLite's backup into a file made beside the new on
 place under the new name (never over anything there), commits in the old file a marker naming
 the new one with the move's token, and removes the old file. A store that has the old file open
 reads the marker in each write transaction, and whenever its path no longer names its file, and
-opens the new one once it records that very move (see marker.py and Store._on_file).
+opens the new one once it records that very move (see marker.py and tracking.py).
 """
 
 from __future__ import annotations

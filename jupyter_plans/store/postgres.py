@@ -24,8 +24,10 @@ from sqlalchemy.engine import URL
 from sqlalchemy.pool import NullPool
 
 from ..errors import ConnectionLost, PlanStoreError
+from .driver_errors import first_line as _line
+from .driver_errors import from_psycopg
 from .pg_idle import IDLE
-from .transaction import WRITE_OPTION, _line
+from .transaction import WRITE_OPTION
 
 LISTEN_WAIT_SECONDS = 1.0  # the most a store's first look waits for its listener to begin
 # The URL's parameter naming where the listener connects: HOST[:PORT] of the server itself (the
@@ -60,6 +62,8 @@ class PostgresBackend:
     begin_write = "BEGIN ISOLATION LEVEL READ COMMITTED"
     others_commits = None  # a writer locks the session row by reading it, every time
     begin_read = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    translate = staticmethod(from_psycopg)
+    path = None  # a database server, not a file
 
     def __init__(self, url: URL) -> None:
         psycopg = _psycopg()
@@ -98,6 +102,9 @@ class PostgresBackend:
 
     schema_version = None  # unknown until the migration check reads it
 
+    def create_latest(self) -> bool:
+        return False  # the migrations make the schema, under their advisory lock
+
     @property
     def statement_dialect(self):
         return self.engine.dialect
@@ -113,8 +120,8 @@ class PostgresBackend:
             handle = self.engine.raw_connection()
         except (DBAPIError, self.driver_error) as exc:  # the pool raises the driver's own
             if not self.transient(exc):
-                raise PlanStoreError(f"cannot connect to {self._where}: {_line(exc)}") from None
-            raise ConnectionLost(f"cannot connect to {self._where}: {_line(exc)}") from None
+                raise PlanStoreError(f"cannot connect to {self.where}: {_line(exc)}") from None
+            raise ConnectionLost(f"cannot connect to {self.where}: {_line(exc)}") from None
         IDLE.hold(handle.driver_connection)
         return handle, handle.driver_connection
 
@@ -139,7 +146,7 @@ class PostgresBackend:
         return IDLE.take(connection)
 
     @property
-    def _where(self) -> str:
+    def where(self) -> str:
         return self.url.render_as_string(hide_password=True)
 
     def transient(self, error: BaseException) -> bool:

@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanStoreError
-from . import Store, check_session_id
 from .compiled import StatementCache
+from .driver_errors import first_line as _line
+from .driver_errors import from_psycopg, from_sqlite
 from .guards import HEARTBEAT_MS, WRITE_WAIT_SECONDS, beat_params, now_ms
 from .migrations import LATEST
 from .sqlite import check_plan_file, reading_uri
-from .transaction import Tx, _line
+from .store import Store, check_session_id
+from .transaction import Tx
+from .urls import place_of
 
 BUSY_TIMEOUT_SECONDS = 2.0  # a reader waits only for a WAL recovery or a non-WAL writer
 CONNECT_TIMEOUT_SECONDS = 3
@@ -48,6 +51,7 @@ class ReadOnlyStore:
         self._begin = driver["begin"]
         self._placeholder = driver["placeholder"]
         self.driver_error = driver["error"]
+        self.translate = driver["translate"]  # a driver's error as ours (driver_errors.py)
         self.plan_cache: dict[str, tuple[int, dict]] = {}
 
     def __repr__(self) -> str:
@@ -61,6 +65,12 @@ class ReadOnlyStore:
 
     def _lost(self, cursor: Any) -> bool:
         return False  # one short-lived process: a lost connection is an error, not a retry
+
+    def _on_file(self, write: bool, cursor: Any = None) -> bool:
+        return True  # never asked: the transactions look at no file (write is None)
+
+    def _follow(self, write: bool) -> None:
+        raise AssertionError("a read-only store follows no file")
 
     # The store's own code, which reads through self.read() only.
     current_session_id = Store.current_session_id
@@ -139,24 +149,8 @@ class ReadOnlyStore:
 
 def open_read_only(url_or_path: str) -> ReadOnlyStore:
     """The store at a path or URL, for reading; raises StoreMissing or PlanStoreError."""
-    if "://" not in url_or_path:
-        return _sqlite(Path(url_or_path).expanduser().absolute())
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        url = make_url(url_or_path)
-    except ArgumentError as exc:
-        raise PlanStoreError(f"cannot read the database URL: {exc}") from None
-    backend = url.get_backend_name()
-    if backend == "sqlite" and url.database not in (None, "", ":memory:"):
-        return _sqlite(Path(url.database).expanduser().absolute())
-    if backend in ("postgresql", "postgres"):
-        return _postgres(url)
-    raise PlanStoreError(
-        f"unsupported database {url.render_as_string(hide_password=True)!r}; give a path, "
-        "a sqlite:///PATH URL or a postgresql+psycopg:// URL"
-    )
+    place = place_of(url_or_path)
+    return _sqlite(place) if isinstance(place, Path) else _postgres(place)
 
 
 def _sqlite(path: Path) -> ReadOnlyStore:
@@ -184,6 +178,7 @@ def _sqlite(path: Path) -> ReadOnlyStore:
         begin="BEGIN",
         placeholder="?",
         error=sqlite3.Error,
+        translate=from_sqlite,
     )
 
 
@@ -197,51 +192,12 @@ def _postgres(url: Any) -> ReadOnlyStore:
     from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 
     where = url.render_as_string(hide_password=True)
-    settings = [
-        url.query.get("options", ""),
-        "-c default_transaction_read_only=on",
-        f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
-    ]
-    # plans_listen is the stores' listener's (postgres.py), not libpq's.
-    conninfo = url.set(drivername="postgresql").difference_update_query(["options", "plans_listen"])
-    begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-    timeout = int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS))
     try:
-        try:
-            connection = psycopg.connect(
-                conninfo.render_as_string(hide_password=False),
-                autocommit=True,  # the transactions are Tx's
-                options=" ".join(filter(None, settings)),
-                connect_timeout=timeout,
-            )
-        except psycopg.OperationalError as exc:
-            if "unsupported startup parameter" not in str(exc):
-                raise
-            # PgBouncer takes no settings at connect, and its transaction pooling keeps none
-            # between transactions, nor a prepared statement: each transaction sets its own.
-            connection = psycopg.connect(
-                conninfo.render_as_string(hide_password=False),
-                autocommit=True,
-                prepare_threshold=None,
-                connect_timeout=timeout,
-            )
-            begin += f"; SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}"
+        connection, begin = _pg_connect(psycopg, url)
     except psycopg.Error as exc:
         raise PlanStoreError(f"cannot connect to {where}: {_line(exc)}") from None
     try:
-        try:
-            row = connection.execute("SELECT max(version) FROM plans_schema_version").fetchone()
-        except psycopg.errors.UndefinedTable:
-            raise StoreMissing(f"{where} has no plan in it yet") from None
-        except psycopg.Error as exc:
-            raise PlanStoreError(f"{where} is not a readable plan store: {_line(exc)}") from None
-        if row[0] is None:
-            raise StoreMissing(f"{where} has no plan in it yet")
-        if row[0] > LATEST:
-            raise PlanStoreError(
-                f"{where} has plan schema version {row[0]}, newer than the {LATEST} this "
-                "jupyter-plans knows; upgrade jupyter-plans"
-            )
+        version = _pg_version(psycopg, connection, where)
     except BaseException:
         connection.close()
         raise
@@ -249,8 +205,61 @@ def _postgres(url: Any) -> ReadOnlyStore:
         connection,
         PGDialect_psycopg(),
         where,
-        row[0],
+        version,
         begin=begin,
         placeholder="%s",
         error=psycopg.Error,
+        translate=from_psycopg,
     )
+
+
+def _pg_connect(psycopg: Any, url: Any) -> tuple[Any, str]:
+    """A connection whose transactions only read, and the BEGIN that makes them so."""
+    settings = [
+        url.query.get("options", ""),
+        "-c default_transaction_read_only=on",
+        f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+    ]
+    # plans_listen is the stores' listener's (postgres.py), not libpq's.
+    conninfo = url.set(drivername="postgresql").difference_update_query(["options", "plans_listen"])
+    conninfo = conninfo.render_as_string(hide_password=False)
+    begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    timeout = int(url.query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS))
+    try:
+        connection = psycopg.connect(
+            conninfo,
+            autocommit=True,  # the transactions are Tx's
+            options=" ".join(filter(None, settings)),
+            connect_timeout=timeout,
+        )
+    except psycopg.OperationalError as exc:
+        # PgBouncer refuses settings at connect: it says so only in words (no SQLSTATE
+        # reaches a connection that failed to start).
+        if "unsupported startup parameter" not in str(exc):
+            raise
+        # Its transaction pooling keeps no setting between transactions, nor a prepared
+        # statement: each transaction sets its own.
+        connection = psycopg.connect(
+            conninfo, autocommit=True, prepare_threshold=None, connect_timeout=timeout
+        )
+        begin += f"; SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}"
+    return connection, begin
+
+
+def _pg_version(psycopg: Any, connection: Any, where: str) -> int:
+    """The database's plan schema version; refused, in one line, where there is no plan or
+    one newer than this code."""
+    try:
+        row = connection.execute("SELECT max(version) FROM plans_schema_version").fetchone()
+    except psycopg.errors.UndefinedTable:
+        raise StoreMissing(f"{where} has no plan in it yet") from None
+    except psycopg.Error as exc:
+        raise PlanStoreError(f"{where} is not a readable plan store: {_line(exc)}") from None
+    if row[0] is None:
+        raise StoreMissing(f"{where} has no plan in it yet")
+    if row[0] > LATEST:
+        raise PlanStoreError(
+            f"{where} has plan schema version {row[0]}, newer than the {LATEST} this "
+            "jupyter-plans knows; upgrade jupyter-plans"
+        )
+    return row[0]

@@ -14,6 +14,8 @@ from sqlalchemy import (
     text,
 )
 
+from .driver_errors import CALL_INDEX
+
 metadata = MetaData()
 
 schema_version = Table(
@@ -73,7 +75,7 @@ events = Table(
     PrimaryKeyConstraint("session_id", "seq"),
     # Only calls that came with an id can be retried under it; the rest add no index entry.
     Index(
-        "plans_events_call",
+        CALL_INDEX,  # a write that breaks it is CallIdTaken (driver_errors.py)
         "session_id",
         "call_id",
         unique=True,

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from ..errors import PlanStoreError
 from . import marker, records
+from .driver_errors import from_sqlite
 from .migrations import LATEST
 
 # What a file must be before it is opened as a plan file (imported from here as before).
@@ -58,15 +59,18 @@ class SQLiteBackend:
     begin_write = "BEGIN IMMEDIATE"
     begin_read = "BEGIN"
     driver_error = sqlite3.Error
+    translate = staticmethod(from_sqlite)
     # In a transaction: changes when another connection (any process) has committed since.
     others_commits = "PRAGMA data_version"
     pipelines = False  # a statement is a call into the library, not a round trip
+    # Nothing is sent with a commit: another process's is told by the file system (changes.py).
+    notify = notify_session = None
 
     def __init__(self, path: Path) -> None:
         self._engine = None
         self.repoint(path)
         self.look()
-        # The file this store opened, once it has: see PlanStore._on_file. None while there
+        # The file this store opened, once it has: see tracking.py. None while there
         # is no plan file at the path (reads then see an empty store).
         self.opened: FileIdentity | None = None
         self._opened_sides: list[FileIdentity | None] = [None, None]
@@ -168,6 +172,10 @@ class SQLiteBackend:
             self._opened_sides = [file_identity(side) for side in self._sides]
         return connection, connection
 
+    @property
+    def where(self) -> str:
+        return self.path_text
+
     def identity(self) -> FileIdentity | None:
         return file_identity(self.path_text)
 
@@ -263,11 +271,27 @@ class SQLiteBackend:
     def forget(self, handle) -> None:
         handle.close()
 
+    def take(self, connection) -> bool:
+        return True  # a connection to a file is never closed for idling
+
     def connection_lost(self, connection, error: Exception | None = None) -> bool:
         return False  # a file does not go away mid-transaction
 
     def transient(self, error: BaseException) -> bool:
         return False  # a file that cannot be opened will not open on a second try
+
+    def committed(self, session_id: str | None = None) -> None:
+        pass  # other processes are told by the file system
+
+    def on_change(self, callback):
+        """Call `callback()` (on another thread) soon after another process may have committed
+        to the file, as the file system tells; None where it does not (poll instead)."""
+        from .changes import on_change
+
+        return on_change(self.path, callback)
+
+    def session_token(self, session_id: str) -> None:
+        return None  # nothing tells which session a commit to the file changed
 
     def change_token(self) -> int:
         """A number that changes whenever any connection, in any process, commits to the file,

@@ -3,31 +3,54 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanStoreError
 from . import marker
 from .sqlite import read_only_reason
 
+if TYPE_CHECKING:
+    from .backend import PlanFile
 
-class FollowsFile:
-    """The part of Store that looks, in every transaction, that its path still names the file
-    its connection has open (see Store for the attributes it uses)."""
 
-    # A replaced plan file. Another program (or a person) may delete the plan file, or put
-    # another in its place (os.replace), while this store has it open: SQLite would go on
-    # reading and writing the old file, which nobody else sees any more. So every transaction
-    # looks (one lstat) that the path still names the file its connection has open, and if
-    # not, the store lets go of that file and opens what is at the path now.
+class FileTracker:
+    """The plan file a store has open, looked at in every transaction: its path must still name
+    the file the transaction's connection has open.
 
-    def _on_file(self, write: bool, cursor: Any = None) -> bool:
-        """Whether this thread's connection has the file at the path open, and (for a write)
-        the file was not moved since; for a read while there is no file, whether it reads the
-        empty database. `cursor`, in the transaction just begun, reads where the file went."""
-        identity = self._local.identity
+    A replaced plan file. Another program (or a person) may delete the plan file, or put
+    another in its place (os.replace), while this store has it open: SQLite would go on
+    reading and writing the old file, which nobody else sees any more. So every transaction
+    looks (one lstat) that the path still names the file its connection has open, and if
+    not, the store lets go of that file and opens what is at the path now.
+
+    What it asks of the store: `forget_plans` (plans parsed from the old file's events) and
+    `migrate` (a file opened again is brought up to date); what it keeps of each thread's
+    connection is in the thread's `local` the store passes in.
+    """
+
+    def __init__(
+        self, backend: PlanFile, forget_plans: Callable[[], None], migrate: Callable[[], None]
+    ) -> None:
+        self.backend = backend
+        self._forget_plans, self._migrate = forget_plans, migrate
+        self.path_text = backend.path_text
+        self.generation = 0  # how many times the store opened another file at its path
+        self.moves = 0  # how many times the plan file moved with its notebook, while open
+        self._lock = threading.Lock()
+        self._gone: str | None = None  # why the plan file is gone: its notebook's trash, ...
+        backend.opened = backend.identity()
+
+    def on_file(self, local: Any, write: bool, cursor: Any = None) -> bool:
+        """Whether this thread's connection (`local`) has the file at the path open, and (for
+        a write) the file was not moved since; for a read while there is no file, whether it
+        reads the empty database. `cursor`, in the transaction just begun, reads where the
+        file went."""
+        identity = local.identity
         try:
-            found = os.lstat(self._path_text)
+            found = os.lstat(self.path_text)
         except (FileNotFoundError, NotADirectoryError):
             found = None
         if found is None and identity is None:
@@ -37,12 +60,11 @@ class FollowsFile:
             and identity is not None
             and (found.st_dev, found.st_ino) == tuple(identity)
         )
-        local = self._local
         if cursor is not None and identity is not None and write and here:
             # A move commits its marker before it removes the old file: a writer that got the
             # lock in between must not write to it. Only another connection commits a marker,
             # and SQLite says (data_version) whether one has committed since this one looked.
-            version = cursor.execute(self._backend.others_commits).fetchone()[0]
+            version = cursor.execute(self.backend.others_commits).fetchone()[0]
             local.version = version
             if version == getattr(local, "looked_at", None):
                 return True
@@ -55,21 +77,26 @@ class FollowsFile:
                 return False
         return here
 
-    def _follow(self, write: bool) -> None:
-        """Open what is at the path now, in place of the file this thread's connection had
-        open: for a write, a plan file (made as a new store is, where there is none); for a
-        read of no file, nothing (reads see an empty store). A file that is not a plan file
-        is refused in one line, and so is a write this process cannot make there. A plan file
-        that moved with its notebook is opened where it went, once that move is verified
-        (marker.py); a claim of a move that is not is refused in one line. Other threads'
-        connections are let go of when they next begin (their generation is an earlier one)."""
-        backend = self._backend
-        went = getattr(self._local, "moved", None)
-        self._local.moved = None
+    def went(self, local: Any) -> marker.Marker | None:
+        """Where the file this thread's connection (`local`) had open went, if it says; asked
+        before the store lets go of that connection."""
+        went, local.moved = getattr(local, "moved", None), None
+        backend = self.backend
         if went is None and backend.opened is not None and backend.identity() != backend.opened:
             went = backend.went()  # this thread had no connection on the file that went
-        self._let_go(self._local)
-        with self._follow_lock:
+        return went
+
+    def follow(self, went: marker.Marker | None, write: bool) -> None:
+        """Open what is at the path now, in place of the file a thread's connection had open
+        (the store let go of it; `went`, where it says it went): for a write, a plan file (made
+        as a new store is, where there is none); for a read of no file, nothing (reads see an
+        empty store). A file that is not a plan file is refused in one line, and so is a write
+        this process cannot make there. A plan file that moved with its notebook is opened
+        where it went, once that move is verified (marker.py); a claim of a move that is not
+        is refused in one line. Other threads' connections are let go of when they next begin
+        (their generation is an earlier one)."""
+        backend = self.backend
+        with self._lock:
             if went is not None:
                 where = self._where(went, write)
                 if where is not None:
@@ -95,7 +122,7 @@ class FollowsFile:
         from when its own moves count); None when not, with why in `_gone` for the file gone
         from its path. A write to a file still at its path that claims a move it did not make
         is refused here, in one line that says what it claims."""
-        backend = self._backend
+        backend = self.backend
         path = backend.path_text
         if went.renamed:
             return (Path(went.target), backend.since[0]) if went.target != path else None
@@ -136,17 +163,17 @@ class FollowsFile:
         return None
 
     def _open_again(self, look: bool, at: Path | None = None, since: float = 0.0) -> None:
-        """Under the follow lock: let go of the file the store had open and, if `look`, open
-        what is at the path now (or at `at`, where the plan file moved, whose moves count from
+        """Under the lock: let go of the file the store had open and, if `look`, open what is
+        at the path now (or at `at`, where the plan file moved, whose moves count from
         `since`). The same file opened again keeps what its first look saw."""
-        backend = self._backend
+        backend = self.backend
         before = (backend.opened, backend.marker_at_open, backend.since)
-        self._generation += 1
-        self.plan_cache.clear()  # plans parsed from the old file's events
+        self.generation += 1
+        self._forget_plans()  # plans parsed from the old file's events
         backend.let_go()
         if at is not None:
             backend.repoint(at)
-            self._path_text = backend.path_text
+            self.path_text = backend.path_text
             self.moves += 1
         if look:
             backend.look()
@@ -158,25 +185,15 @@ class FollowsFile:
             elif backend.opened is not None and backend.opened == before[0]:
                 backend.marker_at_open, backend.since = before[1], before[2]
 
-    @property
-    def generation(self) -> int:
-        """How many times the store has opened another file at its path than it had open (the
-        plan file was deleted or replaced); a watcher that sees it change shows everything
-        again, since the new file's history is another one."""
-        return self._generation
+    def replaced(self) -> bool:
+        """Whether the file at the path is not the one the store has open (deleted, replaced)."""
+        return self.backend.identity() != self.backend.opened
 
-    def check_file(self) -> None:
-        """Open what is at the path now if the plan file was deleted or replaced since the
-        store last looked; raise PlanStoreError, in one line, if it is not a plan file.
-        Every operation does this by itself; this lets a caller ask before it begins."""
-        if self._file and self._backend.identity() != self._backend.opened:
-            self._follow(False)
-
-    def _refuse_read_only(self) -> None:
+    def writable_again(self) -> None:
         """Refuse, in one line, a write to a plan file this process cannot write; once the file
         (or its folder) has been made writable, open it again, for writing."""
-        backend = self._backend
-        with self._follow_lock:
+        backend = self.backend
+        with self._lock:
             if backend.read_only and read_only_reason(backend.path) is None:
                 self._open_again(look=True)
         if backend.read_only:

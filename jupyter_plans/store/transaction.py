@@ -11,9 +11,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import ConnectionLost, PlanStoreError, StoreBusy
+from ..errors import ConnectionLost, PlanStoreError
+from .driver_errors import first_line as _line
 
 if TYPE_CHECKING:
     from .compiled import Prepared, StatementCache
@@ -48,16 +50,38 @@ def reconnecting(operation):
     return run
 
 
+class Host(Protocol):
+    """What a transaction asks of the store it runs in (store.py's Store; readonly.py's
+    ReadOnlyStore, which has no file to look at and nothing to tell)."""
+
+    @property
+    def driver_error(self) -> type[Exception]: ...  # the base of the driver's errors
+
+    def translate(self, error: Exception, words: str) -> PlanStoreError: ...  # driver_errors.py
+
+    def _cursor(self) -> Any: ...  # this thread's cursor, on a connection that is open
+
+    def _lost(self, cursor: Any) -> bool: ...  # the connection is gone (and was let go of)
+
+    def _on_file(self, write: bool, cursor: Any = None) -> bool: ...  # tracking.py
+
+    def _follow(self, write: bool) -> None: ...  # tracking.py
+
+
 class Tx:
     """One transaction, as a context manager: it commits when the block ends and rolls back if
     the block raises (nothing is committed in a finally). Rows come with attribute access.
+
+    A driver's error is said as ours where the transaction ends (driver_errors.py): a broken
+    unique rule as RecordConflict (CallIdTaken for an accepted call's id), a lock held too
+    long as StoreBusy, any other as PlanStoreError; code above the store catches those.
 
     A connection found dead at BEGIN is replaced at once (nothing was done on it yet). One
     lost later raises ConnectionLost, and the store opens a new one for the next transaction.
 
     On a plan file, once BEGIN has run (a writer then holds the lock), the store looks that
     the file at its path is still the one the connection has open; if it was deleted or
-    replaced, the transaction begins again on what is there now (see PlanStore._follow).
+    replaced, the transaction begins again on what is there now (see tracking.py).
 
     Pipelined (PostgreSQL): BEGIN goes to the server with the transaction's first statement,
     and `pipeline()` sends a block's statements together, so a write waits for the server
@@ -74,16 +98,17 @@ class Tx:
         "_begun",
         "_notify",
         "_told",
+        "_committed",
     )
 
     def __init__(
         self,
         statements: StatementCache,
         begin: str,
-        store: Any,
+        store: Host,
         write: bool | None = None,
         pipelined: bool = False,
-        notify: str | None = None,
+        notify: tuple[str, str | None, Callable[[str | None], None]] | None = None,
         session_id: str | None = None,
     ) -> None:
         self._cursor = None
@@ -93,8 +118,13 @@ class Tx:
         self._write = write  # None: no file to look at (PostgreSQL, a read-only store)
         self._pipelined = pipelined
         self._begun = True  # False while a pipelined BEGIN waits for the first statement
-        self._notify = notify  # sent with COMMIT: other processes are told (PostgreSQL)
-        self._told = None if session_id is None else (session_id,)  # the session it names
+        # Sent with COMMIT, so other processes are told (PostgreSQL): the notice, the one
+        # naming the session, and what this process is told once committed.
+        self._notify, self._told, self._committed = None, None, None
+        if notify is not None:
+            self._notify, notify_session, self._committed = notify
+            if session_id is not None:
+                self._told = (notify_session, (session_id,))
 
     def __enter__(self) -> Tx:
         store, write = self._store, self._write
@@ -114,8 +144,7 @@ class Tx:
                         continue  # a connection found dead before any work: replace it at once
                     # Again: the operation is run again after a pause, as one lost later is.
                     raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
-                refused = StoreBusy if _busy(exc) else PlanStoreError
-                raise refused(f"cannot use {store}: {_line(exc)}") from exc
+                raise store.translate(exc, f"cannot use {store}") from exc
             if write is None or store._on_file(write, self._cursor):
                 return self
             try:
@@ -140,8 +169,8 @@ class Tx:
                 else:
                     self._send_notices()
                     self._cursor.execute("COMMIT")
-                if self._notify is not None:
-                    store._backend.committed(self._told and self._told[0])
+                if self._committed is not None:
+                    self._committed(self._told and self._told[1][0])
                 return
             except store.driver_error as exc:
                 if store._lost(self._cursor):
@@ -157,13 +186,13 @@ class Tx:
         except store.driver_error:
             pass  # the database already ended the transaction (SQLite does on some errors)
         if isinstance(error, store.driver_error):
-            raise PlanStoreError(f"{store}: the change was not saved: {_line(error)}") from error
+            raise store.translate(error, f"{store}: the change was not saved") from error
 
     def _send_notices(self) -> None:
         """The notice naming the session first, then the one every version listens for (see
         store/pg_notices.py)."""
         if self._told is not None:
-            self._cursor.execute(self._store._backend.notify_session, self._told)
+            self._cursor.execute(*self._told)
         self._cursor.execute(self._notify)
 
     def _run(self, sql: str, params: Any) -> None:
@@ -244,14 +273,3 @@ class Tx:
     def scalar(self, statement: Any, params: dict | None = None) -> Any:
         row = self.first(statement, params)
         return None if row is None else row[0]
-
-
-def _line(error: BaseException) -> str:
-    """A driver's message, first line only: PostgreSQL adds CONTEXT and HINT lines."""
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
-def _busy(error: BaseException) -> bool:
-    """Whether a driver's error says another connection holds the lock (SQLite's busy timeout
-    ran out): the same operation may succeed later."""
-    return getattr(error, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED")

@@ -9,7 +9,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from . import Store
+    from .store import Store
 
 
 class Wake:

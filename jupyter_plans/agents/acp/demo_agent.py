@@ -188,7 +188,7 @@ class DemoAgent:
             return [*self.scenario["planning"], {"then_work": True}]
         return list(self.scenario["working"])
 
-    async def act(self, session_id: str, action: dict) -> str | None:
+    async def act(self, session_id: str, action: dict) -> str | None:  # one branch per script verb
         ((name, value),) = action.items()
         if name == "plan":
             entries = [plan_entry(content, status=status) for content, status in value]

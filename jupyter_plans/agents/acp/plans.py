@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from ...errors import DecisionRefused, PlanStoreError
+from ...errors import CallIdTaken, DecisionRefused
 from .prompts import opening_blocks
 from .record import MIRROR_NAME, PROPOSAL_NAME
 from .wire import warn
@@ -67,9 +67,8 @@ class BridgedSession:
         call_id = self.new_call_id(agent_session)
         try:
             return await thread(lambda: function(*args, call_id=call_id))
-        except PlanStoreError as exc:
-            if "call_id" not in str(exc):
-                raise
+        except CallIdTaken:
+            pass
         unique = f"{call_id}-{uuid.uuid4().hex[:8]}"
         return await thread(lambda: function(*args, call_id=unique))
 

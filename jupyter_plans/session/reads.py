@@ -1,0 +1,155 @@
+"""A session's reads, the base every operation on it builds on: its snapshot, its events a page
+at a time, its head and its queue, and the write transaction its operations change it in."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..plan.cells import cells_view
+from ..plan.revision import diff_steps
+from ..store import Store, check_session_id
+from ..store.transaction import reconnecting as _reconnecting
+from .comment_rows import shown_comments
+from .events import EventData, agent_at, decode_event, iso, loads, models, plan_at
+from .transaction import Writing
+
+if TYPE_CHECKING:
+    from ..plan.models import Event, Message, Snapshot
+
+
+class SessionReads:
+    """One durable plan, read; `writing()` is the transaction its operations change it in."""
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        check_session_id(session_id)
+        self.store = store
+        self.session_id = session_id
+
+    def __repr__(self) -> str:
+        return f"<PlanSession {self.session_id!r} in {self.store!r}>"
+
+    def writing(self, call_id: str | None = None, look_later: bool = False) -> Writing:
+        """For the session's operations: the session's state under the write lock, as a
+        `Change`; what the block emits and adds commits with it, and nothing if it raises.
+
+        With a `call_id`, the result recorded for an accepted call of that id comes too
+        (`look_later`: see tools.py, run_call).
+        """
+        return Writing(self.store, self.session_id, call_id, look_later)
+
+    # Reading.
+
+    @_reconnecting
+    def snapshot(self) -> Snapshot:
+        return models.Snapshot.model_validate(self.snapshot_data())
+
+    @_reconnecting
+    def snapshot_data(self) -> dict[str, Any]:
+        """The snapshot as JSON data, made without the models (the card shows this form).
+
+        It shares the stored plan with this process's cache: do not change it.
+        """
+        with self.store.read() as tx:
+            row = tx.first("SELECT_ROW", {"sid": self.session_id})
+            decided = tx.all("SELECT_DECISIONS", {"sid": self.session_id})
+            ran = tx.all("SELECT_CELLS", {"sid": self.session_id}) if row is not None else ()
+            plan = (
+                plan_at(tx, self.store, self.session_id, row.plan_seq) if row is not None else None
+            )
+            comments = shown_comments(tx, self.session_id) if row is not None else []
+            agent = agent_at(tx, self.session_id, row.agent_seq) if row is not None else None
+        return {
+            "session_id": self.session_id,
+            "cursor": row.cursor if row is not None else 0,
+            "mode": row.mode if row is not None else "default",
+            "pending_proposal_hash": row.pending_proposal_hash if row is not None else None,
+            "approved_proposal_hash": row.approved_proposal_hash if row is not None else None,
+            "plan": plan,
+            "decisions": [
+                {
+                    "title": d.title,
+                    "rationale": d.rationale,
+                    "sources": loads(d.sources),
+                    "by": None,
+                }
+                for d in decided
+            ],
+            "cells": cells_view(ran),
+            "comments": comments,
+            "agent_mode": None if agent is None else agent.get("mode"),
+        }
+
+    @_reconnecting
+    def events(self, after: int = 0) -> list[Event]:
+        return [models.Event(**event._asdict()) for event in self.event_data(after)]
+
+    @_reconnecting
+    def event_data(self, after: int = 0) -> list[EventData]:
+        """The events after `after` as plain tuples (seq, kind, data, at), made without the
+        models: what %load_ext tells about the time since the notebook last looked."""
+        with self.store.read() as tx:
+            rows = tx.all("SELECT_EVENTS", {"sid": self.session_id, "after": after})
+        return [EventData(r.seq, r.kind, decode_event(r.kind, r.data), iso(r.at)) for r in rows]
+
+    @_reconnecting
+    def event_page(self, after: int = 0, limit: int = 1000) -> tuple[list[EventData], bool]:
+        """At most `limit` events after `after`, and whether more follow them: how a long
+        history is read a page at a time (the server's routes and streams)."""
+        with self.store.read() as tx:
+            rows = tx.all(
+                "SELECT_EVENTS_PAGE", {"sid": self.session_id, "after": after, "limit": limit + 1}
+            )
+        page = [EventData(r.seq, r.kind, decode_event(r.kind, r.data), iso(r.at)) for r in rows]
+        return page[:limit], len(page) > limit
+
+    @_reconnecting
+    def cursor(self) -> int:
+        """The seq of the newest event; cheap enough to poll."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+        return row.cursor if row is not None else 0
+
+    @_reconnecting
+    def head(self) -> tuple[int, str | None]:
+        """The seq of the newest event and the waiting proposal's hash, in one cheap read."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+        return (0, None) if row is None else (row.cursor, row.pending_proposal_hash)
+
+    @_reconnecting
+    def waiting_proposal(self) -> str | None:
+        """The hash of the proposal waiting for a decision; as cheap as cursor()."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+        return row.pending_proposal_hash if row is not None else None
+
+    @_reconnecting
+    def waiting_messages(self) -> list[Message]:
+        """The queue as it stands, oldest first, whether or not it may be delivered now."""
+        with self.store.read() as tx:
+            rows = tx.all("SELECT_WAITING", {"sid": self.session_id})
+        return [models.Message(message_id=r.message_id, source=r.source, text=r.text) for r in rows]
+
+    @_reconnecting
+    def proposal_changes(self) -> dict | None:
+        """What the waiting proposal changed since the one before it: added, removed, reworded
+        and reordered steps, and `since_revision`, the revision of the one before.
+
+        None when no proposal waits or it is the first.
+        """
+        with self.store.read() as tx:
+            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+            if row is None or row.pending_proposal_hash is None:
+                return None
+            found = tx.all("SELECT_LAST_TWO_PROPOSALS", {"sid": self.session_id})
+        if len(found) < 2:
+            return None
+        new, old = (loads(r.body) for r in found)
+        return {
+            "since_revision": found[1].revision,
+            **diff_steps(_body_steps(old), _body_steps(new)),
+        }
+
+
+def _body_steps(body: dict) -> list[dict]:
+    return [step for phase in body["phases"] for step in phase["steps"]]

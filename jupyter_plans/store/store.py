@@ -1,0 +1,384 @@
+"""The store: one plan file (or database), its sessions' rows, and the transactions they write
+in. `session.PlanStore` adds the sessions themselves on top."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PlanStoreError
+from ..plan.intake import session_id_refusal
+from . import migrations
+from .compiled import StatementCache
+from .driver_errors import first_line
+from .sqlite import WRITE_OPTION, SQLiteBackend
+from .tracking import FileTracker
+from .transaction import ATTEMPTS, FOLLOWS, Tx, reconnecting
+from .urls import place_of
+
+if TYPE_CHECKING:
+    from .backend import Backend, PlanFile
+
+_log = logging.getLogger("jupyter_plans")
+
+DEFAULT_SESSION = "default"
+
+ChangeCallback = Callable[[str, int], None]
+
+
+def check_session_id(session_id: object) -> None:
+    """Refuse an id no session can have, in one line."""
+    problem = session_id_refusal(session_id)
+    if problem:
+        raise PlanStoreError(problem)
+
+
+def backend_for(url_or_path: str | os.PathLike) -> tuple[Backend, PlanFile | None]:
+    """The engine of the store at a path or URL, and the same again when it is a plan file."""
+    place = place_of(url_or_path)
+    if isinstance(place, Path):
+        plan_file = SQLiteBackend(place)
+        return plan_file, plan_file
+    from .postgres import PostgresBackend  # imported only for a PostgreSQL URL
+
+    return PostgresBackend(place), None
+
+
+class Store:
+    """A durable home for plan sessions: a SQLite file beside the notebook, or a database URL."""
+
+    def __init__(self, url_or_path: str | os.PathLike) -> None:
+        backend, plan_file = backend_for(url_or_path)
+        self._backend: Backend = backend
+        self.dialect = self._backend.dialect
+        self.translate = self._backend.translate  # a driver's error as ours (driver_errors.py)
+        # What a write sends with its commit, so other processes are told (PostgreSQL).
+        self._notify = None
+        if backend.notify is not None:
+            self._notify = (backend.notify, backend.notify_session, backend.committed)
+        self._local = threading.local()
+        self._held: list[Any] = []
+        self._held_lock = threading.Lock()
+        self._closed = False
+        self._closed_why: str | None = None  # what the person should do, once closed
+        # session id -> (seq of its plan_updated event, the plan): see session/events.py, plan_at.
+        self.plan_cache: dict[str, tuple[int, dict]] = {}
+        self._listeners: list[ChangeCallback] = []
+        self._listeners_lock = threading.Lock()
+        self._migrate()
+        self._statements = StatementCache(self._backend.statement_dialect)
+        self.insert_session = "INSERT_SESSION"  # a named statement; see statements.py
+        # A plan file is looked at in every transaction (see _on_file); the `write` given to
+        # Tx says how, None where there is no file (PostgreSQL).
+        self._reads_file: bool | None = None if plan_file is None else False
+        self._writes_file: bool | None = None if plan_file is None else True
+        self._tracker: FileTracker | None = None
+        if plan_file is not None:
+            self._tracker = FileTracker(plan_file, self.plan_cache.clear, self._migrate)
+
+    @property
+    def engine(self):
+        """The SQLAlchemy engine (for SQLite, made when first asked for)."""
+        return self._backend.engine
+
+    @property
+    def path(self) -> Path | None:
+        return self._backend.path
+
+    def __repr__(self) -> str:
+        return f"PlanStore({self._backend.where!r})"
+
+    def _migrate(self) -> None:
+        """Bring the schema up to date. A plan file's version is known from the look taken
+        before opening it, so a current one costs nothing more; otherwise one read, and the
+        write lock only when there is something to do."""
+        if self._backend.schema_version == migrations.LATEST:
+            return
+        if self._backend.schema_version == 0 and self._backend.create_latest():
+            return
+        from sqlalchemy.exc import DBAPIError
+
+        for attempt in range(ATTEMPTS):
+            try:
+                for write in (False, True):
+                    with self._connection(write) as conn:
+                        version = migrations.read_version(conn)
+                        if version > migrations.LATEST:
+                            raise PlanStoreError(
+                                f"{self} has plan schema version {version}, newer than the "
+                                f"{migrations.LATEST} this jupyter-plans knows; upgrade "
+                                "jupyter-plans"
+                            )
+                        if version == migrations.LATEST:
+                            return
+                        if write:
+                            migrations.upgrade(conn, version)
+                return
+            except (DBAPIError, self._backend.driver_error) as exc:
+                # A connection lost while the store opens is retried, as one lost in a
+                # transaction is; what is still wrong after that is said in one line.
+                if attempt < ATTEMPTS - 1 and self._backend.transient(exc):
+                    time.sleep(0.02 * 2**attempt)
+                    continue
+                self._backend.dispose()
+                reason = first_line(getattr(exc, "orig", None) or exc)
+                raise PlanStoreError(f"cannot open {self}: {reason}") from None
+            except PlanStoreError:
+                self._backend.dispose()
+                raise
+
+    # Transactions. One transaction per operation: it commits when the block ends and rolls
+    # back if it raises; nothing is committed in a finally. Each thread holds one connection.
+
+    def _cursor(self) -> Any:
+        local = self._local
+        cursor = getattr(local, "cursor", None)
+        if cursor is None or local.generation != self.generation or local.fresh:
+            cursor = self._connect()
+        elif not self._backend.take(cursor.connection):
+            cursor = self._connect()  # closed while idle (store/pg_idle.py)
+        return cursor
+
+    def _connect(self) -> Any:
+        """This thread's connection: to the database, or to the plan file the store opened
+        (while there is none, to an empty database in memory)."""
+        local = self._local
+        self._let_go(local)  # one of an earlier generation has another file open
+        for _attempt in range(FOLLOWS + 1):
+            if self._closed:
+                raise PlanStoreError(self._closed_words())
+            generation, identity, fresh = self.generation, None, False
+            if self._tracker is None:
+                handle, driver = self._backend.connect()
+            else:
+                opened = self._tracker.backend.open()
+                if opened is None:  # the path names another file since: look at that one
+                    self._follow(False)
+                    continue
+                handle, identity = opened
+                driver = handle
+                # A file this process cannot write is read through a new connection each
+                # time: an immutable view of it (see reading_uri) would not see its owner's
+                # later commits.
+                fresh = identity is not None and self._tracker.backend.read_only is not None
+            with self._held_lock:
+                self._held.append((handle, driver))
+            local.cursor = driver.cursor()
+            local.generation, local.identity = generation, identity
+            local.fresh = fresh
+            local.written = None  # a new connection knows nothing it wrote
+            local.looked_at = None  # nor whether the file moved (see _on_file)
+            return local.cursor
+        raise PlanStoreError(f"cannot open {self}: the file at its path keeps being replaced")
+
+    def _let_go(self, local: Any) -> None:
+        """Close this thread's connection, if it has one."""
+        cursor = getattr(local, "cursor", None)
+        if cursor is None:
+            return
+        connection = cursor.connection
+        local.cursor = local.written = None
+        with self._held_lock:
+            gone = [h for h, driver in self._held if driver is connection]
+            self._held = [(h, d) for h, d in self._held if d is not connection]
+        for handle in gone:
+            self._backend.forget(handle)
+
+    def written_states(self, tx: Tx) -> dict[str, Any]:
+        """In a write transaction: what this thread's connection last committed to each
+        session row, kept only while no other connection has committed since (SQLite tells,
+        by `PRAGMA data_version`). The writer takes its entry and puts back what it commits.
+
+        On PostgreSQL a fresh empty dict: there a writer locks the row by reading it.
+        """
+        check = self._backend.others_commits
+        if check is None:
+            return {}
+        local = self._local
+        # Read at BEGIN (see _on_file), once a transaction.
+        version, local.version = getattr(local, "version", None), None
+        if version is None:
+            version = tx.value(check)
+        written = getattr(local, "written", None)
+        if written is None or written[0] != version:
+            written = local.written = (version, {})
+        return written[1]
+
+    def _lost(self, cursor: Any) -> bool:
+        """Whether the cursor's connection is gone; if so this thread lets go of it."""
+        if not self._backend.connection_lost(cursor.connection):
+            return False
+        self._let_go(self._local)
+        return True
+
+    def write(self, session_id: str | None = None) -> Tx:
+        """A transaction that holds the write lock from its first statement; other processes
+        are told it changed `session_id` (None: the store as a whole)."""
+        if self._closed:
+            raise PlanStoreError(self._closed_words())
+        if self._tracker is not None and self._tracker.backend.read_only:
+            self._tracker.writable_again()
+        backend = self._backend
+        return Tx(
+            self._statements,
+            backend.begin_write,
+            self,
+            self._writes_file,
+            backend.pipelines,
+            self._notify,  # None for a plan file: it tells by itself (changes.py)
+            session_id,
+        )
+
+    def read(self) -> Tx:
+        """A transaction that sees one consistent state and never blocks a writer."""
+        if self._closed:
+            raise PlanStoreError(self._closed_words())
+        backend = self._backend
+        return Tx(self._statements, backend.begin_read, self, self._reads_file, backend.pipelines)
+
+    @property
+    def driver_error(self) -> type[Exception]:
+        """The base of the driver's errors (Tx says them as ours: driver_errors.py)."""
+        return self._backend.driver_error
+
+    # The plan file, kept to while it is replaced, deleted or moved (tracking.py).
+
+    def _on_file(self, write: bool, cursor: Any = None) -> bool:
+        """For Tx: whether this thread's connection has the file at the path open."""
+        return self._tracker.on_file(self._local, write, cursor)
+
+    def _follow(self, write: bool) -> None:
+        """For Tx: open what is at the path now, this thread's connection let go of."""
+        went = self._tracker.went(self._local)
+        self._let_go(self._local)
+        self._tracker.follow(went, write)
+
+    @property
+    def generation(self) -> int:
+        """How many times the store has opened another file at its path than it had open (the
+        plan file was deleted or replaced); a watcher that sees it change shows everything
+        again, since the new file's history is another one."""
+        return 0 if self._tracker is None else self._tracker.generation
+
+    @property
+    def moves(self) -> int:
+        """How many times the plan file moved with its notebook while the store had it open."""
+        return 0 if self._tracker is None else self._tracker.moves
+
+    def check_file(self) -> None:
+        """Open what is at the path now if the plan file was deleted or replaced since the
+        store last looked; raise PlanStoreError, in one line, if it is not a plan file.
+        Every operation does this by itself; this lets a caller ask before it begins."""
+        if self._tracker is not None and self._tracker.replaced():
+            self._follow(False)
+
+    @contextmanager
+    def _connection(self, write: bool) -> Iterator[Any]:
+        """A SQLAlchemy connection in a transaction, for migrations."""
+        with self.engine.connect() as conn:
+            conn.execution_options(**{WRITE_OPTION: write})
+            with conn.begin():
+                yield conn
+
+    # Sessions.
+
+    @reconnecting
+    def current_session_id(self) -> str:
+        with self.read() as tx:
+            return tx.scalar("SELECT_CURRENT") or DEFAULT_SESSION
+
+    @reconnecting
+    def set_current_session(self, session_id: str) -> None:
+        with self.write() as tx:
+            tx.execute("UPSERT_CURRENT", {"value": session_id})
+        self.notify(session_id, -1)
+
+    @reconnecting
+    def sessions(self) -> list[dict]:
+        """Every session that has been written to, oldest first, each with its `task`: the
+        first words of the person's first message to it (its task, as a rule), else of its
+        plan's explanation, else None."""
+        from ..plan.text import first_words  # not loaded for the hooks, which never list
+
+        with self.read() as tx:
+            rows = [row._asdict() for row in tx.all("SELECT_SESSIONS")]
+            tasks = dict(tx.all("SELECT_FIRST_TASKS"))
+            for row in rows:
+                plan_seq, sid = row.pop("plan_seq"), row["session_id"]
+                text = tasks.get(sid)
+                if text is None and plan_seq is not None:
+                    from ..plan.stored import decode_plan_event  # pydantic: not for the guard
+
+                    data = tx.scalar("SELECT_EVENT_DATA", {"sid": sid, "seq": plan_seq})
+                    text = decode_plan_event(data)["plan"].get("explanation")
+                row["task"] = first_words(text)
+        return rows
+
+    # Change feed.
+
+    def subscribe(self, callback: ChangeCallback) -> Callable[[], None]:
+        """Call `callback(session_id, cursor)` after each commit made through this store.
+
+        Returns a function that unsubscribes.
+        """
+        with self._listeners_lock:
+            self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                if callback in self._listeners:
+                    self._listeners.remove(callback)
+
+        return unsubscribe
+
+    def notify(self, session_id: str, cursor: int) -> None:
+        if not self._listeners:
+            return
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            try:
+                callback(session_id, cursor)
+            except Exception:
+                # The change is committed; a broken listener must not make it look failed.
+                _log.exception("a plan change listener failed")
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None] | None:
+        """Call `callback()` (on another thread) soon after another process may have committed:
+        the file system tells of a plan file's changes, the server of PostgreSQL's. Returns
+        what stops it; None where nothing tells (a network file system): poll instead."""
+        return self._backend.on_change(callback)
+
+    def change_token(self) -> int:
+        """Cheap to read; changes when any process commits to the store."""
+        return self._backend.change_token()
+
+    def session_token(self, session_id: str) -> Any:
+        """Costs no query; changes when any process may have committed to `session_id`. None
+        where nothing tells that (read the session): a plan file, a PostgreSQL store not
+        listening."""
+        return self._backend.session_token(session_id)
+
+    def close(self, why: str | None = None) -> None:
+        """Close the store; WHY, when given, is what a later use is told to do instead."""
+        self._closed, self._closed_why = True, why
+        with self._held_lock:
+            held, self._held = self._held, []
+        for handle, _driver in held:
+            handle.close()
+        self._backend.dispose()
+
+    def _closed_words(self) -> str:
+        return f"{self} is closed" + (f": {self._closed_why}" if self._closed_why else "")
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
