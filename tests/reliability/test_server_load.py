@@ -101,7 +101,7 @@ def test_five_replays_of_a_long_history_leave_other_notebooks_answered(tmp_path,
             status, body = _get(port, "/api/plans/snapshot?path=short.ipynb")
             timings.append(time.perf_counter() - asked)
             assert status == 200 and json.loads(body)["mode"] == "plan"
-            time.sleep(0.05)
+            time.sleep(0.05)  # on purpose: the requests are spread over the replays
         for replay in replays:
             replay.join(timeout=300)
     assert done == [total] * CLIENTS, done

@@ -107,7 +107,7 @@ def test_a_racing_agent_never_gets_an_unseen_proposal_approved(ip, capsys, tmp_p
                 continue
             magic(ip, "", capsys)
             shown = session.shown_proposal()
-            time.sleep(0.002 * (approved + refused) % 0.02)
+            time.sleep(0.002 * (approved + refused) % 0.02)  # on purpose: varies the race
             out, err = magic(ip, "approve", capsys)
             if out.startswith("Approved"):
                 approved += 1
