@@ -162,13 +162,20 @@ def font_sizes(card) -> dict[str, float]:
     )
 
 
+def drawn_sizes(card) -> dict[str, float] | None:
+    """font_sizes, once every part is in the page (a part not there yet has no size: NaN)."""
+    sizes = font_sizes(card)
+    return sizes if all(size == size for size in sizes.values()) else None
+
+
 def test_on_a_projector_the_whole_card_grows_with_the_text(page, lab, errors):
     """View > Presentation Mode enlarges the notebook's text; the card's header, labels,
     acceptance lines and footer grow with its descriptions, in the same proportion."""
     waiting_session(lab, "projector")
     card = live_card(page, lab, "projector")
     card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
-    before = font_sizes(card)
+    # Its sizes once it is drawn in the page (the first drawing happens before it is there).
+    before = wait_until(lambda: drawn_sizes(card), "the card drawn in the page")
     set_presentation_mode(page, True)
     during = font_sizes(card)
     grown = {part: during[part] / before[part] for part in PARTS}
