@@ -155,7 +155,7 @@ def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
 SUPERSEDING = """
 %load_ext jupyter_plans
 import jupyter_plans
-session = jupyter_plans._magics.session
+session = jupyter_plans.current_session()
 """
 
 

@@ -9,8 +9,7 @@ from jupyter_plans import PlanStore
 SETUP = """
 __session__ = {notebook!r}
 %load_ext jupyter_plans
-import jupyter_plans
-card = jupyter_plans._magics.card()
+card = get_ipython().magics_manager.registry["PlanMagics"].card()
 display(card)
 """
 

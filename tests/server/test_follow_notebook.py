@@ -112,7 +112,7 @@ LOAD = (
 SHOW = (
     "s = jupyter_plans.current_session()\n"
     "print(s.store.path.name, s.cursor(), len(s.snapshot().decisions), "
-    "jupyter_plans._magics.notebook.name)"
+    "get_ipython().magics_manager.registry['PlanMagics'].notebook.name)"
 )
 
 

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from IPython.core.formatters import format_display_data
+
 from jupyter_plans.notebook.watch import CardWatcher
 from jupyter_plans.notebook.widget import PlanCard
 from jupyter_plans.session.card import MIME_TYPE, guard_data
@@ -82,8 +84,7 @@ def test_the_live_card_carries_the_guards_and_the_saved_forms_do_not(session, st
     card = PlanCard(session, NOTEBOOK.name, notebook_path=NOTEBOOK)
     assert card.guards["seen"][0]["agent_version"] == "2.1.332"
     assert [s["agent"] for s in card.guards["silent"]] == ["Codex"]
-    bundle = card._repr_mimebundle_()
-    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    bundle, _ = format_display_data(card)  # as IPython displays it
     assert "guards" not in bundle[MIME_TYPE]
     for form in ("text/plain", "text/html"):
         assert "Claude Code" not in bundle[form] and "Codex" not in bundle[form]
