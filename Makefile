@@ -12,7 +12,8 @@ JUPYTER_AI_VENV := build/jupyter-ai-venv
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint chromium agents acp-sdk jupyter-ai-env clean notebooks
+.PHONY: demo test lab bench lint chromium agents acp-sdk jupyter-ai-env clean notebooks nbval-copy \
+  test-fast test-postgres test-slow test-agents test-browser test-jupyter-ai
 
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -70,11 +71,38 @@ $(JUPYTER_AI_VENV)/.installed: pyproject.toml
 	touch $@
 
 # nbval runs a fresh copy of notebooks/, so every run starts from an empty plan file.
-# A throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half of the suite.
-test: $(STAMP) chromium agents acp-sdk jupyter-ai-env
+nbval-copy:
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
-	scripts/with-postgres.sh $(PY) -m pytest tests build/nbval --nbval --nbval-current-env
+
+# Every test: a throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half.
+test: $(STAMP) chromium agents acp-sdk jupyter-ai-env nbval-copy
+	scripts/with-postgres.sh $(PY) -m pytest $(TESTS) $(NBVAL)
+
+# The lanes (tests/lanes.py; README, Development): each test is in one, so together they are
+# `make test`. TESTS narrows one to a file or a folder: make test-fast TESTS=tests/plan
+TESTS ?= tests build/nbval
+NBVAL := --nbval --nbval-current-env
+WORKERS ?= auto
+# No browser, real agent, PostgreSQL or second environment, and no network: on every core, a
+# file's tests (a notebook's cells, a module's server) kept on one worker.
+test-fast: $(STAMP) acp-sdk nbval-copy
+	$(PY) -m pytest --lane fast -n $(WORKERS) --dist loadfile $(TESTS) $(NBVAL)
+
+test-postgres: $(STAMP)
+	scripts/with-postgres.sh $(PY) -m pytest --lane postgres $(TESTS) $(NBVAL)
+
+test-slow: $(STAMP)
+	scripts/with-postgres.sh $(PY) -m pytest --lane slow $(TESTS) $(NBVAL)
+
+test-agents: $(STAMP) agents
+	$(PY) -m pytest --lane real_agents $(TESTS) $(NBVAL)
+
+test-browser: $(STAMP) chromium
+	$(PY) -m pytest --lane browser $(TESTS) $(NBVAL)
+
+test-jupyter-ai: $(STAMP) chromium agents jupyter-ai-env
+	$(PY) -m pytest --lane jupyter_ai $(TESTS) $(NBVAL)
 
 # After a change to what the card or the agents print: run the notebooks again, keep outputs.
 notebooks: $(STAMP)

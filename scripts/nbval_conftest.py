@@ -58,13 +58,29 @@ for _module, _client in (
 PERSON = "analyst"  # scripts/run-notebooks.py runs the notebooks as the same person
 
 
+_SAVED: dict[str, str | None] = {}  # what the variables below were before a cell set them
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    # Before the notebook's first cell sets up its file, which starts the kernel.
-    path = str(item.path)
-    if path.endswith(".ipynb") and os.environ.get("JPY_SESSION_NAME") != path:
-        os.environ["JPY_SESSION_NAME"] = path
-    # The person the cards name as the one who decided, the same on every machine.
-    os.environ["JUPYTERHUB_USER"] = PERSON
+    # Before the notebook's first cell sets up its file, which starts the kernel (the kernel
+    # keeps them; the tests run beside the notebooks in this process never see them).
+    told = {"JUPYTERHUB_USER": PERSON}  # who decided, the same on every machine
+    if str(item.path).endswith(".ipynb"):
+        told["JPY_SESSION_NAME"] = str(item.path)
+    for name, value in told.items():
+        _SAVED.setdefault(name, os.environ.get(name))
+        os.environ[name] = value
     cell = getattr(item, "cell", None)
     CELL["id"] = cell.get("id") if cell is not None else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    CELL["id"] = None
+    while _SAVED:
+        name, value = _SAVED.popitem()
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

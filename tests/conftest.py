@@ -10,6 +10,14 @@ from IPython.core.interactiveshell import InteractiveShell
 from jupyter_plans import PlanStore
 from tests.engines import ENGINES, database
 from tests.jupyter_process import jupyter
+from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
+    pytest_addoption,
+    pytest_collection_modifyitems,
+    pytest_report_collectionfinish,
+    pytest_runtest_protocol,
+    pytest_sessionfinish,
+    pytest_testnodedown,
+)
 
 SERVER_TOKEN = "plans-server-token"
 

@@ -17,6 +17,8 @@ import uuid
 
 import pytest
 
+from tests.lanes import needs
+
 POSTGRES_ENV = "JUPYTER_PLANS_TEST_POSTGRES"
 PGBOUNCER_ENV = "JUPYTER_PLANS_TEST_PGBOUNCER"
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5433/postgres"
@@ -36,6 +38,7 @@ def _unavailable(reason: str, what: str = "PostgreSQL"):
 
 def _admin():
     """An autocommit connection to the test server's own database, or the test's end."""
+    needs("postgres", "PostgreSQL")
     try:
         import psycopg
     except ImportError:
@@ -73,6 +76,7 @@ def pgbouncer_database(listen: bool = True):
     whose listener goes to the server itself (plans_listen) unless `listen` is False."""
     from sqlalchemy.engine import make_url
 
+    needs("postgres", "PgBouncer")
     bouncer = os.environ.get(PGBOUNCER_ENV)
     if not bouncer:
         _unavailable(f"no PgBouncer: ${PGBOUNCER_ENV} is unset (make test starts it)", "PgBouncer")

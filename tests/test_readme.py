@@ -20,8 +20,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
-from jupyter_plans.cli import _parser
-from tests.agents.test_mcp import serving
+from tests.agents.test_mcp import COMMAND, serving
 from tests.replay_server import ReplayServer, load_recording
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -75,8 +74,14 @@ def test_the_registrations_name_a_command_line_that_parses():
     served = claude[claude.index("--") + 2 :]
     config = json.loads(block("json", "mcpServers"))["mcpServers"]["jupyter-plans"]
     for args in (served, config["args"]):
-        parsed = _parser().parse_args(args)
-        assert parsed.command == "mcp" and parsed.notebook == "/path/to/analysis.ipynb"
+        assert args[:2] == ["mcp", "--notebook"]
+        # Run as written, the command gets past its arguments to the notebook's plan file
+        # (which cannot be made where the README's example path is: one line, exit 1).
+        done = subprocess.run(
+            [*COMMAND, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
+        )
+        assert (done.returncode, done.stdout) == (1, ""), done.stderr
+        assert done.stderr.startswith("jupyter-plans: cannot create /path/to/analysis.plans.sqlite")
 
 
 def _port_free(port: int) -> bool:

@@ -23,6 +23,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 import jupyter_plans
 from jupyter_plans import PlanStore
+from tests.waiting import until
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
@@ -241,7 +242,7 @@ async def test_list_changed_latency_after_another_processs_commit(tmp_path):
         with PlanStore(db_of(tmp_path)) as store:
             # Commits at different points of the server's poll interval.
             for pause, verb in zip((0.05, 0.13, 0.21, 0.29), ("on", "off") * 2, strict=True):
-                await anyio.sleep(pause)
+                await anyio.sleep(pause)  # on purpose: a point in the poll's interval
                 seen = len(client.notices)
                 getattr(store.session("s"), verb)()  # returns once committed
                 committed = time.monotonic()
@@ -267,8 +268,12 @@ async def test_a_commit_that_keeps_the_mode_updates_resources_not_tools(tmp_path
             _, notice = await client.wait_for(types.ResourceUpdatedNotification)
             assert notice.params.uri == uri
             store.session("other").on()  # another session's mode is not this server's
+        seen = len(client.notices)
         await client.call("record_decision", {"title": "t", "rationale": "r"})
-        await anyio.sleep(1.0)
+        # Told of the decision, the server has looked at the other session's change too; what
+        # it sent before answering the next request has come before that answer.
+        await client.wait_for(types.ResourceUpdatedNotification, after=seen)
+        await client.tool_names()
         kinds = [type(notice) for _, notice in client.notices]
         assert types.ToolListChangedNotification not in kinds
 
@@ -734,6 +739,7 @@ def test_a_replaced_plan_file_is_followed_by_the_mcp_server(tmp_path):
     assert snap["plan"]["revision"] == 1 and len(snap["plan"]["steps"]) == 1
 
 
+@pytest.mark.postgres
 def test_on_postgresql_the_server_is_told_of_commits_and_asks_nothing_while_idle(tmp_path):
     """DESIGN section 12: another process's commit reaches the MCP client through NOTIFY, and
     while nothing changes the server's connections send PostgreSQL no query."""
@@ -752,12 +758,19 @@ def test_on_postgresql_the_server_is_told_of_commits_and_asks_nothing_while_idle
                 (tag,),
             ).fetchone()
 
+        def listening() -> bool:
+            return admin.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE application_name = %s AND query = 'LISTEN jupyter_plans'",
+                (tag,),
+            ).fetchone()[0]
+
         async def body():
             async with serving(tmp_path, "--db", url, "--session", "s") as client:
                 assert set(await client.tool_names()) == PLAN_TOOLS
-                await anyio.sleep(0.5)  # the listener has begun
+                await until(listening, "the server's listener")
                 connections, before = last_query_start()
-                await anyio.sleep(2.5)  # idle, past the slow poll's interval
+                await anyio.sleep(2.5)  # on purpose: idle, past the slow poll's interval
                 assert last_query_start() == (connections, before), "an idle server queried"
                 seen = len(client.notices)
                 with PlanStore(db) as store:

@@ -7,6 +7,7 @@ sees: the cell's output, the plan card's snapshot and the session's events.
 
 import builtins
 import io
+import re
 import subprocess
 import sys
 
@@ -129,7 +130,7 @@ def test_research_proposal_approval_and_execution_through_the_magics(ip, capsys,
 
     # The code the agent ran is linked under the cell that ran it, to the step in progress
     # while it ran; the cell itself began with no step in progress.
-    assert jupyter_plans._magics.cells.flush()
+    assert ip.magics_manager.registry["PlanMagics"].cells.flush()
     cells = session.snapshot().model_dump(mode="json")["cells"]
     assert [(step, [c["cell_id"] for c in runs]) for step, runs in cells.items()] == [
         ("dedupe", ["approve-cell"]),
@@ -364,7 +365,8 @@ def test_a_late_update_from_a_cancelled_turn_is_refused_and_ends_it(session, she
     with replay("cancel-late", off=leave_from_another_process) as server:
         agent = make_agent(session, server, shell, person, stream=False)
         assert agent.run() == "message"
-        turn = agent._turn_id
+        turn = session.snapshot().plan.turn_id  # the agent's update before it was cancelled
+        assert turn.startswith("agent-")
         assert f"[update_plan] refused: turn '{turn}' was cancelled when the person" in (
             person.output
         )
@@ -385,7 +387,7 @@ def test_a_late_update_from_a_cancelled_turn_is_refused_and_ends_it(session, she
         session.queue_message("Mark load as done.", "person")
         agent.run()
         settle(server)
-    assert agent._turn_id != turn
+    assert session.snapshot().plan.turn_id not in (None, turn)
     assert [s.status for s in session.snapshot().plan.steps] == ["completed", "pending"]
 
 
@@ -495,7 +497,9 @@ def test_a_newer_turn_elsewhere_ends_this_one(session, shell, db):
         agent = make_agent(session, server, shell, person, stream=False)
         assert agent.run() == "message"
         settle(server)
-    turn = agent._turn_id
+    # The refusal names the agent's own turn (its turns are agent-ID-N, N its count of turns).
+    turn = re.search(r"refused: turn '([^']+)' is older", person.output).group(1)
+    assert re.fullmatch(rf"agent-.+-{agent.turns}", turn), turn
     assert person.output.endswith(
         f"[update_plan] refused: turn '{turn}' is older than the newest turn 'elsewhere'; "
         "this call is late and was not applied\n"
@@ -527,7 +531,7 @@ def test_a_setting_missing_is_one_line_and_config_reaches_the_attached_agent(ip,
         out, err = cell(ip, "%agent", capsys)  # the failed turn goes on
         assert (out, err) == ("Hello.\n", "")
         settle(server)
-    assert jupyter_plans._agent_magics.current.auto_run is True
+    assert ip.magics_manager.registry["AgentMagics"].current.auto_run is True
 
 
 def test_the_notebook_tools_are_bounded_and_say_what_went_wrong(session, shell):

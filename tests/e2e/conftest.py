@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.jupyter_process import jupyter
+from tests.lanes import needs
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).parents[2]
@@ -15,6 +16,7 @@ REPO = Path(__file__).parents[2]
 
 def require_chromium() -> None:
     """Browser tests fail in CI without Chromium, and skip with the reason elsewhere."""
+    needs("browser", "Chromium")
     if Path(CHROMIUM).exists():
         return
     reason = "Debian's chromium is not installed (as root: apt-get install chromium)"

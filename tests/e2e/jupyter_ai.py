@@ -16,6 +16,7 @@ import pytest
 from tests.agents.acp.real import BY_NAME, claude_env, require
 from tests.e2e.conftest import CHROMIUM, require_chromium
 from tests.jupyter_process import free_port, jupyter
+from tests.lanes import needs
 from tests.standins.anthropic import AnthropicStandin
 
 REPO = Path(__file__).parents[2]
@@ -45,6 +46,7 @@ NOTEBOOK = {
 
 def require_jupyter_ai() -> None:
     """The Jupyter AI 3.2 environment, with this checkout's labextension linked into it."""
+    needs("jupyter_ai", "the Jupyter AI environment")
     reason = None
     linked = VENV / "share" / "jupyter" / "labextensions" / "jupyter-plans"
     if not STAMP.is_file():

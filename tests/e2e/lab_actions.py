@@ -47,6 +47,17 @@ def shut_down_kernel(page) -> None:
     page.wait_for_function(f"() => !{CURRENT}.sessionContext.session", timeout=30_000)
 
 
+def settled(page) -> None:
+    """Until no CSS transition runs on the page and two frames were drawn since: what a change
+    of theme or sizes restyles is drawn as it ends."""
+    page.wait_for_function(
+        "() => document.getAnimations().every(a => !(a instanceof CSSTransition)"
+        " || a.playState !== 'running')",
+        timeout=10_000,
+    )
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 def set_theme(page, dark: bool) -> None:
     theme = "JupyterLab Dark" if dark else "JupyterLab Light"
     page.evaluate(
@@ -55,7 +66,7 @@ def set_theme(page, dark: bool) -> None:
     page.wait_for_function(
         "(dark) => document.body.dataset.jpThemeLight === String(!dark)", arg=dark, timeout=30_000
     )
-    page.wait_for_timeout(400)  # the theme's variables reach every element
+    settled(page)  # the theme's variables reach every element
 
 
 def set_presentation_mode(page, on: bool) -> None:
@@ -66,7 +77,7 @@ def set_presentation_mode(page, on: bool) -> None:
             "() => window.jupyterapp.commands.execute('application:toggle-presentation-mode')"
         )
     page.wait_for_function("([s, on]) => !!document.querySelector(s) === on", arg=[shell, on])
-    page.wait_for_timeout(300)  # the new sizes reach every element
+    settled(page)  # the new sizes reach every element
 
 
 def run_new_cell(page, source: str) -> None:

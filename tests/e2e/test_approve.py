@@ -110,7 +110,7 @@ def test_the_palette_shows_the_proposal_and_approves_that_hash(page, lab, dialog
     # Cancel changes nothing.
     dialog.get_by_role("button", name="Cancel", exact=True).click()
     dialog.wait_for(state="detached", timeout=10_000)
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1000)  # on purpose: nothing is approved, in this while
     after_cancel = snapshot(plan_file)
     assert (after_cancel["mode"], after_cancel["pending_proposal_hash"]) == ("plan", shown)
     assert after_cancel["approved_proposal_hash"] is None
@@ -161,7 +161,7 @@ def test_a_proposal_resubmitted_while_the_dialog_is_open_is_not_approved(page, l
     page.locator(".jp-toast-message").get_by_text(refusal_of(plan_file, shown)).wait_for(
         timeout=10_000
     )
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1000)  # on purpose: nothing is retried, in this while
     now = snapshot(plan_file)
     assert (now["mode"], now["pending_proposal_hash"]) == ("plan", resubmitted)
     assert now["approved_proposal_hash"] is None
@@ -183,7 +183,8 @@ def test_plan_approve_binds_the_proposal_the_live_card_last_showed(page, lab, di
     second = submit(plan_file, RESUBMITTED)
     card.get_by_text(second[:12], exact=True).wait_for(timeout=30_000)
     card.get_by_text("Fit one baseline per store").wait_for(timeout=10_000)
-    page.wait_for_timeout(500)  # the card's message reaches the kernel before the next cell
+    # The drawing that shows it sent the kernel the card's "seen" (widget.ts): that message is
+    # on the kernel's shell channel ahead of the next cell.
     run_new_cell(page, "%plan approve")
     approved = snapshot(plan_file)
     assert approved["approved_proposal_hash"] == second

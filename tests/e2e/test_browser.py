@@ -138,6 +138,6 @@ def test_quickstart_card_approve_and_progress(page, lab, dialogs):
     # One live card per session: the last one shown follows; the earlier ones keep their story.
     live = page.locator(".jp-OutputArea .jp-plans-card").last
     live.get_by_text(hostile).wait_for(timeout=10_000)
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # on purpose: an injected element's handler would have run
     assert dialogs == []
     assert page.locator(".jp-plans-card img").count() == 0

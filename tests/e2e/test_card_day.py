@@ -14,6 +14,7 @@ from tests.e2e.lab_actions import (
 )
 from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
 from tests.e2e.test_browser import agent_session, open_notebook, run_cells
+from tests.waiting import wait_until
 
 DECISION_BUTTONS = ("Approve", "Request changes…", "Leave plan mode")
 
@@ -74,7 +75,7 @@ def test_without_the_server_routes_a_card_whose_kernel_is_gone_says_so(page, lab
     for name in DECISION_BUTTONS:
         assert card.get_by_role("button", name=name).is_disabled()
     card.get_by_text("Waiting for your decision").wait_for()  # it keeps what it showed
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # on purpose: nothing is decided, in this while
     assert session.snapshot().pending_proposal_hash == waiting
     errors.assert_none()
 
@@ -105,7 +106,7 @@ def test_one_live_card_per_session(page, lab, dialogs, errors):
     # The agent re-submits: only the live card follows; the older one keeps the first proposal.
     assert not session.call_tool("plan_submit", RESUBMITTED, turn_id="t2").is_error
     newer.get_by_text("Fit one baseline per store").wait_for(timeout=10_000)
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # on purpose: the older card does not follow, in this while
     assert older.get_by_text("Fit one baseline per store").count() == 0
     assert older.locator(".jp-plans-hash").inner_text() == first[:12]
 
@@ -123,8 +124,7 @@ def test_one_live_card_per_session(page, lab, dialogs, errors):
         ".indexOf(document.activeElement) === 1",
         timeout=5_000,
     )
-    page.wait_for_timeout(800)  # the smooth scroll ends
-    assert visible_in_viewport(page, newer)
+    wait_until(lambda: visible_in_viewport(page, newer), "the smooth scroll to the live card")
     page.set_viewport_size({"width": 1100, "height": 2400})
 
     # A restart: the older card stays as it was; the live one carries on through the server.
@@ -162,13 +162,20 @@ def font_sizes(card) -> dict[str, float]:
     )
 
 
+def drawn_sizes(card) -> dict[str, float] | None:
+    """font_sizes, once every part is in the page (a part not there yet has no size: NaN)."""
+    sizes = font_sizes(card)
+    return sizes if all(size == size for size in sizes.values()) else None
+
+
 def test_on_a_projector_the_whole_card_grows_with_the_text(page, lab, errors):
     """View > Presentation Mode enlarges the notebook's text; the card's header, labels,
     acceptance lines and footer grow with its descriptions, in the same proportion."""
     waiting_session(lab, "projector")
     card = live_card(page, lab, "projector")
     card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
-    before = font_sizes(card)
+    # Its sizes once it is drawn in the page (the first drawing happens before it is there).
+    before = wait_until(lambda: drawn_sizes(card), "the card drawn in the page")
     set_presentation_mode(page, True)
     during = font_sizes(card)
     grown = {part: during[part] / before[part] for part in PARTS}

@@ -54,5 +54,5 @@ def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, l
     assert not session.call_tool("update_plan", args).is_error
     banner.wait_for(state="detached", timeout=10_000)
     panel.locator(".jp-plans-banner-finished").wait_for(state="detached", timeout=10_000)
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(300)  # on purpose: an injected element's handler would have run
     assert dialogs == []

@@ -43,7 +43,7 @@ def hostile_session(path):
 
 
 def assert_inert(page, scope, dialogs):
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # on purpose: an injected element's handler would have run
     assert dialogs == []
     assert scope.locator("img, script, a[href^='javascript']").count() == 0
     text = scope.inner_text()

@@ -121,7 +121,7 @@ def settled(page, expected: list[dict], live: bool, timeout: float = 30) -> list
             return cards
         if time.monotonic() > deadline:
             return cards
-        page.wait_for_timeout(500)
+        page.wait_for_timeout(100)  # the poll's interval
 
 
 def mismatches(cards: list[dict], expected: list[dict], said: list[str]) -> list[str]:

@@ -6,7 +6,7 @@ import re
 import time
 
 from jupyter_plans import PlanStore
-from tests.e2e.lab_actions import in_both_themes, shot_of
+from tests.e2e.lab_actions import in_both_themes, settled, shot_of
 from tests.e2e.test_approve import PROPOSAL
 from tests.e2e.test_browser import agent_session, loading_notebook, open_notebook, run_cells
 
@@ -168,7 +168,7 @@ def set_sidebar_width(page, width: int) -> None:
             }""",
             [PANEL, width],
         )
-        page.wait_for_timeout(200)
+        settled(page)  # the split panel lays out on the next frame
     assert abs(page.locator(PANEL).bounding_box()["width"] - width) < 2
 
 

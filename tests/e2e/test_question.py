@@ -69,7 +69,7 @@ def test_the_card_shows_the_question_and_takes_the_answer(page, lab, dialogs):
     panel.locator(".jp-plans-question-text").get_by_text(HOSTILE).wait_for(timeout=30_000)
     assert panel.locator(".jp-plans-banner-question input").count() == 0
     assert panel.get_by_text("Answer it from the plan card in the notebook.").count() == 1
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # on purpose: an injected element's handler would have run
     assert dialogs == []
     assert page.locator(".jp-plans-card img").count() == 0
     assert session.open_question().question == HOSTILE

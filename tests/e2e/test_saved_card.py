@@ -82,7 +82,9 @@ def test_a_reopened_notebook_and_a_restart_log_no_error(page, lab, errors):
     notice = card.locator(".jp-plans-notice-saved")
     notice.wait_for(timeout=30_000)
     assert "the plan as of revision 1 when its cell ran" in notice.inner_text()
-    page.wait_for_timeout(3000)  # the widget manager restores its widgets meanwhile
+    # On purpose: the widget manager restores its widgets meanwhile, and the restarted kernel
+    # is given time; neither may take the saved card's place, and neither says when it is done.
+    page.wait_for_timeout(3000)
     restart_kernel(page)
     page.wait_for_timeout(2000)
     assert card.locator(".jp-plans-notice-saved").count() == 1

@@ -70,7 +70,8 @@ def test_spoofing_text_from_the_agent_is_refused_and_never_shown(page, lab, dial
     assert (after.plan.revision, after.pending_proposal_hash) == (revision, waiting)
     assert [e.kind for e in session.events(after=before.cursor)] == ["tool_finished"] * 4
 
-    # Given time to follow the refused calls, the card and the panel show the earlier plan.
+    # Given time to follow the refused calls, the card and the panel show the earlier plan (on
+    # purpose: a refused call changes nothing either shows, so there is nothing to wait for).
     page.wait_for_timeout(2000)
     for scope in (card, panel):
         scope.get_by_text(f"rev {revision}", exact=True).wait_for(timeout=10_000)
@@ -108,7 +109,7 @@ def test_the_cards_editor_refuses_spoofing_text_in_one_line(page, lab, dialogs):
         page_text_holds_none(page, (card,))  # the refusal names the character, never holds it
 
     # Nothing was sent: the plan is as the agent proposed it, and the proposal still waits.
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # on purpose: a request that must not be sent has no moment
     after = session.snapshot()
     assert after.plan.revision == before.plan.revision
     assert after.pending_proposal_hash == before.pending_proposal_hash

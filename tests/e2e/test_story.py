@@ -129,12 +129,15 @@ def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
     # Approve by keyboard: focus stays in the card, and the live region says what happened.
     page.keyboard.press("Enter")
     card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
-    page.wait_for_timeout(300)  # the card's next drawing, after the kernel's answer
+    # The card's next drawing, after the kernel's answer, says it in the live region.
+    said = page.wait_for_function(
+        "(start) => { const t = document.getElementById('jp-plans-announcer').textContent;"
+        " return t.startsWith(start) ? t : null; }",
+        arg=f"Proposal {proposed[:12]} approved by ",
+        timeout=10_000,
+    ).json_value()
     assert focused_in_card(page), page.evaluate("() => document.activeElement.outerHTML")
-    said = live_region(page)
-    assert said.startswith(f"Proposal {proposed[:12]} approved by ") and said.endswith(
-        "on the card."
-    )
+    assert said.endswith("on the card."), said
 
     # A new proposal is announced as it arrives.
     session.on()
@@ -152,7 +155,7 @@ def test_a_typed_note_holds_approve_and_escape_keeps_it(page, app, dialogs):
 SUPERSEDING = """
 %load_ext jupyter_plans
 import jupyter_plans
-session = jupyter_plans._magics.session
+session = jupyter_plans.current_session()
 """
 
 

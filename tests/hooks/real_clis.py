@@ -16,6 +16,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store import follow
+from tests.lanes import needs
 
 AGENTS_DIR = Path(
     os.environ.get("JUPYTER_PLANS_AGENTS") or Path.home() / ".cache" / "jupyter-plans" / "agents"
@@ -38,6 +39,7 @@ class Cli:
 
     def command(self) -> list[str]:
         """The command that runs it; skipped (failed in CI) with the reason when missing."""
+        needs("real_agents", self.package)
         manifest = self.prefix / "node_modules" / self.package / "package.json"
         try:
             found = json.loads(manifest.read_text(encoding="utf-8")).get("version")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from IPython.core.formatters import format_display_data
 
 from jupyter_plans import PlanStore
 from jupyter_plans.agents.codex_trust import guard_warning, hook_states, hooks_of, why_not_run
@@ -283,8 +284,7 @@ def test_the_live_card_carries_the_line_and_the_saved_card_does_not(
         session.on()
         card = PlanCard(session, notebook.name, notebook_path=notebook)
         assert card.guard_warning.startswith("Plan mode is not enforced in Codex")
-        bundle = card._repr_mimebundle_()
-        bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+        bundle, _ = format_display_data(card)  # as IPython displays it
         assert "Codex" not in bundle["text/plain"] and "Codex" not in bundle["text/html"]
         assert "guard_warning" not in bundle[MIME_TYPE]
         install(project, codex_home, "--notebook", str(notebook), "--trust")

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from jupyter_plans import PlanStore
+from tests.waiting import wait_until
 
 STEPS = [
     {"id": "parse", "description": "Parse the dates", "status": "in_progress"},
@@ -39,9 +40,28 @@ def execute(client, code, cell_id=None):
         seen.append(message)
         if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
             break
-    reply = client.get_shell_msg(timeout=60)
-    assert reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
-    return seen, reply["content"]
+    while True:  # past any reply left over (start_new_kernel asks kernel_info until answered)
+        reply = client.get_shell_msg(timeout=60)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return seen, reply["content"]
+
+
+# Run in the kernel: what the package logs there is kept in `_logged` (see logged()).
+KEEP_LOG = """
+import logging
+class _Kept(logging.Handler):
+    def emit(self, record):
+        _logged.append(record.getMessage())
+_logged = []
+logging.getLogger("jupyter_plans").addHandler(_Kept(logging.INFO))
+logging.getLogger("jupyter_plans").setLevel(logging.INFO)
+"""
+
+
+def logged(client) -> str:
+    """What the package logged in the kernel since KEEP_LOG ran there, one line each."""
+    messages, _ = execute(client, "print('\\n'.join(_logged))")
+    return "".join(m["content"]["text"] for m in messages if m["msg_type"] == "stream")
 
 
 def linked(plan_file, want, deadline=20.0):
@@ -133,6 +153,7 @@ def test_a_lock_held_past_the_busy_timeout_delays_the_links_and_loses_none(kerne
     from jupyter_plans.store.sqlite import BUSY_TIMEOUT_MS
 
     plan_file = start(kernel, tmp_path)
+    execute(kernel, KEEP_LOG)
     holder = sqlite3.connect(plan_file, timeout=10, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
@@ -140,7 +161,12 @@ def test_a_lock_held_past_the_busy_timeout_delays_the_links_and_loses_none(kerne
         for cell_id in ran:
             _, reply = execute(kernel, f"print({cell_id!r})", cell_id)
             assert reply["status"] == "ok"
-        time.sleep(BUSY_TIMEOUT_MS / 1000 + 2)  # the first link's wait for the lock ran out
+        wait_until(
+            lambda: "cell cell-a waits for the plan file's lock" in logged(kernel),
+            "the first link's wait for the lock to run out",
+            timeout=BUSY_TIMEOUT_MS / 1000 + 30,
+            every=0.5,
+        )
         assert linked(plan_file, bool, deadline=0) == {}
     finally:
         holder.execute("ROLLBACK")

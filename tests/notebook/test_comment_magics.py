@@ -5,6 +5,7 @@ import pytest
 
 from jupyter_plans.plan.who import local_person
 from tests.notebook.test_magics import load, plan, submit
+from tests.notebook.test_widget import press
 
 STEPS = [
     {"id": "load", "description": "Load the data"},
@@ -100,15 +101,15 @@ def test_the_cards_comment_actions_name_the_page_user(ip):
     from jupyter_plans.notebook.widget import PlanCard
 
     card = PlanCard(session)
-    card._on_action(card, {"action": "comment", "step_id": "load", "text": "hi", "by": "ann"}, [])
+    press(card, action="comment", step_id="load", text="hi", by="ann")
     assert card.error is None
     (comment,) = card.snapshot["comments"]
     assert comment["by"] == {"name": "ann", "via": "card"} and comment["status"] == "open"
-    card._on_action(card, {"action": "resolve", "comment_id": "c1", "by": "ann"}, [])
+    press(card, action="resolve", comment_id="c1", by="ann")
     assert card.snapshot["comments"][0]["status"] == "resolved"
-    card._on_action(card, {"action": "reopen", "comment_id": "c1"}, [])
+    press(card, action="reopen", comment_id="c1")
     assert card.snapshot["comments"][0]["status"] == "open"
-    card._on_action(card, {"action": "comment", "step_id": "load", "text": " "}, [])
+    press(card, action="comment", step_id="load", text=" ")
     assert card.error == "text is blank; a comment says something (1 to 2000 characters)"
     assert len(card.snapshot["comments"]) == 1
     assert repr(card).splitlines()[1] == "Proposal " + (

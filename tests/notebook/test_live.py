@@ -9,8 +9,7 @@ from jupyter_plans import PlanStore
 SETUP = """
 __session__ = {notebook!r}
 %load_ext jupyter_plans
-import jupyter_plans
-card = jupyter_plans._magics.card()
+card = get_ipython().magics_manager.registry["PlanMagics"].card()
 display(card)
 """
 
@@ -54,7 +53,7 @@ def test_another_process_writes_and_the_card_follows(kernel, tmp_path):
         writer.call_tool("update_plan", {"expected_revision": revision, "steps": steps})
         cards_reach(kernel, cards, writer.cursor(), started + 10)
         latencies.append(time.monotonic() - started)
-        time.sleep(pause.uniform(0, 0.3))  # land anywhere in the poll interval
+        time.sleep(pause.uniform(0, 0.3))  # on purpose: land anywhere in the poll interval
     latencies.sort()
     p50 = statistics.median(latencies)
     p95 = latencies[int(0.95 * len(latencies)) - 1]

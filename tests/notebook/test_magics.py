@@ -189,12 +189,15 @@ def test_show_displays_the_card_text(ip, capsys):
 
 def test_unload_removes_the_magic_the_hook_and_the_watcher(ip):
     session = load(ip)
-    magics, agent_magics = jupyter_plans._magics, jupyter_plans._agent_magics
+    registry = ip.magics_manager.registry
+    magics, agent_magics = registry["PlanMagics"], registry["AgentMagics"]
     card = magics.card()
     assert magics.after_cell in ip.events.callbacks["post_run_cell"]
     assert magics.decision_hooks == [agent_magics.after_decision]
     assert "agent" in ip.magics_manager.magics["cell"]
-    agent = agent_magics._attach()  # as the first %%agent cell does
+    ip.run_line_magic("agent", "")  # the first %agent attaches the agent (nothing to send)
+    agent = agent_magics.current
+    assert agent is not None
     assert agent in ip.configurables
     ip.run_line_magic("unload_ext", "jupyter_plans")
     assert "plan" not in ip.magics_manager.magics["line"]

@@ -11,8 +11,9 @@ from jupyter_client.manager import start_new_kernel
 from jupyter_plans import PlanStore
 from jupyter_plans.store.pg_idle import IDLE_SECONDS
 from tests.engines import postgres_schema
-from tests.store.test_pg_idle import connections, wait_for
+from tests.store.test_pg_idle import connections
 from tests.store.test_pgbouncer import server
+from tests.waiting import wait_until
 
 KERNELS = 3
 SETUP = """
@@ -65,7 +66,7 @@ def test_an_idle_kernel_with_a_live_card_holds_one_connection(tmp_path):
                     for m in shown
                 ), "no card was shown"
             busy = len(connections(direct, tag))
-            wait_for(lambda: len(connections(direct, tag)) == KERNELS, 30)
+            wait_until(lambda: len(connections(direct, tag)) == KERNELS, "one connection a kernel")
             queries = [query for query, _start in connections(direct, tag)]
             assert queries == ["LISTEN jupyter_plans"] * KERNELS
             print(f"{KERNELS} kernels: {busy} connections just after their cells, {KERNELS} idle")
@@ -78,7 +79,7 @@ def test_an_idle_kernel_with_a_live_card_holds_one_connection(tmp_path):
                     )
                     held = len(connections(direct, tag))
                     assert held == KERNELS, f"{held} connections while teammates wrote"
-                    time.sleep(0.25)
+                    time.sleep(0.25)  # on purpose: writes spread over two idle periods
             # Still live, on that one connection: another process's write reaches the card.
             with PlanStore(url) as writer:
                 writer.session("analysis0").on()

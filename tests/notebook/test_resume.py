@@ -43,7 +43,9 @@ def test_load_tells_what_happened_since_the_card_was_last_shown(shell, tmp_path,
     out = load(shell, capsys)
     assert "Since you last looked" not in out and "no plan yet" in out  # the card
     session = jupyter_plans.current_session()
-    assert jupyter_plans._magics.cells.flush()  # the reminder is written after the cell
+    assert shell.magics_manager.registry[
+        "PlanMagics"
+    ].cells.flush()  # the reminder is written after the cell
     assert last_seen(session, "analysis.ipynb") == 0
     # Another process works while this notebook is closed.
     with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
@@ -58,7 +60,7 @@ def test_load_tells_what_happened_since_the_card_was_last_shown(shell, tmp_path,
         "2. agent recorded a decision: Use parquet",
     ]
     assert card.startswith(", revision 1: 0 of 1 steps marked complete")
-    assert jupyter_plans._magics.cells.flush()
+    assert shell.magics_manager.registry["PlanMagics"].cells.flush()
     assert last_seen(jupyter_plans.current_session(), "analysis.ipynb") == 2
     out = load(shell, capsys)
     assert "Since you last looked" not in out  # nothing new since
@@ -97,7 +99,7 @@ def test_a_long_absence_tells_the_last_events_and_how_to_see_all(shell, tmp_path
 
 def test_cells_that_move_a_live_card_are_remembered_and_new_starts_afresh(shell, capsys):
     load(shell, capsys)
-    magics = jupyter_plans._magics
+    magics = shell.magics_manager.registry["PlanMagics"]
     card = magics.card()
     assert card.comm is not None  # a live card (refreshing it is the watcher's work)
     session = jupyter_plans.current_session()

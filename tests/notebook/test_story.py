@@ -39,7 +39,7 @@ def test_a_superseded_card_shows_its_own_cells_moment(kernel, tmp_path):
     messages = run(kernel, f"__session__ = {str(notebook)!r}\n%load_ext jupyter_plans")
     messages += run(
         kernel,
-        "import jupyter_plans\nsession = jupyter_plans._magics.session\nsession.on()\n"
+        "import jupyter_plans\nsession = jupyter_plans.current_session()\nsession.on()\n"
         f"first = session.call_tool('plan_submit', {PROPOSAL!r}, turn_id='t1')\n"
         "first_hash = session.snapshot().pending_proposal_hash\nprint(first_hash)",
     )
@@ -77,7 +77,7 @@ def test_an_unloaded_extensions_cards_go_back_to_their_own_cells_moment(kernel, 
     messages = run(kernel, f"__session__ = {str(notebook)!r}\n%load_ext jupyter_plans")
     messages += run(
         kernel,
-        "import jupyter_plans\nsession = jupyter_plans._magics.session\n"
+        "import jupyter_plans\nsession = jupyter_plans.current_session()\n"
         "session.call_tool('update_plan', {'expected_revision': 0, "
         "'steps': [{'id': 'load', 'description': 'Load the data'}]})",
     )

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from IPython.core.formatters import format_display_data
 
 from jupyter_plans.notebook.widget import PlanCard
 from jupyter_plans.session.card import MIME_TYPE
@@ -26,8 +27,10 @@ def proposed(session):
 
 
 def press(card, **content):
-    """What the front end sends when a button is pressed."""
-    card._handle_custom_msg(content, [])
+    """What the front end sends when a button is pressed (its `model.send(content)`), as the
+    card's comm hands it over in the kernel."""
+    message = {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
+    card.comm.handle_msg(message)
 
 
 def test_the_card_syncs_the_snapshot_and_the_changes(proposed):
@@ -86,8 +89,7 @@ def test_leave_and_edit_from_the_card(proposed):
 
 def test_saved_forms_text_mime_and_escaped_html(proposed):
     card = PlanCard(proposed, "analysis.ipynb")
-    bundle = card._repr_mimebundle_()
-    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    bundle, _ = format_display_data(card)  # as IPython displays it
     text = bundle["text/plain"]
     assert text == repr(card)
     assert text.startswith("Plan (plan mode), revision 1: 0 of 2 steps marked complete")
@@ -119,9 +121,9 @@ def test_the_card_shown_last_is_live_and_the_earlier_keeps_what_it_showed(propos
     first, second, elsewhere = PlanCard(proposed), PlanCard(proposed), PlanCard(store.session("o"))
     for card in (first, second, elsewhere):
         watcher.add(card)
-    first._repr_mimebundle_()
-    second._repr_mimebundle_()
-    elsewhere._repr_mimebundle_()  # another session's card takes over nothing of this one
+    format_display_data(first)
+    format_display_data(second)
+    format_display_data(elsewhere)  # another session's card takes over nothing of this one
     assert first.superseded_by == second.model_id
     assert second.superseded_by is None and elsewhere.superseded_by is None
     digest = first.snapshot["pending_proposal_hash"]
@@ -141,8 +143,7 @@ def test_the_notes_of_a_request_for_changes_stay_with_the_proposal_that_answers_
     assert card.notes is None
     press(card, action="revise", notes="split <b>the</b> load step")
     assert card.error is None and card.notes == "split <b>the</b> load step"
-    bundle = card._repr_mimebundle_()
-    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    bundle, _ = format_display_data(card)  # as IPython displays it
     assert bundle[MIME_TYPE]["notes"] == "split <b>the</b> load step"
     assert "split &lt;b&gt;the&lt;/b&gt; load step" in bundle["text/html"]
     proposed.call_tool("update_plan", {"expected_revision": 1, "steps": PROPOSAL["steps"]})
@@ -207,8 +208,7 @@ def test_a_refused_answer_shows_one_line_and_changes_nothing(asked):
 
 def test_saved_forms_show_the_question_as_text_and_escaped_html(asked):
     card = PlanCard(asked, "analysis.ipynb")
-    bundle = card._repr_mimebundle_()
-    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    bundle, _ = format_display_data(card)  # as IPython displays it
     assert bundle["text/plain"] == f"Plan (plan mode): no plan yet\nThe agent asks: {QUESTION}"
     assert bundle[MIME_TYPE]["question"] == QUESTION
     html = bundle["text/html"]
@@ -216,7 +216,6 @@ def test_saved_forms_show_the_question_as_text_and_escaped_html(asked):
     assert "The agent asks" in html
     asked.answer("the last month")
     card.refresh()
-    bundle = card._repr_mimebundle_()
-    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    bundle, _ = format_display_data(card)  # as IPython displays it
     assert "asks" not in bundle["text/plain"] and "asks" not in bundle["text/html"]
     assert bundle[MIME_TYPE]["question"] is None

@@ -70,7 +70,7 @@ def test_terminated_backends_lose_and_double_nothing(engine, figure):
             while any(w.poll() is None for w in writers):
                 ended += _terminate_writers(admin, tag)
                 rounds += 1
-                time.sleep(rng.uniform(0.05, 0.15))
+                time.sleep(rng.uniform(0.05, 0.15))  # on purpose: ended at any moment
         outputs = [w.communicate(timeout=600) for w in writers]
         for writer, (_out, err) in zip(writers, outputs, strict=True):
             assert writer.returncode == 0, err

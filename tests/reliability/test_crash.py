@@ -33,7 +33,7 @@ def test_kill_9_mid_commit_leaves_a_whole_file_and_a_safe_retry(tmp_path, figure
         )
         first = writer.stdout.readline()
         assert first, writer.stderr.read()  # it is writing now
-        time.sleep(rng.uniform(0, 0.05))
+        time.sleep(rng.uniform(0, 0.05))  # on purpose: killed anywhere in a write
         writer.send_signal(signal.SIGKILL)
         out, _ = writer.communicate()
         assert writer.returncode == -signal.SIGKILL

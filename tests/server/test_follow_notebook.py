@@ -16,6 +16,7 @@ from jupyter_core.paths import jupyter_runtime_dir
 
 from jupyter_plans import PlanStore
 from tests.server.test_server import request
+from tests.waiting import wait_until
 
 NOTEBOOK = {
     "cells": [],
@@ -111,7 +112,7 @@ LOAD = (
 SHOW = (
     "s = jupyter_plans.current_session()\n"
     "print(s.store.path.name, s.cursor(), len(s.snapshot().decisions), "
-    "jupyter_plans._magics.notebook.name)"
+    "get_ipython().magics_manager.registry['PlanMagics'].notebook.name)"
 )
 
 
@@ -136,9 +137,7 @@ def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tm
             cwd=Path(__file__).parents[2],
         )
         try:
-            deadline = time.monotonic() + 30
-            while len(decisions(old_plan)) < 20 and time.monotonic() < deadline:
-                time.sleep(0.05)  # the agent is writing
+            wait_until(lambda: len(decisions(old_plan)) >= 20, "the agent's first 20 writes")
             new = "analysis-" + name.removeprefix("Untitled-")
             asked = time.perf_counter()
             status, body = request(server, "PATCH", f"/api/contents/{name}", {"path": new})
@@ -147,7 +146,10 @@ def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tm
             # The plan has followed before the answer came.
             new_plan = plan_of(root, new)
             assert new_plan.exists() and not old_plan.exists()
-            time.sleep(1.0)  # the agent goes on writing, now to the renamed plan
+            written = len(decisions(new_plan))
+            wait_until(  # the agent goes on writing, now to the renamed plan
+                lambda: len(decisions(new_plan)) >= written + 20, "20 writes to the renamed plan"
+            )
         finally:
             stop.touch()
             out, _ = agent.communicate(timeout=60)

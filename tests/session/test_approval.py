@@ -12,6 +12,7 @@ from pathlib import Path
 
 import jupyter_plans
 from jupyter_plans import PlanStore
+from tests.notebook.test_widget import press
 
 PROPOSAL = {
     "explanation": "why",
@@ -78,9 +79,9 @@ def test_the_card_reports_what_it_rendered_and_approves_only_by_hash(ip, capsys)
     session = load(ip)
     digest = submit(session)
     card = PlanCard(session)
-    card._on_action(card, {"action": "approve"}, [])
+    press(card, action="approve")
     assert "no proposal hash" in card.error and session.waiting_proposal() == digest
-    card._on_action(card, {"action": "seen", "hash": digest}, [])
+    press(card, action="seen", hash=digest)
     assert session.shown_proposal() == digest
     out, err = magic(ip, "approve", capsys)
     assert err == "" and session.snapshot().approved_proposal_hash == digest
@@ -107,7 +108,7 @@ def test_a_racing_agent_never_gets_an_unseen_proposal_approved(ip, capsys, tmp_p
                 continue
             magic(ip, "", capsys)
             shown = session.shown_proposal()
-            time.sleep(0.002 * (approved + refused) % 0.02)
+            time.sleep(0.002 * (approved + refused) % 0.02)  # on purpose: varies the race
             out, err = magic(ip, "approve", capsys)
             if out.startswith("Approved"):
                 approved += 1

@@ -8,13 +8,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from IPython.core.formatters import format_display_data
 
 from jupyter_plans.notebook.watch import CardWatcher
 from jupyter_plans.notebook.widget import PlanCard
 from jupyter_plans.session.card import MIME_TYPE, guard_data
 from jupyter_plans.store.guards import HEARTBEAT_MS, record_install, record_seen
+from tests.waiting import wait_until
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
@@ -82,8 +84,7 @@ def test_the_live_card_carries_the_guards_and_the_saved_forms_do_not(session, st
     card = PlanCard(session, NOTEBOOK.name, notebook_path=NOTEBOOK)
     assert card.guards["seen"][0]["agent_version"] == "2.1.332"
     assert [s["agent"] for s in card.guards["silent"]] == ["Codex"]
-    bundle = card._repr_mimebundle_()
-    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    bundle, _ = format_display_data(card)  # as IPython displays it
     assert "guards" not in bundle[MIME_TYPE]
     for form in ("text/plain", "text/html"):
         assert "Claude Code" not in bundle[form] and "Codex" not in bundle[form]
@@ -97,7 +98,7 @@ def test_a_hook_in_another_process_reaches_the_live_card_though_no_cursor_moves(
     store = session.store
     card = PlanCard(session, NOTEBOOK.name, notebook_path=NOTEBOOK)
     watcher = CardWatcher(store, 1.0)
-    watcher._cards.add(card)
+    watcher.add(card)
     watcher.check()
     assert card.guards is None
     cursor = card.snapshot["cursor"]
@@ -112,11 +113,12 @@ def test_a_hook_in_another_process_reaches_the_live_card_though_no_cursor_moves(
     )
     assert b'"deny"' in proc.stdout, proc.stderr
     store.change_token()  # PostgreSQL: the notice may come a moment later; the poll reads it
-    for _ in range(50):
+
+    def heard() -> bool:
         watcher.check()
-        if card.guards is not None:
-            break
-        time.sleep(0.1)
+        return card.guards is not None
+
+    wait_until(heard, "the hook's visit on the live card")
     assert card.snapshot["cursor"] == cursor
     assert card.guards["seen"][0]["agent"] == "Claude Code"
     assert card.guards["seen"][0]["agent_version"] == "2.1.332"

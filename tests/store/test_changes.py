@@ -3,10 +3,11 @@
 import subprocess
 import sys
 import threading
-import time
+from pathlib import Path
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store.changes import on_change
+from tests.waiting import wait_until
 
 WRITE = """
 import sys
@@ -17,6 +18,17 @@ PlanStore(sys.argv[1]).session().call_tool(
 """
 
 
+def watching(folder: Path) -> None:
+    """Wait until the folder's watch (its own thread) is up: a probe file in it is touched
+    until its own listener is told; the plan files' listeners hear nothing of it."""
+    probe, told = folder / "probe.plans.sqlite", threading.Event()
+    stop = on_change(probe, told.set)
+    try:
+        wait_until(lambda: probe.touch() or told.wait(0.1), f"the watch of {folder}")
+    finally:
+        stop()
+
+
 def test_another_process_commit_is_told_and_a_neighbour_file_is_not(tmp_path):
     plan, neighbour = tmp_path / "a.plans.sqlite", tmp_path / "b.plans.sqlite"
     PlanStore(plan).close()
@@ -24,9 +36,10 @@ def test_another_process_commit_is_told_and_a_neighbour_file_is_not(tmp_path):
     told, other = threading.Event(), threading.Event()
     stop, stop_other = on_change(plan, told.set), on_change(neighbour, other.set)
     try:
-        time.sleep(0.3)  # the watch is set up on its own thread
+        watching(tmp_path)
         subprocess.run([sys.executable, "-c", WRITE, str(neighbour)], check=True)
         assert other.wait(5), "the neighbour's commit was not told"
+        # Nothing to wait for but time: a notice that should not come.
         assert not told.wait(0.5), "a commit to another file was told as this one's"
         subprocess.run([sys.executable, "-c", WRITE, str(plan)], check=True)
         assert told.wait(5), "another process's commit was not told"
@@ -45,7 +58,7 @@ def test_a_failing_listener_does_not_stop_the_others(tmp_path):
 
     stops = [on_change(plan, broken), on_change(plan, told.set)]
     try:
-        time.sleep(0.3)
+        watching(tmp_path)
         subprocess.run([sys.executable, "-c", WRITE, str(plan)], check=True)
         assert told.wait(5)
     finally:
@@ -65,15 +78,14 @@ def test_a_folder_deleted_and_made_again_is_watched_again(tmp_path):
     first = threading.Event()
     stop_first = on_change(plan, first.set)
     try:
-        time.sleep(0.3)
+        watching(folder)
         shutil.rmtree(folder)
         folder.mkdir()
         PlanStore(plan).close()
-        time.sleep(1.5)  # the watcher sees its folder go and come back
+        watching(folder)  # the watcher has seen its folder go and come back
         told = threading.Event()
         stop = on_change(plan, told.set)
         try:
-            time.sleep(0.3)
             first.clear()
             subprocess.run([sys.executable, "-c", WRITE, str(plan)], check=True)
             assert told.wait(5), "a commit in the folder made again was not told"

@@ -7,13 +7,13 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from jupyter_plans import PlanStore, PlanStoreError
 from jupyter_plans.store import follow
+from tests.waiting import wait_until
 
 REPO = Path(__file__).parents[2]
 
@@ -65,12 +65,15 @@ def test_move_takes_every_write_of_an_agent_writing_as_fast_as_it_can(tmp_path):
         cwd=REPO,
     )
     try:
-        while len(titles(plan)) < 20:
-            time.sleep(0.05)
+        wait_until(lambda: len(titles(plan)) >= 20, "the agent's first 20 writes")
         moved = cli("move", "Untitled.ipynb", "analysis.ipynb", cwd=tmp_path)
         assert moved.returncode == 0, moved.stderr
         assert "analysis.plans.sqlite" in moved.stdout
-        time.sleep(0.5)
+        new_plan = tmp_path / "analysis.plans.sqlite"
+        written = len(titles(new_plan))
+        wait_until(  # the agent goes on writing, now to the moved plan
+            lambda: len(titles(new_plan)) >= written + 10, "10 writes to the moved plan"
+        )
     finally:
         stop.touch()
         out, _ = agent.communicate(timeout=60)

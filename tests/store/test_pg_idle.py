@@ -11,6 +11,7 @@ from jupyter_plans import PlanStore
 from jupyter_plans.store.pg_idle import IDLE, IDLE_SECONDS
 from tests.engines import pgbouncer_database, postgres_schema
 from tests.store.test_pgbouncer import server
+from tests.waiting import wait_until
 
 STEPS = [{"id": "a", "description": "A"}]
 
@@ -23,13 +24,6 @@ def connections(direct, tag: str) -> list[tuple[str, object]]:
     ).fetchall()
 
 
-def wait_for(predicate, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "waited in vain"
-        time.sleep(0.05)
-
-
 def test_an_idle_store_holds_only_its_listening_connection_and_writes_again_with_one_connect():
     with postgres_schema() as url, server(url) as direct:
         tag = f"plans-idle-{time.time_ns()}"
@@ -40,9 +34,11 @@ def test_an_idle_store_holds_only_its_listening_connection_and_writes_again_with
         other = threading.Thread(target=session.off)  # a second thread: a second connection
         other.start()
         other.join()
-        wait_for(lambda: len(connections(direct, tag)) == 3, 10)
+        wait_until(lambda: len(connections(direct, tag)) == 3, "three connections")
         started = time.monotonic()
-        wait_for(lambda: len(connections(direct, tag)) == 1, 4 * IDLE_SECONDS)
+        wait_until(
+            lambda: len(connections(direct, tag)) == 1, "the idle ones let go of", 4 * IDLE_SECONDS
+        )
         assert time.monotonic() - started > IDLE_SECONDS / 2, "let go of while still in use"
         [(query, listening_since)] = connections(direct, tag)
         assert query == "LISTEN jupyter_plans"
@@ -53,7 +49,7 @@ def test_an_idle_store_holds_only_its_listening_connection_and_writes_again_with
         assert sorted(start for _q, start in held)[0] == listening_since  # the listener stayed
         assert session.snapshot().plan.revision == 1
         store.close()
-        wait_for(lambda: not connections(direct, tag), 10)
+        wait_until(lambda: not connections(direct, tag), "every connection closed")
 
 
 @pytest.mark.parametrize("engine", ["postgresql", "pgbouncer"])

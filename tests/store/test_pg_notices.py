@@ -12,6 +12,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from tests.engines import postgres_schema
+from tests.waiting import wait_until
 
 REPO = Path(__file__).parents[2]
 TOKEN_QUERY = "SELECT (SELECT coalesce(sum(cursor), 0) FROM plans_sessions)%"
@@ -39,13 +40,6 @@ def admin(url: str):
     return psycopg.connect(plain.render_as_string(hide_password=False), autocommit=True)
 
 
-def wait_for(predicate, seconds: float = 15.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "waited in vain"
-        time.sleep(0.05)
-
-
 def token_queries_since(connection, started) -> int:
     return connection.execute(
         "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND query_start > %s",
@@ -60,7 +54,7 @@ def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
     stop = store.on_change(told.set)
     assert stop is not None
     notices = store._backend.notices
-    wait_for(lambda: notices.token() is not None)  # listening
+    wait_until(lambda: notices.token() is not None, "the listener")
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, url],
         stdin=subprocess.PIPE,
@@ -78,11 +72,11 @@ def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
                 writer.stdin.flush()
                 assert writer.stdout.readline().strip() == "done"
                 assert told.wait(10), "no notice came"
-                wait_for(lambda before=before: store.change_token() != before)
+                wait_until(lambda before=before: store.change_token() != before, "a new token")
             # Idle: cards and streams read the token every 0.2 s; it asks the server nothing.
             for _ in range(50):
                 store.change_token()
-            time.sleep(0.5)
+            time.sleep(0.5)  # on purpose: idle for a while, in which nothing may ask either
             assert token_queries_since(server, started) == 0
         finally:
             writer.stdin.close()
@@ -96,11 +90,11 @@ def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
             "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN jupyter_plans'"
         ).fetchone()
         server.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        wait_for(lambda: notices.token() is None)
+        wait_until(lambda: notices.token() is None, "the listener to see its loss")
         lost = server.execute("SELECT now()").fetchone()[0]
         store.change_token()
         assert token_queries_since(server, lost) == 1
-        wait_for(lambda: notices.token() is not None)
+        wait_until(lambda: notices.token() is not None, "the listener")
         assert (
             server.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN jupyter_plans'"
@@ -110,7 +104,7 @@ def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
     stop()
     store.close()
     # Given back when its last store closes: no connection is kept for nobody.
-    wait_for(lambda: not notices._thread.is_alive())
+    wait_until(lambda: not notices._thread.is_alive(), "the listener to end")
 
 
 def test_a_commit_in_another_schema_of_the_database_wakes_nobody_here(url):
@@ -121,16 +115,18 @@ def test_a_commit_in_another_schema_of_the_database_wakes_nobody_here(url):
         told = threading.Event()
         stop = store.on_change(told.set)
         notices = store._backend.notices
-        wait_for(lambda: notices.token() is not None)
+        wait_until(lambda: notices.token() is not None, "the listener")
         before = store.change_token()
         for n in range(3):
             other.session("s").call_tool("record_decision", {"title": f"t{n}", "rationale": "r"})
-        time.sleep(0.5)  # the notices of the other schema have come and gone
+        # On purpose: a notice that must not come has no moment to wait for; its listener is
+        # another connection, so nothing here tells when the other schema's notices have come.
+        time.sleep(0.5)
         assert not told.is_set() and store.change_token() == before
         writer = PlanStore(url)
         writer.session("s").off()
         assert told.wait(10), "its own schema's commit was not told"
-        wait_for(lambda: store.change_token() != before)
+        wait_until(lambda: store.change_token() != before, "a new token")
         stop()
         for each in (store, other, writer):
             each.close()
@@ -142,7 +138,7 @@ def test_a_notice_names_the_session_it_changed(url):
     store = PlanStore(url)
     store.session("s").on()
     notices = store._backend.notices
-    wait_for(lambda: notices.token() is not None)
+    wait_until(lambda: notices.token() is not None, "the listener")
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER.replace('session("s")', "session(sys.argv[2])"), url, "t"],
         stdin=subprocess.PIPE,
@@ -155,7 +151,7 @@ def test_a_notice_names_the_session_it_changed(url):
         writer.stdin.write("in t\n")
         writer.stdin.flush()
         assert writer.stdout.readline().strip() == "done"
-        wait_for(lambda: store.change_token() != before)  # told of it
+        wait_until(lambda: store.change_token() != before, "a new token")  # told of it
         assert store.session_token("s") == mine  # but it was not about "s"
         theirs = store.session_token("t")
     finally:
@@ -163,10 +159,10 @@ def test_a_notice_names_the_session_it_changed(url):
         writer.wait(timeout=30)
     other = PlanStore(url)
     other.session("s").off()
-    wait_for(lambda: store.session_token("s") != mine)
+    wait_until(lambda: store.session_token("s") != mine, "a new token of s")
     assert store.session_token("t") == theirs
     other.set_current_session("t")  # the store as a whole: every session may read again
-    wait_for(lambda: store.session_token("t") != theirs)
+    wait_until(lambda: store.session_token("t") != theirs, "a new token of t")
     for each in (store, other):
         each.close()
 
@@ -179,14 +175,14 @@ def test_versions_that_send_or_hear_only_the_plain_notice_still_wake_and_are_wok
     store = PlanStore(url)
     store.session("s").on()
     notices = store._backend.notices
-    wait_for(lambda: notices.token() is not None)
+    wait_until(lambda: notices.token() is not None, "the listener")
     plain = url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(plain, autocommit=True) as earlier:
         earlier.execute("LISTEN jupyter_plans")
         (schema,) = earlier.execute("SELECT current_schema()").fetchone()
         before = store.session_token("s")
         earlier.execute("SELECT pg_notify('jupyter_plans', current_schema())")  # its write
-        wait_for(lambda: store.session_token("s") != before)
+        wait_until(lambda: store.session_token("s") != before, "a new token of s")
         writer = PlanStore(url)
         for n in range(3):
             writer.session(f"w{n}").call_tool("record_decision", {"title": "d", "rationale": "r"})

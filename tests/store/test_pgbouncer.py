@@ -6,7 +6,6 @@ the process says so once; the hooks' read-only store reads through it too."""
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from jupyter_plans import PlanStore
 from jupyter_plans.errors import PlanStoreError
 from jupyter_plans.store.readonly import open_read_only
 from tests.engines import pgbouncer_database, postgres_base_url
+from tests.waiting import wait_until
 
 REPO = Path(__file__).parents[2]
 TOKEN_QUERY = "SELECT (SELECT coalesce(sum(cursor), 0) FROM plans_sessions)%"
@@ -37,13 +37,6 @@ def server(url: str):
     database = make_url(url).database
     direct = make_url(postgres_base_url()).set(drivername="postgresql", database=database)
     return psycopg.connect(direct.render_as_string(hide_password=False), autocommit=True)
-
-
-def wait_for(predicate, seconds: float = 15.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "waited in vain"
-        time.sleep(0.05)
 
 
 def listeners(connection) -> int:
@@ -90,7 +83,7 @@ def test_with_plans_listen_another_processs_commit_is_told_and_idle_asks_nothing
         told = threading.Event()
         stop = store.on_change(told.set)
         assert stop is not None, "no listener through PgBouncer with plans_listen"
-        wait_for(lambda: store._backend.notices.token() is not None)
+        wait_until(lambda: store._backend.notices.token() is not None, "the listener")
         assert listeners(direct) == 1  # on the server itself, not through the pooler
         writer = Writer(url)
         started = direct.execute("SELECT now()").fetchone()[0]
@@ -100,7 +93,7 @@ def test_with_plans_listen_another_processs_commit_is_told_and_idle_asks_nothing
                 before = store.change_token()
                 writer.decide(f"decision {n}")
                 assert told.wait(10), "the commit made through PgBouncer was not told"
-                wait_for(lambda before=before: store.change_token() != before)
+                wait_until(lambda before=before: store.change_token() != before, "a new token")
             for _ in range(50):  # idle: cards read the token every 0.2 s
                 store.change_token()
             assert token_queries_since(direct, started) == 0

@@ -249,7 +249,7 @@ SETUP = """
 __session__ = {notebook!r}
 %load_ext jupyter_plans
 import jupyter_plans
-display(jupyter_plans._magics.card())
+display(get_ipython().magics_manager.registry["PlanMagics"].card())
 """
 
 

@@ -10,6 +10,8 @@ import pytest
 from jupyter_plans import PlanStore
 from tests.engines import postgres_schema
 
+pytestmark = pytest.mark.postgres
+
 STEP = {"id": "a", "description": "Load the data"}
 
 

@@ -16,6 +16,7 @@ from acp import text_block
 from jupyter_plans.agents.acp.bridge import PERSON_METHOD
 from jupyter_plans.agents.acp.profiles import profiles
 from jupyter_plans.session.card import card_data
+from tests import waiting
 
 from .harness import Person
 from .real import AGENTS, BY_NAME, NEWEST_CLIS, TIMEOUT, RealAgent, RealClient, require, started
@@ -42,14 +43,7 @@ def profile_of(agent: RealAgent):
 
 async def until(check, what: str, timeout: float = TIMEOUT):
     """Wait for CHECK() to give something true, and give it."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = check()
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.1)
+    return await waiting.until(check, what, timeout, every=0.1)
 
 
 def prompt(run, session_id: str, words: str) -> asyncio.Task:

@@ -184,7 +184,7 @@ async def run_scenario(agent: RealAgent, scenario: Scenario, root: Path) -> dict
             await scenario.steps(run, summary)
         except Exception:  # noqa: BLE001 - keep what was seen
             summary.note("error", traceback.format_exc())
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(1.0)  # on purpose: what the agent sends unasked is recorded too
         out = root / agent.name
         run.save(out / f"{scenario.name}.jsonl")
         data = summary.data()

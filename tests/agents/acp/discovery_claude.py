@@ -104,14 +104,14 @@ async def initialize(run: Run, summary: Summary) -> None:
 async def switch_mode(run: Run, summary: Summary) -> None:
     sid = await _session(run, summary)
     await _plan_mode(run, summary, sid)
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.5)  # on purpose: what the agent sends unasked is recorded too
     for value in ("default", "plan"):
         await request(
             summary,
             f"set_config_option mode {value}",
             run.conn.set_config_option(config_id="mode", session_id=sid, value=value),
         )
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # on purpose: as above
 
 
 def plan_script(agent: RealAgent, cwd: Path) -> list:

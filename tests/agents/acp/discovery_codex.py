@@ -69,7 +69,7 @@ async def switch_mode(run: Run, summary: Summary) -> None:
     )
     await _set(run, summary, sid, "mode", "workspace-write")
     await _set(run, summary, sid, "collaboration_mode", "default")
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.5)  # on purpose: what the agent sends unasked is recorded too
 
 
 def plan_script(agent: RealAgent, cwd: Path) -> list:
@@ -89,7 +89,7 @@ def plan_steps(plan_answer, mode: str | None = None):
         await _set(run, summary, sid, "collaboration_mode", "plan")
         task = answering(run, summary, plan_or_reject(plan_answer))
         await prompt(run, sid, "Clean the sales data", summary, "prompt")
-        await asyncio.sleep(3)  # an approved plan may start a turn of its own
+        await asyncio.sleep(3)  # on purpose: an approved plan may start a turn of its own
         await prompt(run, sid, "Go on", summary, "prompt 2")
         task.cancel()
 

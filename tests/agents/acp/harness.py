@@ -23,6 +23,8 @@ from acp import (
 )
 from acp.schema import AllowedOutcome, DeniedOutcome
 
+from tests import waiting
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]  # the repository
 # The shipped scripted agent, telling what happened (--report) and answering a prompt that is no
@@ -237,13 +239,11 @@ def agent_log(tmp_path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-async def until(condition, timeout: float = TIMEOUT, every: float = 0.02) -> None:
-    """Wait until `condition()` (run in a thread: it may read the store) is true."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await asyncio.to_thread(condition):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {condition}")
-        await asyncio.sleep(every)
+async def until(
+    condition, timeout: float = TIMEOUT, every: float = 0.02, what: str | None = None
+) -> Any:
+    """Wait until `condition()` (run in a thread: it may read the store) is true; give it."""
+    return await waiting.until(condition, what or str(condition), timeout, every, in_thread=True)
 
 
 class Person:

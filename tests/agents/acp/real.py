@@ -24,6 +24,7 @@ import pytest
 from acp import spawn_agent_process
 from acp.schema import ClientCapabilities, Implementation
 
+from tests.lanes import needs
 from tests.standins.anthropic import AnthropicStandin
 from tests.standins.responses import ResponsesStandin
 
@@ -223,6 +224,7 @@ BY_NAME = {agent.name: agent for agent in [*AGENTS, *NEWEST_CLIS]}
 
 def require(agent: RealAgent) -> None:
     """Skip with the reason when the agent is not installed; in CI, fail."""
+    needs("real_agents", agent.package)
     reason = agent.installed()
     if reason is None:
         return

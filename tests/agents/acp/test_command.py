@@ -14,7 +14,7 @@ from acp import RequestError
 
 from jupyter_plans import PlanStore
 
-from .harness import ROOT, bridged, new_session, prompt, run, script
+from .harness import ROOT, bridged, new_session, prompt, run, script, until
 
 
 def _command(*args: str) -> subprocess.CompletedProcess:
@@ -137,8 +137,7 @@ def test_a_session_that_fails_to_start_stops_the_agent_and_the_bridge(tmp_path):
 
     async def main():
         async with bridged(tmp_path, agent_args=("--fail-new", why)) as (_, conn, process):
-            await asyncio.sleep(0.5)
-            (agent,) = _children(process.pid)
+            (agent,) = await until(lambda: _children(process.pid), what="the agent started")
             with pytest.raises(RequestError):
                 await new_session(conn, tmp_path)
             await asyncio.wait_for(process.wait(), 20)

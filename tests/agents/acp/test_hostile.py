@@ -11,7 +11,7 @@ import sys
 import pytest
 from acp import RequestError, text_block
 
-from .harness import TIMEOUT, bridged, new_session, prompt, run, script
+from .harness import TIMEOUT, bridged, new_session, prompt, run, script, until
 
 RAW = [sys.executable, "-m", "tests.agents.acp.raw_agent"]
 
@@ -168,10 +168,15 @@ def test_in_plan_mode_writes_the_guard_cannot_read_are_refused(tmp_path, person)
         async with bridged(tmp_path, agent=agent) as (client, conn, _):
             sid = await new_session(conn, tmp_path)
             await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("go")]), TIMEOUT)
-            await asyncio.sleep(0.5)
+
+            def answers() -> dict | None:
+                log = raw_log(tmp_path)
+                found = {m["id"]: m for m in log if isinstance(m, dict) and "result" in m}
+                return found if {11, 12} <= set(found) else None
+
+            by_id = await until(answers, what="the answers to requests 11 and 12")
+            await until(lambda: len(person.events("tool_finished")) == 4, what="4 refusals")
             assert client.writes == [] and client.asked_all == []
-            log = raw_log(tmp_path)
-            by_id = {m["id"]: m for m in log if isinstance(m, dict) and "id" in m}
             assert by_id[11]["result"]["outcome"] == {"outcome": "cancelled"}
             assert by_id[12]["result"]["outcome"] == {"outcome": "cancelled"}
             refused = [e.data["name"] for e in person.events("tool_finished")]

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.lanes import needs
+
 from .harness import ROOT
 
 VENV = ROOT / "build" / "jupyter-ai-venv"
@@ -28,6 +30,7 @@ PERSONA_TESTS = Path(__file__).with_name("test_persona.py")
 def env():
     """The environment for a process of the Jupyter AI venv: its own bin first, CI set so that
     the persona's tests fail rather than skip without Jupyter AI."""
+    needs("jupyter_ai", "the Jupyter AI environment")
     if not STAMP.is_file():
         reason = f"{VENV.relative_to(ROOT)} is missing (make jupyter-ai-env)"
         if os.environ.get("CI"):

@@ -9,8 +9,9 @@ import threading
 import time
 
 from jupyter_plans.agents.acp.mirror import REMEMBERED, PlanMirror
+from tests import waiting
 
-from .harness import agent_log, bridged, new_session, prompt, run, script
+from .harness import agent_log, bridged, new_session, prompt, run, script, until
 
 
 def entries(*pairs):
@@ -302,8 +303,7 @@ def test_a_status_the_sdk_would_not_take_is_still_mirrored(tmp_path, person):
             sid = await new_session(conn, tmp_path)
             raw = [{"content": "Ship it", "priority": "high", "status": "done"}]
             await prompt(conn, sid, script({"raw_plan": raw}))
-            await asyncio.sleep(0)
-            (event,) = _plan_events(person)
+            (event,) = await until(lambda: _plan_events(person), what="the plan recorded")
             assert event.data["plan"]["steps"][0]["status"] == "pending"
             assert "'done'" in event.data["result"]["content"]
 
@@ -348,12 +348,11 @@ def test_messages_pass_on_while_another_process_holds_the_plan_file(tmp_path, pe
                 plan = {"plan": [["Load", "pending"]]}
                 started = time.monotonic()
                 running = prompt(conn, sid, script(plan, {"say": "still here"}))
-                for _ in range(400):
-                    if any("still here" in str(u) for _, u in client.updates):
-                        break
-                    await asyncio.sleep(0.01)
+                await waiting.until(
+                    lambda: any("still here" in str(u) for _, u in client.updates),
+                    "the agent's next message, the lock held",
+                )
                 print(f"relayed {time.monotonic() - started:.3f} s after the prompt, lock held")
-                assert any("still here" in str(u) for _, u in client.updates)
                 assert not running.done()  # the turn's end waits for its plan
             finally:
                 release.set()

@@ -7,8 +7,9 @@ import asyncio
 
 from jupyter_plans.plan.who import local_person
 from jupyter_plans.session.card import unguarded_note
+from tests import waiting
 
-from .harness import answers_to, bridged, new_session, prompt, run, script
+from .harness import answers_to, bridged, new_session, prompt, run, script, until
 
 # The person who answers in the ACP client: the bridge's user (DESIGN section 12).
 CLIENT = {"name": local_person(), "via": "acp-client"}
@@ -22,7 +23,7 @@ def test_the_persons_on_sets_the_agent_to_plan(tmp_path, person):
             sid = await new_session(conn, tmp_path)
             await person("on")
             assert (await client.report("set_mode"))["mode"] == "plan"
-            await asyncio.sleep(0.3)  # nothing more comes of it
+            await asyncio.sleep(0.3)  # on purpose: nothing more comes of it, in this while
             assert [r["mode"] for r in client.reports("set_mode")] == ["plan"]
             (update,) = client.kinds("current_mode_update")  # the client is told
             assert update.current_mode_id == "plan"
@@ -65,7 +66,8 @@ def test_the_clients_switch_to_plan_is_the_persons_on(tmp_path, person):
             sid = await new_session(conn, tmp_path)
             await conn.set_session_mode(session_id=sid, mode_id="plan")
             assert person.snapshot()["mode"] == "plan"
-            await asyncio.sleep(0.3)
+            await client.report("set_mode")
+            await asyncio.sleep(0.3)  # on purpose: no second request comes, in this while
             # The agent got the client's own request, and no second one from the bridge.
             assert [r["mode"] for r in client.reports("set_mode")] == ["plan"]
             assert len(person.events("mode_changed")) == 1
@@ -94,7 +96,7 @@ def test_the_clients_switch_out_of_plan_while_a_proposal_waits_is_the_persons_of
             ]
             # ... the client's later answer is ignored, and the agent keeps the client's mode.
             asked.choose("acceptEdits")
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # on purpose: the late answer goes nowhere, in this while
             assert [len(a) for a in answers_to(tmp_path, "session/request_permission")] == [1]
             assert [r["mode"] for r in client.reports("set_mode")] == ["plan", "acceptEdits"]
 
@@ -130,13 +132,13 @@ def test_an_agent_that_approves_itself_and_cannot_be_made_to_ask_is_said_so(tmp_
         args = ["--start-mode", "bypassPermissions"]
         async with bridged(tmp_path, agent_args=args) as (client, conn, _):
             await new_session(conn, tmp_path)
-            await asyncio.sleep(0.5)
+            await until(lambda: person.events("agent_unguarded"), what="the unguarded notice")
             (event,) = person.events("agent_unguarded")
             assert "'bypassPermissions'" in event.data["text"]
             assert "its own promise" in event.data["text"]
             assert person.session.unguarded_text() == event.data["text"]
             await new_session(conn, tmp_path)  # said once per bridge
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # on purpose: no second notice comes, in this while
             assert len(person.events("agent_unguarded")) == 1
             # The card and the panel say it while plan mode holds, and only then.
             assert unguarded_note(person.session, person.snapshot()) is None
@@ -168,22 +170,14 @@ def test_a_continued_session_gets_back_the_mode_that_asked(tmp_path, person):
             await until_mode(person, "default")
             # The client is told too (its update may come a moment after the agent's answer).
             told = lambda: [u.current_mode_id for u in client.kinds("current_mode_update")]  # noqa: E731
-            for _ in range(200):
-                if told():
-                    break
-                await asyncio.sleep(0.05)
-            assert told() == ["default"]
+            assert await waiting.until(told, "the client told of the mode") == ["default"]
             await new_session(conn, tmp_path)
-            await asyncio.sleep(0.5)
+            await until_mode(person, "bypassPermissions")
+            await asyncio.sleep(0.3)  # on purpose: no mode is asked for it, in this while
             assert [r["mode"] for r in client.reports("set_mode")] == ["default"]
-            assert person.snapshot()["agent_mode"] == "bypassPermissions"
 
     run(main())
 
 
 async def until_mode(person, mode: str) -> None:
-    for _ in range(200):
-        if person.snapshot()["agent_mode"] == mode:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"agent_mode is {person.snapshot()['agent_mode']}, not {mode}")
+    await until(lambda: person.snapshot()["agent_mode"] == mode, what=f"agent_mode {mode}")

@@ -354,7 +354,7 @@ def test_a_persona_made_again_for_its_chat_keeps_the_one_session_and_agent(
         sent = [e["message"].get("method") for e in agent_log(tmp_path)]
         assert sent.count("session/new") == 1 and "session/load" not in sent
         await first.shutdown()
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # on purpose: the agent is not ended, in this while
         assert _alive(process)
         await again.shutdown()
         await asyncio.wait_for(process.wait(), 10)

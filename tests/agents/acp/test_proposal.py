@@ -11,7 +11,7 @@ from jupyter_plans import DecisionRefused
 from jupyter_plans.plan.who import local_person
 from jupyter_plans.session.card import card_data, card_html
 
-from .harness import answers_to, bridged, new_session, prompt, run, script
+from .harness import answers_to, bridged, new_session, prompt, run, script, until
 
 # The person who answers in the ACP client: the bridge's user (DESIGN section 12).
 CLIENT = {"name": local_person(), "via": "acp-client"}
@@ -108,7 +108,7 @@ def test_the_persons_approve_answers_allow_once_and_the_clients_later_answer_is_
             assert report["outcome"] == {"outcome": "selected", "optionId": "default"}
             asked.choose("acceptEdits")  # too late: ignored
             await running
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # on purpose: the late answer goes nowhere, in this while
             assert len(client.reports("exit_plan_mode")) == 1
             ((answer,),) = answers_to(tmp_path, "session/request_permission")
             assert answer["result"]["outcome"]["optionId"] == "default"
@@ -165,7 +165,7 @@ def test_the_persons_off_answers_cancelled(tmp_path, person):
             assert (await asyncio.wait_for(running, 10)).stop_reason == "cancelled"
             assert (await client.report("set_mode", 2))["mode"] == "default"
             asked.choose("acceptEdits")
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # on purpose: the late answer goes nowhere, in this while
             assert [len(a) for a in answers_to(tmp_path, "session/request_permission")] == [1]
 
     run(main())
@@ -211,7 +211,7 @@ def test_the_clients_reject_is_revise_with_no_notes(tmp_path, person):
 
 
 async def _approve(person, digest: str, delay: float) -> None:
-    await asyncio.sleep(max(0.0, delay))
+    await asyncio.sleep(max(0.0, delay))  # on purpose: the race's lead
     try:
         await person("approve", digest)
     except DecisionRefused:
@@ -219,7 +219,7 @@ async def _approve(person, digest: str, delay: float) -> None:
 
 
 async def _reject(asked, delay: float) -> None:
-    await asyncio.sleep(max(0.0, delay))
+    await asyncio.sleep(max(0.0, delay))  # on purpose: the race's lead
     asked.choose("plan")
 
 
@@ -261,7 +261,7 @@ def test_the_race_of_the_clients_answer_and_the_persons_approve(tmp_path, person
                     await person("off")
                     modes_set += 1
                     assert (await client.report("set_mode", modes_set))["mode"] == "default"
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # on purpose: no loser's answer comes, in this while
             assert len(client.reports("exit_plan_mode")) == len(leads)
         # The loser's answer never reached the agent.
         answers = answers_to(tmp_path, "session/request_permission")
@@ -283,7 +283,7 @@ def test_an_approval_the_agent_had_as_its_allow_option_is_not_repeated(tmp_path,
             await client.report("exit_plan_mode")
             asked.cancel()
             await running
-            await asyncio.sleep(0.3)  # the bridge has read the approval's events
+            # The bridge read the approval's events before it answered the agent (watch.py).
             await prompt(conn, sid, "next")
             assert (await client.report("prompt", 2))["texts"] == ["next"]
             assert person.session.waiting_messages() == []  # taken all the same
@@ -412,7 +412,7 @@ def test_the_persons_edit_of_the_waiting_proposal_keeps_the_agents_request_waiti
             await person("edit_plan", change)
             edited = person.snapshot()["pending_proposal_hash"]
             assert edited not in (None, before)
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # on purpose: no answer comes, in this while
             assert client.reports("exit_plan_mode") == []  # still waiting, now on the edit
             await person("approve", edited)
             report = await client.report("exit_plan_mode")
@@ -431,10 +431,9 @@ def test_a_proposal_whose_agent_is_gone_is_dropped_and_plan_mode_stays(tmp_path,
             _, running, _ = await _proposal(client, conn, person, tmp_path)
             digest = person.snapshot()["pending_proposal_hash"]
             running.cancel()
-        for _ in range(100):  # the bridge's process ends after its client
-            if person.snapshot()["pending_proposal_hash"] is None:
-                break
-            await asyncio.sleep(0.1)
+        await until(  # the bridge's process ends after its client
+            lambda: person.snapshot()["pending_proposal_hash"] is None, what="it dropped"
+        )
         snapshot = person.snapshot()
         assert (snapshot["mode"], snapshot["pending_proposal_hash"]) == ("plan", None)
         (decision,) = [e.data for e in person.events("decision")]

@@ -10,6 +10,8 @@ import logging
 import pytest
 from acp.task import queue as sdk_queue
 
+from tests import waiting
+
 from .harness import bridged, new_session, prompt, run, script
 
 FLOOD = 3000  # messages the agent says, one update each: still coming when the test ends
@@ -25,7 +27,7 @@ def slow_close(monkeypatch):
 
     async def close(self) -> None:
         await original(self)
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # on purpose: the moment made long
 
     monkeypatch.setattr(sdk_queue.InMemoryMessageQueue, "close", close)
 
@@ -37,8 +39,8 @@ def test_a_test_that_ends_while_the_bridge_still_sends_ends_cleanly(
         async with bridged(tmp_path, sdk=bridge_sdk) as (client, conn, _):
             sid = await new_session(conn, tmp_path)
             running = prompt(conn, sid, script(*[{"say": f"line {i}"} for i in range(FLOOD)]))
-            while len(client.kinds("agent_message_chunk")) < 20:
-                await asyncio.sleep(0.01)  # the agent is talking, and goes on
+            # The agent is talking, and goes on.
+            await waiting.until(lambda: len(client.kinds("agent_message_chunk")) >= 20, "talk")
         with contextlib.suppress(Exception):  # the prompt ends with the connection
             await running
         return len(client.kinds("agent_message_chunk"))
