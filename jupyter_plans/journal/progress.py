@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..plan.cells import completed_steps
 from ..plan.models import Event
 from ..plan.revision import diff_steps
+from ..plan.text import counted
 from ..plan.who import who_and_where
 from .comments import comment_event_line
 from .markdown import clipped, inert
@@ -22,10 +23,6 @@ _ACCEPTED_TOOL = {
     "plan_finished": "finish_plan",
     "question_asked": "ask_user",
 }
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}{'' if number == 1 else 's'}"
 
 
 def _b(ident: str) -> str:
@@ -96,9 +93,8 @@ def _plan_line(event: Event, before: dict | None) -> str:
     plan, name = event.data["plan"], event.data["name"]
     revision = plan["revision"]
     if name == "plan_submit":
-        size = (
-            f"{_count(len(plan['steps']), 'step')}, {_count(len(plan['objectives']), 'objective')}"
-        )
+        steps, objectives = len(plan["steps"]), len(plan["objectives"])
+        size = f"{counted(steps, 'step')}, {counted(objectives, 'objective')}"
         changed = _changes(before, plan) if before else ""
         return f"The agent proposed a plan as revision {revision}: {size}" + (
             f" ({changed})." if changed else "."
@@ -111,9 +107,9 @@ def _plan_line(event: Event, before: dict | None) -> str:
         who, where = "The agent updated", ""
     if before is None and name != "user_edit":
         return (
-            f"The agent wrote the plan (revision {revision}): {_count(len(plan['steps']), 'step')}"
-            f" in {_count(len(plan['phases']), 'phase')}, "
-            f"{_count(len(plan['objectives']), 'objective')}."
+            f"The agent wrote the plan (revision {revision}): {counted(len(plan['steps']), 'step')}"
+            f" in {counted(len(plan['phases']), 'phase')}, "
+            f"{counted(len(plan['objectives']), 'objective')}."
         )
     changed = _changes(before, plan) or "nothing in the steps changed"
     return f"{who} the plan{where} to revision {revision}: {changed}."
@@ -188,7 +184,7 @@ def _other_line(event: Event) -> str | None:
     if kind == "plan_finished":
         return (
             f"The agent finished the plan at revision {data['revision']}, reviewing its "
-            f"{_count(len(data['review']), 'objective')} (see plan.md)."
+            f"{counted(len(data['review']), 'objective')} (see plan.md)."
         )
     if kind == "plan_reopened":
         return f"Revision {data['revision']} reopened the finished plan."

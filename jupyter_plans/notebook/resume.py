@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from ..errors import PlanStoreError
-from ..plan.text import describe_event
+from ..plan.text import counted, describe_event
 
 _log = logging.getLogger("jupyter_plans")
 
@@ -47,7 +47,7 @@ def since_last_seen(session: Any, notebook: str) -> str | None:
         return None
     count = cursor - seen
     events = session.event_data(after=max(seen, cursor - SHOWN_EVENTS))
-    head = f"Since you last looked (event {seen}): {count} event{'' if count == 1 else 's'}"
+    head = f"Since you last looked (event {seen}): {counted(count, 'event')}"
     if count > len(events):
         head += f", the last {len(events)} below; %plan history {count} lists them all"
     return "\n".join([head + ".", *(describe_event(event) for event in events)])

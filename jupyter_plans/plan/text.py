@@ -141,11 +141,16 @@ def _message_queued(data: dict, by: str) -> str:
     return f"message queued from {source}: {_clip(data['text'])}"
 
 
+def counted(number: int, word: str) -> str:
+    """'1 step', '2 steps': the number and its word, plural where the number is not one."""
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
 def _plan_finished(data: dict, by: str) -> str:
     count = len(data["review"])
     return (
         f"agent finish_plan: revision {data['revision']} finished, "
-        f"{count} objective{'' if count == 1 else 's'} reviewed"
+        f"{counted(count, 'objective')} reviewed"
     )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
 from ..plan.revision import body_hash, build_plan, proposal_body
+from ..plan.text import counted
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
 from .events import agent_at
@@ -48,8 +49,10 @@ def record_agent_plan(
         )
         if plan["phases"] == kept.get("phases", []):
             return None  # the plan already has these steps (or none, and has none)
-        count = "1 step" if len(steps) == 1 else f"{len(steps)} steps"
-        content = f"The agent's plan, mirrored as revision {plan['revision']} ({count})."
+        content = (
+            f"The agent's plan, mirrored as revision {plan['revision']}"
+            f" ({counted(len(steps), 'step')})."
+        )
         if adaptations:
             content += " Adapted to the plan's bounds: " + "; ".join(adaptations) + "."
         store_plan(change, name, plan, content, None, call_id)

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import OlderSchema
 from ..plan.comments import anchor_words, anchoring, count_open
 from ..plan.stored import USER_EDIT
+from ..plan.text import counted
 from ..store.guards import HEARTBEAT_MS, installed, now_ms, seen_rows
 from . import PlanSession
 
@@ -223,7 +224,7 @@ def _head_html(data: dict[str, Any], snapshot: dict, agent: dict | None) -> str:
         head += f" &middot; {escape(data['notebook'])}"
     comments = snapshot.get("comments") or []
     if count_open(comments):
-        head += f" &middot; {count_open(comments)} open comments"
+        head += f" &middot; {counted(count_open(comments), 'open comment')}"
     return head
 
 

@@ -15,6 +15,7 @@ from ..plan.intake import MAX_PERSON_TEXT_BYTES, person_text_refusal
 from ..plan.revision import body_hash, build_plan, describe_diff, diff_steps, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.stored import USER_EDIT
+from ..plan.text import counted
 from ..plan.validation import Refused, quote, utf8_len
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
@@ -292,7 +293,8 @@ def with_comments(notes: str, comments: list[dict]) -> str:
             break
         text, left = joined, left - 1
     if left:
-        text += f"\n({left} more open comments are on the plan's card.)"
+        more = counted(left, "more open comment")
+        text += f"\n({more} {'is' if left == 1 else 'are'} on the plan's card.)"
     return text
 
 

@@ -12,6 +12,8 @@ from jupyter_plans.agents.context import OPEN, PERSON_OPEN, context_block
 from jupyter_plans.plan.comments import anchor_words
 from jupyter_plans.plan.fold import fold
 from jupyter_plans.plan.text import render_text, status_line
+from jupyter_plans.session.card import card_data, card_html
+from jupyter_plans.session.decisions import with_comments
 
 STEPS = [
     {"id": "e1", "description": "Load sales.csv"},
@@ -327,3 +329,24 @@ def test_text_plain_says_only_how_many_comments_are_open(session):
     text = render_text(session.snapshot())
     assert "1 open comments" in text and "secret" not in text and "c1" not in text
     assert status_line(session.snapshot()).endswith("; 1 open comments")
+
+
+def test_the_static_card_and_the_request_count_comments_in_words_of_their_number(session):
+    """The static card (GitHub, nbconvert) says "1 open comment", not "1 open comments";
+    the request for changes that cannot hold every comment says how many more there are."""
+    update(session, STEPS)
+    session.comment("e1", "one")
+    assert " &middot; 1 open comment &middot;" in card_html(card_data(session, None))
+    session.comment("e2", "two")
+    assert " &middot; 2 open comments &middot;" in card_html(card_data(session, None))
+    long = [
+        {"id": f"c{n}", "step_id": None, "anchor": None, "text": "x" * 2000, "by": {"name": "al"}}
+        for n in range(40)
+    ]
+    fits = with_comments("", long).count("said al")
+    assert with_comments("", long[: fits + 1]).endswith(
+        "\n(1 more open comment is on the plan's card.)"
+    )
+    assert with_comments("", long[: fits + 2]).endswith(
+        "\n(2 more open comments are on the plan's card.)"
+    )
