@@ -39,6 +39,15 @@ def block(language: str, holding: str) -> str:
     return found[0]
 
 
+def test_the_quick_start_is_the_two_commands():
+    """A new user's first screen: exactly `make demo` and `make test`, each with its comment."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    (shell,) = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+    commands = [line.split("#")[0].strip() for line in shell.splitlines()]
+    assert [command for command in commands if command] == ["make demo", "make test"]
+
+
 def test_the_python_way_runs_and_prints_what_the_readme_says(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code = block("python", "Toolbox(")
