@@ -13,6 +13,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.agents.acp.dialects import CLAUDE_DEFERRED as CLAUDE
 from tests.agents.acp.dialects import PLAN, STEPS
 from tests.e2e.jupyter_ai import bridges_and_agents, browser, chat_lab
@@ -25,6 +27,8 @@ PLAN_2 = PLAN.replace("monthly totals", "monthly medians").replace(
 )
 NOTES = "Plot the medians, not the totals"
 TIMEOUT = 120_000  # a turn of the real agent, in milliseconds
+
+pytestmark = pytest.mark.real_agents  # the real claude-agent-acp, besides Jupyter AI
 
 
 def script(cwd: Path) -> list:

@@ -17,6 +17,8 @@ from tests.engines import postgres_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
+pytestmark = pytest.mark.postgres
+
 
 class Relay:
     """Forwards 127.0.0.1:port to the PostgreSQL server; can refuse new connections and cut
