@@ -18,7 +18,12 @@ class PageErrors:
         #  URL parts whose failed loads a test caused on purpose (a route made to answer 404).
         self.expected_urls: list[str] = []
         page.on("console", self._console)
-        page.on("pageerror", lambda error: self.seen.append(f"uncaught: {error}"))
+        page.on("pageerror", self._uncaught)
+
+    def _uncaught(self, error) -> None:
+        # The stack's first frames say whose code threw (ours, JupyterLab's, Lumino's).
+        frames = [line.strip() for line in (error.stack or "").splitlines()[1:6]]
+        self.seen.append(f"uncaught: {error.message}" + "".join(f"\n    {f}" for f in frames))
 
     def _console(self, message) -> None:
         if message.type != "error":

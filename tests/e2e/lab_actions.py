@@ -66,6 +66,10 @@ def set_theme(page, dark: bool) -> None:
     page.wait_for_function(
         "(dark) => document.body.dataset.jpThemeLight === String(!dark)", arg=dark, timeout=30_000
     )
+    # JupyterLab's splash fades for 200 ms after a theme loads, then removes itself; a theme
+    # changed again within that time has the splash removed twice and JupyterLab throws
+    # "The node to be removed is not a child of this node". A person is never that quick.
+    page.wait_for_function("() => !document.getElementById('jupyterlab-splash')", timeout=30_000)
     settled(page)  # the theme's variables reach every element
 
 
