@@ -131,17 +131,6 @@ WHERE = f"""(id) => {{
 }}"""
 
 
-# Notebook 7's keyboard shortcuts plugin throws this as the page loads, with the old build of
-# jupyter-plans as with this one (its pluginChanged handler reads a plugin it was not given).
-NOTEBOOK7_STARTUP = "uncaught: Cannot read properties of undefined (reading 'schema')"
-
-
-def assert_no_errors(errors, app) -> None:
-    if app["kind"] == "notebook7":
-        errors.seen[:] = [seen for seen in errors.seen if seen != NOTEBOOK7_STARTUP]
-    errors.assert_none()
-
-
 def shows(locator, text) -> None:
     """The text a person sees there (spaces collapsed), once it is laid out."""
     from playwright.sync_api import expect
@@ -275,7 +264,7 @@ def test_the_card_links_each_step_to_its_cells(page, app, dialogs, errors):
     away_from(page, FAILED_ID)
     panel_link.click()
     arrives_at(page, FAILED_ID)
-    assert_no_errors(errors, app)
+    errors.assert_none()
 
     # Saved, and reopened with a new kernel: the saved card's links lead to the cells too.
     save_notebook(page)

@@ -9,7 +9,6 @@ import os
 
 from tests.e2e.lab_actions import CARDS, KERNEL, save_card_output
 from tests.e2e.test_browser import agent_session, open_notebook
-from tests.e2e.test_cell_links import assert_no_errors
 from tests.e2e.test_story import app, live_card_in, notebook7, serious_findings  # noqa: F401
 
 STEPS = [
@@ -124,7 +123,7 @@ def test_comment_by_keyboard_and_mouse_resolve_and_reopen(page, app, dialogs, er
     approval = [e for e in session.events() if e.kind == "decision"][-1]
     assert (approval.data["action"], approval.data["comments"]) == ("approved", ["c1", "c2"])
     assert dialogs == []
-    assert_no_errors(errors, app)
+    errors.assert_none()
 
 
 def test_the_panel_comments_through_the_server_and_axe_finds_nothing(page, lab, errors):
