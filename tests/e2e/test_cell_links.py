@@ -250,7 +250,11 @@ def test_the_card_links_each_step_to_its_cells(page, app, dialogs, errors):
     shown = page.locator(CARDS).last
     shown.get_by_text("changed after completion", exact=True).wait_for(timeout=30_000)
     if app["kind"] == "jupyterlab":
-        shown.locator(".jp-plans-step[data-step-id='parse']").scroll_into_view_if_needed()
+        # In one step of the page's own: the card redraws as the kernel's last events arrive,
+        # and an element Playwright waits on to be stable may be replaced meanwhile.
+        shown.locator(".jp-plans-step[data-step-id='parse']").evaluate(
+            "step => step.scrollIntoView({block: 'nearest'})"
+        )
         shown.screenshot(path=str(DOCS / "card-cells.png"))
 
     # The Plan panel shows the same links; they lead into the notebook it shows.
