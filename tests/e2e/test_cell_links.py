@@ -18,6 +18,7 @@ from tests.e2e.test_story import (  # noqa: F401 (notebook7: a fixture)
     open_in,
     serious_findings,
 )
+from tests.waiting import wait_until
 
 NOTEBOOK = "window.jupyterapp.shell.currentWidget.content"
 CARDS = ".jp-Notebook .jp-OutputArea .jp-plans-card"
@@ -250,12 +251,14 @@ def test_the_card_links_each_step_to_its_cells(page, app, dialogs, errors):
     shown = page.locator(CARDS).last
     shown.get_by_text("changed after completion", exact=True).wait_for(timeout=30_000)
     if app["kind"] == "jupyterlab":
-        # In one step of the page's own: the card redraws as the kernel's last events arrive,
-        # and an element Playwright waits on to be stable may be replaced meanwhile.
+        # The card is drawn afresh whenever its data changes (as the kernel's last events
+        # arrive), and Playwright does not find a replaced element again for a scroll or a
+        # screenshot: the scroll is one step of the page's own, the photograph is of the card's
+        # host, which stays.
         shown.locator(".jp-plans-step[data-step-id='parse']").evaluate(
             "step => step.scrollIntoView({block: 'nearest'})"
         )
-        shown.screenshot(path=str(DOCS / "card-cells.png"))
+        shown.locator("xpath=..").screenshot(path=str(DOCS / "card-cells.png"))
 
     # The Plan panel shows the same links; they lead into the notebook it shows.
     panel = open_panel(page)
@@ -279,10 +282,16 @@ def test_the_card_links_each_step_to_its_cells(page, app, dialogs, errors):
     saved_link = saved.locator(".jp-plans-step-cells").get_by_role(
         "button", name=f"Go to cell {failed}, failed", exact=True
     )
+
     # At the top of the notebook's view, so the cells above the card (the failed one among
     # them) are out of it: centred, as Playwright scrolls, the short cells between may show it.
-    saved_link.evaluate("link => link.scrollIntoView({block: 'start'})")
-    page.wait_for_function(f"(id) => !({IN_VIEW})(id)", arg=FAILED_ID, timeout=30_000)
+    # Scrolled again until it holds: a notebook just opened still lays out its cells, and
+    # their heights, measured, move what shows.
+    def link_at_the_top() -> bool:
+        saved_link.evaluate("link => link.scrollIntoView({block: 'start'})")
+        return page.evaluate(f"(id) => !({IN_VIEW})(id)", FAILED_ID)
+
+    wait_until(link_at_the_top, f"cell {FAILED_ID} out of view", timeout=30)
     away_from(page, FAILED_ID)
     saved_link.click()
     arrives_at(page, FAILED_ID)
