@@ -3,7 +3,8 @@
     python -m tests.server._agent_writer PLAN_FILE STOP_FILE
 
 Records decisions `w0`, `w1`, ... one call at a time; prints each title once the store
-accepted it (so the test knows every accepted write), and stops when STOP_FILE exists.
+accepted it (so the test knows every accepted write), and stops when STOP_FILE exists. A refusal
+is said on stderr, each distinct one once, so a test that waits in vain shows why.
 """
 
 import sys
@@ -16,6 +17,7 @@ def main(plan: str, stop: str) -> None:
     session = PlanStore(plan).session("default")
     stop_file = Path(stop)
     i = 0
+    refused: set[str] = set()
     while not stop_file.exists():
         title = f"w{i}"
         result = session.call_tool(
@@ -23,6 +25,9 @@ def main(plan: str, stop: str) -> None:
         )
         if not result.is_error:
             print(title, flush=True)
+        elif (said := str(result.content)) not in refused:
+            refused.add(said)
+            print(f"{title} refused: {said}", file=sys.stderr, flush=True)
         i += 1
     print("stopped", flush=True)
 
