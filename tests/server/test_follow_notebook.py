@@ -15,6 +15,7 @@ from jupyter_client import BlockingKernelClient
 from jupyter_core.paths import jupyter_runtime_dir
 
 from jupyter_plans import PlanStore
+from tests.server._agent_writer import AgentWriter
 from tests.server.test_server import request
 from tests.waiting import wait_until
 
@@ -121,7 +122,7 @@ def name():
     return f"Untitled-{uuid.uuid4().hex[:8]}.ipynb"
 
 
-def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tmp_path):
+def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name):
     root = server["root"]
     make_notebook(root, name)
     kernel = Kernel(server, name)
@@ -129,13 +130,7 @@ def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tm
         kernel.run(LOAD + "jupyter_plans.current_session().on()")
         old_plan = plan_of(root, name)
         assert old_plan.exists()
-        stop = tmp_path / "stop"
-        agent = subprocess.Popen(
-            [sys.executable, "-m", "tests.server._agent_writer", str(old_plan), str(stop)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=Path(__file__).parents[2],
-        )
+        agent = AgentWriter(old_plan)
         try:
             wait_until(lambda: len(decisions(old_plan)) >= 20, "the agent's first 20 writes")
             new = "analysis-" + name.removeprefix("Untitled-")
@@ -147,14 +142,17 @@ def test_a_rename_while_an_agent_writes_takes_every_write_along(server, name, tm
             new_plan = plan_of(root, new)
             assert new_plan.exists() and not old_plan.exists()
             written = len(decisions(new_plan))
-            wait_until(  # the agent goes on writing, now to the renamed plan
-                lambda: len(decisions(new_plan)) >= written + 20, "20 writes to the renamed plan"
-            )
+            try:
+                wait_until(  # the agent goes on writing, now to the renamed plan
+                    lambda: len(decisions(new_plan)) >= written + 20,
+                    "20 writes to the renamed plan",
+                )
+            except AssertionError:
+                agent.say_where()
+                raise
         finally:
-            stop.touch()
-            out, _ = agent.communicate(timeout=60)
-        accepted = [line for line in out.split() if line.startswith("w")]
-        assert out.split()[-1] == "stopped" and len(accepted) > 20
+            accepted = agent.stop()
+        assert len(accepted) > 20
         leftovers = sorted(p.name for p in root.iterdir() if p.name.startswith(old_plan.name))
         assert leftovers == []  # no file at the old name for a new notebook to adopt
         kept = decisions(new_plan)

@@ -13,6 +13,7 @@ import pytest
 
 from jupyter_plans import PlanStore, PlanStoreError
 from jupyter_plans.store import follow
+from tests.server._agent_writer import AgentWriter
 from tests.waiting import wait_until
 
 REPO = Path(__file__).parents[2]
@@ -57,13 +58,7 @@ def files(folder: Path) -> list[str]:
 def test_move_takes_every_write_of_an_agent_writing_as_fast_as_it_can(tmp_path):
     old = notebook(tmp_path, "Untitled.ipynb")
     plan = with_plan(old, "first")
-    stop = tmp_path / "stop"
-    agent = subprocess.Popen(
-        [sys.executable, "-m", "tests.server._agent_writer", str(plan), str(stop)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-    )
+    agent = AgentWriter(plan)
     try:
         wait_until(lambda: len(titles(plan)) >= 20, "the agent's first 20 writes")
         moved = cli("move", "Untitled.ipynb", "analysis.ipynb", cwd=tmp_path)
@@ -75,9 +70,7 @@ def test_move_takes_every_write_of_an_agent_writing_as_fast_as_it_can(tmp_path):
             lambda: len(titles(new_plan)) >= written + 10, "10 writes to the moved plan"
         )
     finally:
-        stop.touch()
-        out, _ = agent.communicate(timeout=60)
-    accepted = [line for line in out.split() if line.startswith("w")]
+        accepted = agent.stop()
     new_plan = tmp_path / "analysis.plans.sqlite"
     assert files(tmp_path)[:2] == ["analysis.ipynb", "analysis.plans.sqlite"]
     assert not [name for name in files(tmp_path) if name.startswith("Untitled")]
