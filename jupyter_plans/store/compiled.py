@@ -124,25 +124,14 @@ def compiled_forms(dialect) -> dict[str, dict]:
     }
 
 
-def create_latest(dialect) -> list[str]:
-    """The DDL that makes a new store's tables at the latest schema version, in order."""
-    from sqlalchemy.schema import CreateIndex, CreateTable
-
-    from .schema import metadata
-
-    ddl = []
-    for table in metadata.sorted_tables:
-        ddl.append(str(CreateTable(table).compile(dialect=dialect)).strip())
-        ddl.extend(str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes)
-    return ddl
-
-
 def shipped() -> dict:
-    """What sqlite_statements.json holds: every statement, and the DDL of a new file."""
+    """What sqlite_statements.json holds: every statement, and the tables of a new file (which
+    opening a current plan file compares with its own; see migrations.py)."""
     from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 
-    dialect = SQLiteDialect_pysqlite()
-    return {**compiled_forms(dialect), "__create__": create_latest(dialect)}
+    from .migrations import fresh_tables
+
+    return {**compiled_forms(SQLiteDialect_pysqlite()), "__tables__": fresh_tables()}
 
 
 def write_shipped() -> None:

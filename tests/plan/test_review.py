@@ -248,13 +248,11 @@ def test_finishing_again_replaces_the_review_and_a_decision_does_not_reopen(sess
 def test_a_store_of_schema_2_is_upgraded_and_keeps_its_plan(engine, db):
     from jupyter_plans import PlanStore
     from jupyter_plans.store import migrations
+    from tests.helpers.older import as_version
 
     with PlanStore(db) as store:
         plan(store.session("s"), revision=0)
-    with PlanStore(db) as store, store.engine.begin() as conn:  # back to version 2
-        conn.exec_driver_sql("ALTER TABLE plans_sessions DROP COLUMN finished_seq")
-        conn.exec_driver_sql("DROP TABLE plans_seen")
-        conn.exec_driver_sql("UPDATE plans_schema_version SET version = 2")
+    as_version(db, 2)
     with PlanStore(db) as store:
         with store.engine.connect() as conn:
             assert migrations.read_version(conn) == migrations.LATEST == 9
