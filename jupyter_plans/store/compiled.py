@@ -6,15 +6,12 @@ statements.py or schema.py; the tests check it against SQLAlchemy.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import namedtuple
 from operator import itemgetter
-from pathlib import Path
 from typing import Any, NamedTuple
 
-# The compiled forms of statements.py for SQLite; see there.
-SHIPPED = Path(__file__).with_name("sqlite_statements.json")
+from .shipped import SHIPPED, shipped_forms
 
 
 class Compiled(NamedTuple):
@@ -46,15 +43,6 @@ def compile_statement(statement: Any, dialect: Any) -> Compiled:
         name: b.value for name, b in compiled.binds.items() if not b.required and name in used
     }
     return Compiled(str(compiled), names, defaults, columns)
-
-
-@functools.cache
-def shipped_forms() -> dict[str, Any]:
-    """The compiled forms for SQLite that ship with the package (statements.py)."""
-    try:
-        return json.loads(SHIPPED.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
 
 
 def _prepare(compiled: Compiled) -> Prepared:

@@ -16,6 +16,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import PlanStoreError
+from .shipped import shipped_forms
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -166,8 +167,6 @@ def fresh_tables() -> list[list[str]]:
 def expected(version: int) -> Tables:
     """The tables of a plan file of `version`, as its steps make them."""
     if version == LATEST:
-        from .compiled import shipped_forms
-
         shipped = shipped_forms().get("__tables__")
         if shipped:  # made once, ahead: opening a current file builds nothing
             return frozenset(tuple(row) for row in shipped)
