@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from tests.test_architecture import find_cycles as strongly_connected
+from tests.helpers.imports import find_cycles as strongly_connected
 
 SRC = Path(__file__).resolve().parent.parent / "labextension" / "src"
 

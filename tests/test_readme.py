@@ -20,7 +20,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
-from tests.agents.test_mcp import COMMAND, serving
+from tests.agents.mcp_client import COMMAND, serving
 from tests.replay_server import ReplayServer, load_recording
 
 README = Path(__file__).resolve().parents[1] / "README.md"

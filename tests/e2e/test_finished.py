@@ -3,8 +3,8 @@ agent's final review as text, and a later change to the plan takes it away again
 
 from pathlib import Path
 
-from tests.e2e.test_browser import agent_session, live_card
-from tests.plan.test_review import DONE as STEPS  # the two steps of a finished plan
+from tests.e2e.notebook_page import agent_session, live_card
+from tests.helpers.plans import DONE as STEPS
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots"
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -7,20 +7,10 @@ from jupyter_plans.plan.fold import fold
 from jupyter_plans.plan.text import describe_event, render_text, status_line
 from jupyter_plans.session.card import card_data, card_html
 from jupyter_plans.tools import Toolbox, offered
-from tests.agents.test_context import data_of
+from tests.helpers.context import data_of
+from tests.helpers.plans import DONE
 
 OBJECTIVES = ["a weekly revenue chart", "a baseline model with its error"]
-DONE = [
-    {"id": "load", "description": "Load sales.csv", "status": "completed"},
-    {
-        "id": "fit",
-        "description": "Fit the baseline",
-        "status": "completed",
-        "acceptance": "MAPE printed",
-        "evidence": "MAPE 8.1% on June",
-        "depends_on": ["load"],
-    },
-]
 REVIEW = [
     {"objective": OBJECTIVES[0], "outcome": "drawn", "evidence": "figure 1, 26 weeks"},
     {"objective": OBJECTIVES[1], "outcome": "fitted", "evidence": "MAPE 8.1% on June"},

@@ -8,8 +8,8 @@ import urllib.request
 import pytest
 
 from jupyter_plans import PlanStore
-from tests.conftest import SERVER_TOKEN as TOKEN
-from tests.server.test_server import PROPOSAL, request
+from tests.jupyter_process import SERVER_TOKEN as TOKEN
+from tests.server.requests import PROPOSAL, request
 
 
 @pytest.fixture

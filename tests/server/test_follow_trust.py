@@ -20,8 +20,8 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store import follow
-from tests.server.test_follow_notebook import LOAD, Kernel, make_notebook, plan_of
-from tests.server.test_server import request
+from tests.server.kernels import LOAD, Kernel, make_notebook, plan_of
+from tests.server.requests import request
 
 CLI = [sys.executable, "-m", "jupyter_plans.cli"]
 
