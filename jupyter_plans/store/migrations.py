@@ -1,8 +1,8 @@
 """Schema versions as an ordered list: MIGRATIONS[n] takes a store from version n to n + 1 with
 the DDL written for version n + 1 (the position in the list is the version). A step is never
 changed once written: a new version is a new step at the end, and a new store runs every step,
-so a store made new and one upgraded from any earlier version hold the same tables. Both
-engines take the same statements.
+so a store made new and one upgraded from any earlier version hold the same tables. A statement
+is the same for both engines, or a {dialect: statement} mapping where they differ.
 
 A plan file whose tables are not those of the version it records is upgraded whole when it is
 one of the development builds' files named in VARIANTS, and refused in one line otherwise.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sqlite3
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import PlanStoreError
@@ -63,7 +64,9 @@ _COMMENTS_STATUS = (
 )
 _AGENT_SEQ = "ALTER TABLE plans_sessions ADD COLUMN agent_seq INTEGER"
 
-MIGRATIONS: list[tuple[str, ...]] = [
+Statement = str | Mapping[str, str]  # one for every engine, or one per dialect's name
+
+MIGRATIONS: list[tuple[Statement, ...]] = [
     # 1: sessions, their events, proposals, decisions, turns and the agent's queue.
     _V1,
     # 2: the questions the agent asked with ask_user.
@@ -132,9 +135,13 @@ Tables = frozenset[tuple[str, str, str]]
 OBJECTS = "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
 
 
-def statements(until: int = LATEST, after: int = 0) -> list[str]:
+def statements(until: int = LATEST, after: int = 0, dialect: str = "sqlite") -> list[str]:
     """The steps' statements that take a store from version `after` to `until`."""
-    return [statement for step in MIGRATIONS[after:until] for statement in step]
+    return [_in(dialect, statement) for step in MIGRATIONS[after:until] for statement in step]
+
+
+def _in(dialect: str, statement: Statement) -> str:
+    return statement if isinstance(statement, str) else statement[dialect]
 
 
 def tables_of(rows: Any) -> Tables:
@@ -220,7 +227,7 @@ def read_version(conn: Connection) -> int:
 
 def _steps(conn: Connection, current: int) -> list[str]:
     if conn.dialect.name != "sqlite" or current == 0:
-        return statements(after=current)
+        return statements(after=current, dialect=conn.dialect.name)
     tables = tables_of(conn.exec_driver_sql(OBJECTS).fetchall())
     return steps_for(tables, current, conn.engine.url.database)
 

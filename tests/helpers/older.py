@@ -23,7 +23,7 @@ def as_version(db: Any, version: int) -> None:
         }
         for name in names:
             conn.exec_driver_sql(f'DROP TABLE "{name}"')
-        for statement in migrations.statements(version):
+        for statement in migrations.statements(version, dialect=conn.dialect.name):
             conn.exec_driver_sql(statement)
         conn.exec_driver_sql(f"INSERT INTO plans_schema_version (version) VALUES ({version})")
         found = inspect(conn)
