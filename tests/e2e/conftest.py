@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.chromium import CHROMIUM, require_chromium
+from tests.e2e.browser import CHROMIUM, require_chromium
 from tests.jupyter_process import jupyter
 
 REPO = Path(__file__).parents[2]

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from tests.e2e.chromium import CHROMIUM, require_chromium
+from tests.e2e.browser import CHROMIUM, require_chromium
 from tests.e2e.notebook_page import agent_session, open_notebook, open_panel, run_cells
 from tests.helpers.plans import PROPOSAL, RESUBMITTED
 from tests.jupyter_process import jupyter

@@ -1,6 +1,5 @@
-"""Debian's Chromium for the browser tests, or the reason there is none."""
-
-from __future__ import annotations
+"""Debian's Chromium, started as the browser tests and `make screenshots` start it: never a
+downloaded browser, and nothing it would fetch on its own."""
 
 import os
 import shutil
@@ -11,6 +10,19 @@ import pytest
 from tests.lanes import needs
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
 
 
 def require_chromium() -> None:
