@@ -1,7 +1,7 @@
 """Screenshots of the demo page in light and dark, plus the hostile-text check.
 
 Run from labextension/ after `jlpm build:demo`:
-    /work/main/.venv/bin/python demo/screenshots.py
+    ../.venv/bin/python demo/screenshots.py
 Uses Debian's Chromium (/usr/bin/chromium); never downloads a browser.
 """
 
