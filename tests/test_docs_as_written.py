@@ -1,6 +1,6 @@
-"""The README tried exactly as written: in "Connect your agent" its MCP command, its
-built-in agent cells (against a replaying endpoint where the README points) and its Python;
-the journal's examples, the hooks' install, and the copy of a renamed notebook's plan."""
+"""The manual tried exactly as written: in docs/connect.md its MCP command and registrations,
+its built-in agent cells (against a replaying endpoint where the page points), its Python and
+the hooks' install; docs/journal.md's examples; docs/cli.md's move of a notebook with its plan."""
 
 from __future__ import annotations
 
@@ -23,14 +23,13 @@ from jupyter_plans import PlanStore
 from tests.agents.mcp_client import COMMAND, serving
 from tests.replay_server import ReplayServer, load_recording
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
-def blocks() -> list[tuple[str, str]]:
-    """(language, text) of each fenced block of the section, in order."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Connect your agent", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```(\w*)\n(.*?)```", section, flags=re.S)
+def blocks(page: str = "connect.md") -> list[tuple[str, str]]:
+    """(language, text) of each fenced block of the page, in order."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    return re.findall(r"```(\w*)\n(.*?)```", text, flags=re.S)
 
 
 def block(language: str, holding: str) -> str:
@@ -39,22 +38,13 @@ def block(language: str, holding: str) -> str:
     return found[0]
 
 
-def test_the_quick_start_is_the_two_commands():
-    """A new user's first screen: exactly `make demo` and `make test`, each with its comment."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    (shell,) = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
-    commands = [line.split("#")[0].strip() for line in shell.splitlines()]
-    assert [command for command in commands if command] == ["make demo", "make test"]
-
-
-def test_the_python_way_runs_and_prints_what_the_readme_says(tmp_path, monkeypatch):
+def test_the_python_way_runs_and_prints_what_the_page_says(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code = block("python", "Toolbox(")
     shown = block("text", "tool_call_id")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+        exec(compile(code, "docs/connect.md", "exec"), {"__name__": "connect"})
     assert out.getvalue() == shown
     with PlanStore(tmp_path / "analysis.plans.sqlite") as store:
         assert [s.id for s in store.session("default").snapshot().plan.steps] == ["load"]
@@ -85,7 +75,7 @@ def test_the_registrations_name_a_command_line_that_parses():
     for args in (served, config["args"]):
         assert args[:2] == ["mcp", "--notebook"]
         # Run as written, the command gets past its arguments to the notebook's plan file
-        # (which cannot be made where the README's example path is: one line, exit 1).
+        # (which cannot be made where the page's example path is: one line, exit 1).
         done = subprocess.run(
             [*COMMAND, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
         )
@@ -99,10 +89,10 @@ def _port_free(port: int) -> bool:
 
 
 def test_the_builtin_agent_cells_run_as_written(tmp_path, monkeypatch, capsys):
-    setup, ask = block("python", "%load_ext"), block("python", "%%agent")
+    setup, ask = block("ipython", "%load_ext"), block("ipython", "%%agent")
     port = int(re.search(r"localhost:(\d+)", setup).group(1))
     if not _port_free(port):
-        pytest.skip(f"port {port}, where the README's endpoint is, is taken on this machine")
+        pytest.skip(f"port {port}, where the page's endpoint is, is taken on this machine")
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUPYTER_PLANS_MODEL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
@@ -110,7 +100,7 @@ def test_the_builtin_agent_cells_run_as_written(tmp_path, monkeypatch, capsys):
     shell.config.PlanMagics.auto_display = False
     shell.user_ns["sales"] = [3, 1, 3, 2, 1]
     try:
-        with ReplayServer(load_recording("readme"), port=port) as server:
+        with ReplayServer(load_recording("duplicates"), port=port) as server:
             for source in (setup, ask):
                 result = shell.run_cell(source)
                 assert result.success, capsys.readouterr()
@@ -125,7 +115,7 @@ def test_the_builtin_agent_cells_run_as_written(tmp_path, monkeypatch, capsys):
         shell.user_ns.pop("sales", None)
 
 
-# The journal section: its examples are what export and %load_ext print for this plan.
+# docs/journal.md: its examples are what export and %load_ext print for this plan.
 
 OBJECTIVES = ["a weekly revenue chart", "a baseline model with its error on June"]
 JOURNAL_TEXT = {
@@ -136,9 +126,8 @@ JOURNAL_TEXT = {
 
 
 def journal_blocks() -> list[tuple[str, str]]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## The journal\n", 1)[1].split("\n## How the store", 1)[0]
-    return re.findall(r"^ *```(\w*)\n(.*?)^ *```", section, flags=re.S | re.M)
+    text = (DOCS / "journal.md").read_text(encoding="utf-8")
+    return re.findall(r"^ *```(\w*)\n(.*?)^ *```", text, flags=re.S | re.M)
 
 
 def test_the_journal_examples_are_what_the_plan_gives(store):
@@ -207,10 +196,10 @@ def test_the_hook_install_registers_hooks_that_answer(tmp_path):
 
 
 def test_the_move_command_takes_the_plan_along_while_the_old_file_is_open(tmp_path):
-    """Command line, `jupyter-plans move`: the notebook and its plan file move together, commits
+    """docs/cli.md, `jupyter-plans move`: the notebook and its plan file move together, commits
     still in the `-wal` file included, while a store holds the old file open; the store's next
     write lands in the moved file."""
-    text = README.read_text(encoding="utf-8")
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
     (line,) = [x for x in text.splitlines() if x.startswith("jupyter-plans move ")]
     argv = shlex.split(line.split("#", 1)[0])
     old, new = argv[2], argv[3]
