@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, require_chromium
+from tests.e2e.browser import launch, require_chromium
 from tests.jupyter_process import jupyter
 
 REPO = Path(__file__).parents[2]
@@ -47,19 +47,7 @@ def page(lab):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = launch(playwright)
         context = browser.new_context(viewport={"width": 1100, "height": 2400})
         yield context.new_page()
         browser.close()
