@@ -24,6 +24,8 @@ export interface SessionList {
   sessions: SessionSummary[];
   /** Each guard's last heartbeat: it moves no cursor, so the panel looks at these too. */
   guards?: { agent: string; at: number }[];
+  /** The hooks installed for this plan, and when: an install moves no cursor either. */
+  installs?: { agent: string; at: number }[];
 }
 
 /** Where a person's decision was made (DESIGN section 12). */
