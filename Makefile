@@ -114,8 +114,9 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m pip install --quiet ruff
-	$(VENV)/bin/ruff check jupyter_plans tests benchmarks
-	$(VENV)/bin/ruff format --check jupyter_plans tests benchmarks
+	$(VENV)/bin/ruff check jupyter_plans tests benchmarks scripts
+	$(VENV)/bin/ruff format --check jupyter_plans tests benchmarks scripts
+	cd labextension && node_modules/.bin/eslint --max-warnings 0 src demo
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info jupyter_plans/static labextension/node_modules

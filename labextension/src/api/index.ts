@@ -120,7 +120,7 @@ export class PlansApi {
       throw new PlansApiError(0, `the Jupyter server did not answer: ${errorMessage(error)}`);
     }
     const text = await response.text();
-    let parsed: unknown = null;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
