@@ -12,7 +12,7 @@ JUPYTER_AI_VENV := build/jupyter-ai-venv
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint chromium agents acp-sdk jupyter-ai-env clean notebooks nbval-copy \
+.PHONY: demo test lab bench lint screenshots chromium agents acp-sdk jupyter-ai-env clean notebooks nbval-copy \
   test-fast test-postgres test-slow test-agents test-browser test-jupyter-ai
 
 $(STAMP): pyproject.toml $(FRONT_END)
@@ -107,6 +107,11 @@ test-jupyter-ai: $(STAMP) chromium agents jupyter-ai-env
 # After a change to what the card or the agents print: run the notebooks again, keep outputs.
 notebooks: $(STAMP)
 	$(PY) scripts/run-notebooks.py
+
+# Every picture under docs/, made again in a real JupyterLab and Chromium (never by a test):
+# look at each before committing it. PICTURES narrows it: make screenshots PICTURES=card-light
+screenshots: $(STAMP) chromium
+	$(PY) scripts/screenshots.py $(PICTURES)
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet 'langgraph-checkpoint-sqlite>=3' 'eventsourcing>=9.4'  # the [bench] extra's peers
