@@ -9,7 +9,7 @@
 import type { Plan, PlanComment, Step } from "../types";
 import { sendButton } from "./compose";
 import type { CardContext } from "./context";
-import { button, h, plural } from "./dom";
+import { button, h, plural, srOnly } from "./dom";
 import { icon } from "./icons";
 import { startInflight } from "./state";
 
@@ -176,11 +176,11 @@ function commentForm(ctx: CardContext, key: string, what: string, stepId: string
 }
 
 /**
- * The "Comment" button that opens a thread's form: on a step's own row (shown on hover and
- * focus, always reachable by keyboard and screen reader), or under the plan for the plan as a
- * whole. `words` is what it says; its name says which thread.
+ * The "Comment" button that opens a thread's form: on a step's own row, its icon alone (shown
+ * on hover and focus, always reachable by keyboard and screen reader; its name and tooltip say
+ * which step), or under the plan, with its words, for the plan as a whole.
  */
-export function commentToggle(ctx: CardContext, stepId: string | null, what: string, words = "Comment"): HTMLElement | null {
+export function commentToggle(ctx: CardContext, stepId: string | null, what: string, words?: string): HTMLElement | null {
   const { state } = ctx;
   if (!ctx.actions?.comment) return null;
   const key = threadKey(stepId);
@@ -200,7 +200,7 @@ export function commentToggle(ctx: CardContext, stepId: string | null, what: str
       },
     },
     icon("comment"),
-    h("span", "jp-plans-comment-toggle-words", words),
+    words ? h("span", "jp-plans-comment-toggle-words", words) : srOnly("Comment"),
   );
 }
 
