@@ -39,6 +39,8 @@ THEMES = {"light": False, "dark": True}
 
 def clip(page, locators, name: str, margin: int = 12) -> None:
     """docs/NAME: the smallest box of the page holding every locator, plus `margin`."""
+    locators[0].scroll_into_view_if_needed()
+    settled(page)
     boxes = [locator.bounding_box() for locator in locators]
     left = max(0, min(box["x"] for box in boxes) - margin)
     top = max(0, min(box["y"] for box in boxes) - margin)
@@ -173,7 +175,7 @@ def acp_bridge(page, lab) -> None:
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     sent = cell_index(page, "chat.send(")
     run_cells(page, 0, sent)
-    card = waiting(page.locator(CARDS).first)
+    card = waiting(page.locator(CARDS).last)  # the card chat.send shows: the live one
     settled(page)
     clip(page, [card], "acp-proposal.png", margin=0)
 
@@ -190,7 +192,7 @@ def earlier_session(page, lab) -> None:
     waiting(panel)
     notice = panel.locator(".jp-plans-panel-earlier")
     settled(page)
-    clip(page, [panel.locator(".jp-plans-panel-bar"), notice], "panel-earlier.png")
+    clip(page, [panel.locator(".jp-plans-panel-bar"), notice], "panel-earlier.png", margin=0)
 
 
 PICTURES = {
