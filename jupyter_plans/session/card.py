@@ -66,9 +66,11 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
 
 
 def session_count(session: PlanSession) -> int:
-    """How many sessions the plan file holds: the card names its session only among others."""
+    """How many sessions the plan file holds, this one counted even before its first write
+    (`%plan new` makes it current at once): the card names its session only among others."""
     with session.store.read() as tx:
-        return len(tx.all("SELECT_SESSIONS"))
+        ids = {row.session_id for row in tx.all("SELECT_SESSIONS")}
+    return len(ids | {session.session_id})
 
 
 def activity(session: PlanSession, snapshot: dict, agent: dict | None, question) -> str | None:
