@@ -13,7 +13,8 @@ JUPYTER_AI_VENV := build/jupyter-ai-venv
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint docs chromium agents acp-sdk jupyter-ai-env clean notebooks nbval-copy \
+.PHONY: demo test lab bench lint docs screenshots chromium agents acp-sdk jupyter-ai-env clean \
+  notebooks nbval-copy \
   test-fast test-postgres test-slow test-agents test-browser test-jupyter-ai
 
 $(STAMP): pyproject.toml $(FRONT_END)
@@ -110,14 +111,21 @@ test-jupyter-ai: $(STAMP) chromium agents jupyter-ai-env
 notebooks: $(STAMP)
 	$(PY) scripts/run-notebooks.py
 
+# Every picture under docs/, made again in a real JupyterLab and Chromium (never by a test):
+# look at each before committing it. PICTURES narrows it: make screenshots PICTURES=card-light
+screenshots: $(STAMP) chromium
+	$(PY) scripts/screenshots.py $(PICTURES)
+
 bench: $(STAMP)
 	$(PY) -m pip install --quiet 'langgraph-checkpoint-sqlite>=3' 'eventsourcing>=9.4'  # the [bench] extra's peers
 	JUPYTER_PLANS_PG_MAX_CONNECTIONS=100 scripts/with-postgres.sh $(PY) benchmarks/run.py
 
-# ruff as pinned in the lint extra, over what pyproject.toml's [tool.ruff] includes.
+# ruff as pinned in the lint extra, over what pyproject.toml's [tool.ruff] includes, and ESLint
+# over the front end.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check
 	$(VENV)/bin/ruff format --check
+	cd labextension && node_modules/.bin/eslint --max-warnings 0 src demo
 
 # The documentation site from docs/ into build/docs/html: any warning fails it (a page in no
 # table of contents, a picture no page shows, a link to a page or heading that is not there, a

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.browser import launch, require_chromium
-from tests.jupyter_process import jupyter
+from tests.jupyter_process import jupyter, jupyter_lab
 
 REPO = Path(__file__).parents[2]
 
@@ -19,26 +19,8 @@ def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab")
     for notebook in (REPO / "notebooks").glob("*.ipynb"):
         shutil.copy(notebook, root / notebook.name)
-    settings = root / ".settings"
-    settings.mkdir()
-    (settings / "overrides.json").write_text(
-        json.dumps(
-            {
-                "@jupyterlab/apputils-extension:notification": {
-                    "checkForUpdates": False,
-                    "fetchNews": "false",
-                }
-            }
-        )
-    )
     token = "plans-e2e-token"
-    options = (
-        "--LabApp.expose_app_in_browser=True",
-        f"--LabApp.app_settings_dir={settings}",
-        f"--LabApp.user_settings_dir={root / '.user-settings'}",
-        f"--LabApp.workspaces_dir={root / '.workspaces'}",
-    )
-    with jupyter("lab", root, token, *options, log=root / "lab.log") as (_, base):
+    with jupyter_lab(root, token) as base:
         yield {"base": base, "token": token, "root": root}
 
 

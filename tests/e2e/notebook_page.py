@@ -160,3 +160,11 @@ def serious_findings(page, selector: str) -> list[str]:
         selector,
     )
     return found
+
+
+def cell_index(page, needle):
+    return run_js(
+        page,
+        f"""() => window.jupyterapp.shell.currentWidget.content.widgets
+              .findIndex(c => c.model.sharedModel.getSource().includes({needle!r}))""",
+    )
