@@ -275,6 +275,8 @@ class Bridge:
             if method == "session/prompt" and isinstance(params, dict):
                 line = await self._prompt(message, key, params, line)
             elif method in ("session/set_mode", "session/set_config_option"):
+                if await self.modes.client_repeats(message, method, params):
+                    return  # the value the client sent before: no switch, answered here
                 self.track(key, method, params, await self.modes.client_sets(method, params))
             elif method in SESSION_METHODS:
                 self.track(key, method, params)

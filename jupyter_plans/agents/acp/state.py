@@ -25,8 +25,12 @@ class AgentSession:
     described: dict[str, str] = field(default_factory=dict)  # mode id -> the agent's words
     mode: str | None = None  # the agent's current mode
     options: dict[str, Select] = field(default_factory=dict)  # its select config options
+    raw_options: list = field(default_factory=list)  # its config options as it last sent them
     restore: dict[str, Any] = field(default_factory=dict)  # what plan mode changed, as it was
-    setting: int = 0  # the bridge's own changes of its modes or options in flight
+    # The bridge's own changes of its modes or options in flight: (switch, value) each.
+    setting: list[tuple[str, Any]] = field(default_factory=list)
+    strayed: set[str] = field(default_factory=set)  # switches the agent moved meanwhile
+    client_sent: dict[str, Any] = field(default_factory=dict)  # switch -> the client's last value
     prompts: set[str] = field(default_factory=set)  # running session/prompt requests
     prompted: bool = False  # its first prompt has gone (with the context block)
     person: str | None = None  # the client's person, as the client named them
