@@ -104,6 +104,8 @@ export interface AgentStatus {
   asks?: boolean | null;
   /** Whether a prompt of its client runs (else it waits for the person's next message). */
   working: boolean;
+  /** Why the bridge ended its last turn (its refusals' follow-ups stopped), if it did. */
+  ended?: string | null;
 }
 
 /**

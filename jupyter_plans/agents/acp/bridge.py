@@ -25,6 +25,7 @@ from .recorder import PlanRecorder
 from .settings import hook_command, with_guard
 from .state import Known, Sessions
 from .status import AgentStatus
+from .told import tell
 from .watch import DecisionWatch
 from .wire import PERSON_METHOD, Peer, encode, id_key, warn
 
@@ -49,10 +50,18 @@ class Bridge:
         self.recorder = PlanRecorder(self.mirror.adapt, self.plans)
         self.plans.plans_sent = self.recorder.flush
         self.status = AgentStatus(self.plans.record_status, self.known)
-        self.follow_ups = FollowUps(self.call_agent, self.spawn, self._finish_turn)
-        self.guard = Guard(self.plans, agent, self.known, self.follow_ups.refused)
+        self.follow_ups = FollowUps(
+            self.call_agent, self.spawn, self._finish_turn, self._follow_ups_stopped
+        )
+        self.guard = Guard(self.plans, agent, client, self.known, self.follow_ups.refused)
         self.proposals = Proposals(
-            self.plans, agent, self.known, self.mirror, self.recorder.flush, self.sessions.person
+            self.plans,
+            agent,
+            client,
+            self.known,
+            self.mirror,
+            self.recorder.flush,
+            self.sessions.person,
         )
         self.modes = Modes(
             self.plans,
@@ -217,6 +226,12 @@ class Bridge:
         self.status.working(self.sessions.running())
         await self.status.settled()
         await self.client.send_line(line)
+
+    async def _follow_ups_stopped(self, session_id: str, why: str, tool_call_id: Any) -> None:
+        """The turn ends with its refusals: said in the chat (the last refused call's update)
+        and on the card (the agent's status), before the client hears the turn is over."""
+        self.status.stopped(why)
+        await tell(self.client, session_id, tool_call_id, "failed", why)
 
     async def _update(self, message: dict) -> None:
         """Record what an update tells: the agent's plan, and its modes and options."""

@@ -17,7 +17,8 @@ every run: `python -m jupyter_plans.agents.acp.demo_agent [--scenario FILE | --n
   `{"terminal": COMMAND}`, `{"read": [TITLE, PATH, RESULT]}` (a read tool call),
   `{"wait_cancel": SECONDS}` (until session/cancel), `{"say": TEXT}` and `{"mode": ID}` (the
   agent takes mode ID by itself, as Claude Code's EnterPlanMode does); `{"stray": ID}`: the next
-  session/set_mode it takes is followed, before its answer, by its own switch to mode ID.
+  session/set_mode it takes is followed, before its answer, by its own switch to mode ID;
+  `{"end": REASON}` ends the turn there with that stop reason.
 - `--start-mode ID` starts each session in mode ID (`bypassPermissions` approves itself).
 - `--fail-new TEXT` answers every session/new with an error saying TEXT (an agent that cannot
   start a session here).
@@ -255,6 +256,8 @@ class DemoAgent:
             await self.switch(session_id, value)
         elif name == "stray":
             self.stray[session_id] = value
+        elif name == "end":  # the turn ends here, with this stop reason
+            return value
         return None
 
     async def exit_plan_mode(self, session_id: str, markdown: str) -> str | None:

@@ -24,11 +24,21 @@ from .options import (
 from .ports import ProposalStore, Replies
 from .state import Known
 from .text import clean, cut, first_paragraph, is_blank, list_items, well_formed
+from .told import tell
 from .wire import id_key, warn
 
 MAX_EXPLANATION_BYTES = 500
 KEPT_ANSWERED = 64  # answered requests kept, so a client's later answer is known and ignored
 NO_EXPLANATION = "The agent asks to leave plan mode and start working."
+# What the client is told of a request the person answered on another surface.
+ANSWERED = {
+    "approved": "Approved outside this chat (on the plan's card, in the panel or with %plan).",
+    "changes_requested": "Changes were asked for outside this chat (on the plan's card, in the "
+    "panel or with %plan); they go to the agent with your next message.",
+    "left": "Plan mode was left outside this chat: the request was cancelled.",
+    "dropped": "This request was superseded (plan mode was entered again, or the plan "
+    "proposed anew).",
+}
 
 
 @dataclass
@@ -40,6 +50,7 @@ class Waiting:
     digest: str  # the session's waiting proposal this request became
     seq: int  # the proposal_submitted event: decisions before it are not about this request
     session_id: Any = None  # the ACP session that asked
+    tool_call_id: Any = None  # its tool call, which the client shows with the request
     state: str = "waiting"  # then "deciding" (the client's answer is being recorded), "answered"
     stashed: str | None = None  # the person's decision seen while the client's was recorded
 
@@ -49,6 +60,7 @@ class Proposals:
         self,
         store: ProposalStore,
         agent: Replies,
+        client: Replies,
         known: Known,
         mirror: PlanMirror,
         plans_sent: Callable[[], Awaitable[None]],
@@ -58,6 +70,7 @@ class Proposals:
         `person_of(session_id)` is the person the client named for an ACP session, if any."""
         self.store = store
         self.agent = agent
+        self.client = client
         self.known = known
         self.mirror = mirror
         self.plans_sent = plans_sent
@@ -121,7 +134,12 @@ class Proposals:
             if older.state == "waiting":
                 await self._answer(older, "dropped")
         self.requests[id_key(message["id"])] = Waiting(
-            message["id"], request.options, digest, seq, request.session_id
+            message["id"],
+            request.options,
+            digest,
+            seq,
+            request.session_id,
+            request.tool_call.tool_call_id,
         )
         answered = [key for key, w in self.requests.items() if w.state == "answered"]
         for key in answered[:-KEPT_ANSWERED]:  # the oldest: a client's late answer is rare
@@ -199,6 +217,8 @@ class Proposals:
                 await self._answer(waiting, "dropped")
 
     async def _answer(self, waiting: Waiting, action: str) -> None:
+        """Answer the agent's request with the person's decision made outside the client, and
+        close the request in the client: its tool call's update says how it was answered."""
         profile = self.known.profile
         if action == "approved":
             outcome = approve_outcome(waiting.options, profile)
@@ -209,6 +229,13 @@ class Proposals:
             outcome = reject_outcome(waiting.options, profile)
         waiting.state = "answered"
         await self.agent.respond(waiting.request_id, {"outcome": outcome})
+        option = outcome.get("optionId")
+        name = next((o.name for o in waiting.options if o.option_id == option), None)
+        line = ANSWERED.get(action, ANSWERED["dropped"])
+        if name:
+            line += f" The agent got its option {name!r}."
+        status = "completed" if action == "approved" else "failed"
+        await tell(self.client, waiting.session_id, waiting.tool_call_id, status, line, option)
 
 
 def proposal_text(request: RequestPermissionRequest, where: tuple[str, ...]) -> str:

@@ -27,6 +27,7 @@ class AgentStatus:
         self._mode: str | None = None
         self._described: str | None = None
         self._working = False
+        self._ended: str | None = None  # why the bridge ended the last turn, if it did
         self._engaged = False  # an ACP session of the agent runs
         # The agent's ACP sessions with a mode, the one that moved last at the end.
         self._sessions: OrderedDict[int, AgentSession] = OrderedDict()
@@ -59,7 +60,14 @@ class AgentStatus:
         self._changed()
 
     def working(self, running: bool) -> None:
+        if running:
+            self._ended = None
         self._working = running
+        self._changed()
+
+    def stopped(self, why: str) -> None:
+        """The bridge ended the running turn (its refusals' follow-ups stopped), for `why`."""
+        self._ended = why
         self._changed()
 
     def data(self) -> dict:
@@ -73,6 +81,7 @@ class AgentStatus:
             "edits": profile.edits(self._mode, self._described),
             "asks": profile.asks(self._mode),
             "working": self._working,
+            "ended": self._ended,
         }
 
     def _changed(self) -> None:

@@ -141,7 +141,8 @@ function activityWords(ctx: CardContext): { kind: string; text: string } {
   const name = ctx.data.agent?.agent ?? "The agent";
   if (activity === "chat") {
     const notes = ctx.data.notes ? " Your requested changes go to it with that message." : "";
-    return { kind: "chat", text: `${name} waits for your next message in the chat.${notes}` };
+    const ended = ctx.data.agent?.ended ? `${ctx.data.agent.ended} ` : "";
+    return { kind: "chat", text: `${ended}${name} waits for your next message in the chat.${notes}` };
   }
   if (activity === "none") {
     return {
