@@ -172,11 +172,12 @@ class Proposals:
             return False
         if waiting.state != "waiting":
             return True  # the person answered first: this later answer is ignored
-        action = _client_action(message, waiting.options)
+        action, chosen = _client_action(message, waiting.options)
         if action is not None:
             waiting.state = "deciding"
             by = _client_person(self.person_of(waiting.session_id))
-            verdict, notice = await self.store.decide_for_client(action, waiting.digest, by)
+            asking = _asking_after(chosen)
+            verdict, notice = await self.store.decide_for_client(action, waiting.digest, by, asking)
             if verdict == "lost":
                 waiting.state = "waiting"
                 if waiting.stashed is not None:
@@ -275,19 +276,36 @@ def _client_person(name: str | None) -> dict:
     return person(None, "acp-client")
 
 
-def _client_action(message: dict, options: list[PermissionOption]) -> str | None:
-    """approve for an allow option the client chose, revise for a reject one, else None."""
+def _client_action(
+    message: dict, options: list[PermissionOption]
+) -> tuple[str | None, PermissionOption | None]:
+    """approve for an allow option the client chose, revise for a reject one, else None; and
+    the option chosen."""
     if "result" not in message:
-        return None
+        return None, None
     try:
         outcome = RequestPermissionResponse.model_validate(message["result"]).outcome
     except ValidationError:
-        return None
+        return None, None
     if outcome.outcome != "selected":
-        return None
+        return None, None
+    chosen = next((o for o in options if o.option_id == outcome.option_id), None)
     kind = kind_of(options, outcome.option_id)
     if kind in ("allow_once", "allow_always"):
-        return "approve"
+        return "approve", chosen
     if kind in ("reject_once", "reject_always"):
-        return "revise"
-    return None
+        return "revise", chosen
+    return None, chosen
+
+
+def _asking_after(chosen: PermissionOption | None) -> str | None:
+    """What the approval's notice tells the agent asks from now on, where the person chose in
+    the client an option that stops edits asking (an allow_always); None where each action
+    still asks (the session's own words say so)."""
+    if chosen is None or chosen.kind != "allow_always":
+        return None
+    name = " ".join(chosen.name.split())[:200]
+    return (
+        f"The person chose your option {name!r} in their ACP client: your edits no longer ask "
+        "the person, in the mode that option put you in."
+    )

@@ -184,6 +184,14 @@ def test_the_clients_allow_is_the_persons_approval_with_the_option_it_chose(tmp_
             assert (snapshot["mode"], snapshot["approved_proposal_hash"]) == ("default", digest)
             with pytest.raises(DecisionRefused):  # later, from the card: nothing waits
                 await person("approve", digest)
+            # The notice the approval queued says what is so: edits no longer ask.
+            (notice,) = [
+                e.data["text"]
+                for e in person.events("message_queued")
+                if e.data.get("source") == "notice"
+            ]
+            assert "still asks" not in notice
+            assert "'Yes, and auto-accept edits'" in notice and "no longer ask" in notice
 
     run(main())
 
