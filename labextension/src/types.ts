@@ -146,6 +146,8 @@ export interface FinalReview {
 export interface DecidedBy {
   name: string | null;
   via: string;
+  /** The person's display name, shown beside the name where it says another. */
+  display?: string | null;
 }
 
 export interface CardData {

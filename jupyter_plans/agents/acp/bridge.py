@@ -305,8 +305,10 @@ class Bridge:
         of the chat's message), whose answers there are that person's decisions."""
         if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
             return
-        name = params.get("name")
-        self.sessions.known(params["sessionId"]).person = name if isinstance(name, str) else None
+        name, display = params.get("name"), params.get("display")
+        known = self.sessions.known(params["sessionId"])
+        known.person = name if isinstance(name, str) else None
+        known.display = display if isinstance(display, str) else None
 
     def _with_guard(self, message: dict, params: Any, line: bytes) -> bytes:
         """A session request, with the guard's hook in the settings the agent takes at session

@@ -182,11 +182,13 @@ class PlanCardPersona(BaseAcpPersona):
         except Exception:  # noqa: BLE001 - a chat that cannot list its users: the sender's id
             user = None
         display = getattr(user, "display_name", None) or getattr(user, "name", None)
-        sender = jupyter_name(sender, display) or sender
+        name = jupyter_name(sender, display) or sender
         try:
             client = await self.get_client()
             connection = await client.get_connection()
-            params = {"sessionId": await self.get_session_id(), "name": sender}
+            params = {"sessionId": await self.get_session_id(), "name": name}
+            if isinstance(display, str) and display != name:
+                params["display"] = display  # shown beside the name, never in its place
             await connection.ext_notification(binding.PERSON_METHOD.lstrip("_"), params)
         except Exception:  # noqa: BLE001 - the message still goes; its answers are the server's user's
             self.log.warning("%s: could not tell the bridge who writes", self.name, exc_info=True)

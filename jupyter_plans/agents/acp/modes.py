@@ -17,7 +17,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ...errors import DecisionRefused
 from ...plan import who
 from .forms import (
     MODE,
@@ -72,17 +71,6 @@ class Modes:
     def _assume(self, agent_session: AgentSession, switch: str, to: Any) -> None:
         assume(agent_session, switch, to)
         self.moved(agent_session)
-
-    def _by(self, session_id: Any) -> dict:
-        """The person behind the client's switch: the one the client named, else the bridge's
-        own user; via acp-client."""
-        name = self.sessions.person(session_id)
-        if name is not None:
-            try:
-                return who.person(name, "acp-client")
-            except DecisionRefused:
-                pass
-        return who.person(None, "acp-client")
 
     # The client's requests, passed on by the caller.
 
@@ -151,7 +139,7 @@ class Modes:
         return switch, before
 
     async def _person_switched(self, session_id, agent_session, switch, before, now) -> None:
-        by = self._by(session_id)
+        by = self.sessions.person(session_id)
         try:
             snapshot = await self.store.snapshot()
             if now and snapshot["mode"] != PLAN:

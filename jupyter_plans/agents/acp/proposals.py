@@ -11,8 +11,6 @@ from typing import Any
 from acp.schema import PermissionOption, RequestPermissionRequest, RequestPermissionResponse
 from pydantic import ValidationError
 
-from ...errors import DecisionRefused
-from ...plan.who import person
 from .mirror import PlanMirror
 from .options import (
     approve_option_name,
@@ -64,10 +62,10 @@ class Proposals:
         known: Known,
         mirror: PlanMirror,
         plans_sent: Callable[[], Awaitable[None]],
-        person_of: Callable[[Any], str | None],
+        person_of: Callable[[Any], dict],
     ) -> None:
         """`plans_sent()` waits until the agent's plans sent so far are recorded;
-        `person_of(session_id)` is the person the client named for an ACP session, if any."""
+        `person_of(session_id)` is `by` of the client's answer in an ACP session."""
         self.store = store
         self.agent = agent
         self.client = client
@@ -175,7 +173,7 @@ class Proposals:
         action, chosen = _client_action(message, waiting.options)
         if action is not None:
             waiting.state = "deciding"
-            by = _client_person(self.person_of(waiting.session_id))
+            by = self.person_of(waiting.session_id)
             asking = _asking_after(chosen)
             verdict, notice = await self.store.decide_for_client(action, waiting.digest, by, asking)
             if verdict == "lost":
@@ -263,17 +261,6 @@ def _text_at(request: RequestPermissionRequest, place: str) -> str:
         value = raw.get(place.split(".", 1)[1]) if isinstance(raw, dict) else None
         return value if isinstance(value, str) else ""
     return ""
-
-
-def _client_person(name: str | None) -> dict:
-    """`by` of the client's answer: the person the client named (the chat's user), else the
-    bridge's own user; via acp-client either way."""
-    if name is not None:
-        try:
-            return person(name, "acp-client")
-        except DecisionRefused as refusal:
-            warn(f"the client named its person with what no name may hold ({refusal})")
-    return person(None, "acp-client")
 
 
 def _client_action(

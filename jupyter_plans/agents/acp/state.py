@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import DecisionRefused
+from ...plan import who
 from .profiles import Profile, default
-from .wire import id_key
+from .wire import id_key, warn
 
 
 @dataclass
@@ -34,6 +36,7 @@ class AgentSession:
     prompts: set[str] = field(default_factory=set)  # running session/prompt requests
     prompted: bool = False  # its first prompt has gone (with the context block)
     person: str | None = None  # the client's person, as the client named them
+    display: str | None = None  # and their display name, where the client gave one
 
 
 @dataclass
@@ -56,10 +59,18 @@ class Sessions:
     def items(self) -> list[tuple[str, AgentSession]]:
         return list(self.by_id.items())
 
-    def person(self, session_id: Any) -> str | None:
-        """The person the client named for this session, if it did."""
+    def person(self, session_id: Any) -> dict:
+        """`by` of an answer or a switch in the client for this session: the person the client
+        named (with their display name beside, where it says another), else the bridge's own
+        user; via acp-client either way."""
         found = self.by_id.get(session_id) if isinstance(session_id, str) else None
-        return None if found is None else found.person
+        if found is not None and found.person is not None:
+            try:
+                named = {"name": found.person, "display": found.display}
+                return who.person({**named, "via": "acp-client"})
+            except DecisionRefused as refusal:
+                warn(f"the client named its person with what no name may hold ({refusal})")
+        return who.person(None, "acp-client")
 
     def running(self) -> bool:
         """Whether a prompt of the client runs in any session."""

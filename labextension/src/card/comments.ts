@@ -12,6 +12,7 @@ import type { CardContext } from "./context";
 import { button, h, plural } from "./dom";
 import { icon } from "./icons";
 import { startInflight } from "./state";
+import { shownName } from "./who";
 
 const PLAN_THREAD = "plan";
 
@@ -108,7 +109,7 @@ function statusButtons(ctx: CardContext, comment: PlanComment): HTMLElement | nu
 }
 
 function commentItem(ctx: CardContext, comment: PlanComment): HTMLElement {
-  const who = comment.by?.name ?? "someone";
+  const who = shownName(comment.by) ?? "someone";
   const where = anchorWords(comment, ctx.plan);
   const status = STATUS_WORDS[comment.status] ?? comment.status;
   const item = h(

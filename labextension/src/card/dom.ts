@@ -16,6 +16,16 @@ export interface Props {
 }
 
 export const KEY_ATTR = "data-jp-plans-key";
+/**
+ * On what says where things stand ("decided": the approval; "activity": what the agent does;
+ * "mode": the mode chip): where focus goes once the control that had it went with a decision.
+ */
+export const STANDING_ATTR = "data-jp-plans-standing";
+
+/** The attributes that make a line of the card a place focus may land on, by its words. */
+export function standing(kind: string, label: string): Record<string, string | number> {
+  return { [STANDING_ATTR]: kind, tabindex: -1, "aria-label": label };
+}
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,

@@ -10,6 +10,8 @@ import json
 import sys
 
 from jupyter_plans.agents.acp.followup import ENDED
+from jupyter_plans.agents.acp.wire import PERSON_METHOD
+from jupyter_plans.plan.text import describe_event
 from jupyter_plans.session.card import card_data, card_html
 
 from .harness import agent_log_option, answers_to, bridged, new_session, prompt, run, script
@@ -93,5 +95,22 @@ def test_a_request_decided_on_the_card_is_closed_in_the_client(tmp_path, person)
             asked.choose("default")  # what the client's persona does with it: ignored
             await asyncio.sleep(0.3)  # on purpose: the late answer goes nowhere, in this while
             assert [len(a) for a in answers_to(tmp_path, "session/request_permission")] == [1]
+
+    run(main())
+
+
+def test_the_chats_display_name_is_shown_beside_its_username(tmp_path, person):
+    """Jupyter AI's persona names the message's sender and their display name: a decision in
+    the chat records the username, with the display name beside it for the card."""
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            params = {"sessionId": sid, "name": "dana", "display": "Dana Scully"}
+            await conn.ext_notification(PERSON_METHOD[1:], params)
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+            (on,) = person.events("mode_changed")
+            assert on.data["by"] == {"name": "dana", "via": "acp-client", "display": "Dana Scully"}
+            assert "by dana (Dana Scully) in the ACP client" in describe_event(on)
 
     run(main())
