@@ -7,7 +7,7 @@
 import type { CardActions, CardData, CardFrame } from "../types";
 import type { CardContext } from "./context";
 import { otherThreads } from "./comments";
-import { KEY_ATTR, STANDING_ATTR, h } from "./dom";
+import { KEY_ATTR, STANDING_ATTR, STANDING_KEY, h } from "./dom";
 import { editor } from "./editor";
 import { announce } from "./announce";
 import { MODEL_ID_ATTR, SUPERSEDED_BY_ATTR, freeze, noticeBar } from "./frame";
@@ -50,6 +50,10 @@ function rememberFocus(host: HTMLElement): FocusMemory | null {
 function restoreFocus(host: HTMLElement, memory: FocusMemory | null, preferred: string | null): void {
   const wanted = preferred ?? memory?.key;
   if (!wanted) return;
+  if (wanted === STANDING_KEY) {
+    afterDecision(host)?.focus({ preventScroll: true });
+    return;
+  }
   // Compared as attribute values, not put into a selector: keys hold model-authored ids.
   const target = Array.from(host.querySelectorAll<HTMLElement>(`[${KEY_ATTR}]`)).find(
     (element) => element.getAttribute(KEY_ATTR) === wanted,
