@@ -52,6 +52,9 @@ class PlanMirror:
         self._ids: OrderedDict[str, list[str]] = OrderedDict()
         self._count = 0
         self.latest: list[dict] | None = None  # the steps of the agent's latest plan
+        # Whether `latest` is a plan the agent sent (a plan update), not one a proposal's
+        # Markdown made: a later proposal takes its own list, never an earlier one's.
+        self.sent = False
         self._previous: list[dict] = []  # the steps stored last, the stored plan's at first
         self.seed(stored_steps)
 
@@ -64,9 +67,10 @@ class PlanMirror:
                 self._given(stored["description"]).append(stored["id"])
                 self._count = max(self._count, int(found.group(1)))
 
-    def adapt(self, entries: list[Any]) -> tuple[list[dict], list[str]]:
-        """The steps for `entries` (the `entries` of a plan update, as sent) and the
-        sentences that name each adaptation made to fit the plan's bounds."""
+    def adapt(self, entries: list[Any], sent: bool = True) -> tuple[list[dict], list[str]]:
+        """The steps for `entries` (the `entries` of a plan update, as sent; `sent` False for
+        a proposal's list items) and the sentences that name each adaptation made to fit the
+        plan's bounds."""
         notes: list[str] = []
         kept = entries[:MAX_STEPS]
         if len(entries) > MAX_STEPS:
@@ -108,6 +112,7 @@ class PlanMirror:
                 in_progress = True
             steps.append(step(step_id, description, status))
         self.latest = self._previous = steps
+        self.sent = sent
         self._forget()
         return steps, notes
 
@@ -209,10 +214,11 @@ class PlanMirror:
         return found if unchanged else {}
 
     def take_words(self, items: list[str]) -> list[dict] | None:
-        """The latest steps, where a step's words are the active form of one of `items` (a
-        list of the agent's own plan text: "Loading sales.csv" for "Load sales.csv"), with
+        """The agent's latest plan (None where it sent none, or the latest steps were made from
+        an earlier proposal's list), where a step's words are the active form of one of `items`
+        (a list of the agent's own plan text: "Loading sales.csv" for "Load sales.csv"), with
         that item's words; the step keeps its id, and its new wording is remembered."""
-        if self.latest is None:
+        if self.latest is None or not self.sent:
             return None
         steps, taken = [], set()
         for stored in self.latest:

@@ -115,7 +115,8 @@ class Proposals:
         # an entry was sent in its active form.
         steps = self.mirror.take_words(items)
         if steps is None and items:  # the plan's Markdown list, as steps
-            steps, _ = self.mirror.adapt([{"content": i, "status": "pending"} for i in items])
+            entries = [{"content": i, "status": "pending"} for i in items]
+            steps, _ = self.mirror.adapt(entries, sent=False)
         try:
             digest, seq = await self.store.submit_proposal(
                 request.session_id,

@@ -451,3 +451,31 @@ def test_a_proposal_whose_agent_is_gone_is_dropped_and_plan_mode_stays(tmp_path,
             await person("approve", digest)
 
     run(main())
+
+
+def test_a_second_proposal_of_markdown_only_takes_its_own_list(tmp_path, person):
+    """An agent that sends no todo list (Codex in plan mode): each proposal's steps are its own
+    Markdown's list, never an earlier proposal's; a reworded item keeps its step's id."""
+    first = "# Plan\n\nClean it.\n\n1. Read the data\n2. Drop empty rows\n"
+    second = "# Plan\n\nClean it.\n\n1. Read the data\n2. Drop the rows with no amount\n"
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await person("on")
+            await client.report("set_mode")
+            running = prompt(conn, sid, script({"exit_plan_mode": first}))
+            await client.next_asked()
+            await person("revise", "say which rows")
+            await running
+            running = prompt(conn, sid, script({"exit_plan_mode": second}))
+            await client.next_asked()
+            steps = person.snapshot()["plan"]["steps"]
+            assert [(s["id"], s["description"]) for s in steps] == [
+                ("e1", "Read the data"),
+                ("e2", "Drop the rows with no amount"),
+            ]
+            await person("off")
+            await running
+
+    run(main())
