@@ -170,3 +170,47 @@ def copy_shots(shots: list[Path], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for shot in shots:
         shutil.copy(shot, folder / shot.name)
+
+
+def open_lab(page, lab) -> None:
+    page.goto(f"{lab['base']}/lab?token={lab['token']}")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=60_000)
+
+
+def open_chat(page, command: str, args: str) -> None:
+    """The chat in the left side panel, made wide enough to read beside the notebook."""
+    page.evaluate(f"() => window.jupyterapp.commands.execute('{command}', {args}).then(() => null)")
+    page.locator(".jp-chat-input-container textarea").first.wait_for(timeout=30_000)
+    handle = page.locator("#jp-main-split-panel > .lm-SplitPanel-handle").first
+    box = handle.bounding_box()
+    if box is not None and box["x"] < 400:
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 300)
+        page.mouse.down()
+        page.mouse.move(560, box["y"] + 300, steps=8)
+        page.mouse.up()
+
+
+def chat(page):
+    return page.locator(".jp-chat-messages-container").first
+
+
+def send(page, words: str) -> None:
+    box = page.locator(".jp-chat-input-container textarea").first
+    box.click()
+    box.fill(words)
+    box.press("Enter")
+
+
+def open_the_notebook(page) -> None:
+    """Open analysis.ipynb, wait for its kernel, and run its one cell (it shows the card)."""
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('docmanager:open', "
+        "{path: 'analysis.ipynb'}).then(() => null)"
+    )
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=30_000)
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
+        timeout=60_000,
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
+    page.locator(".jp-Notebook .jp-plans-card").first.wait_for(timeout=60_000)

@@ -15,8 +15,16 @@ import pytest
 
 from jupyter_plans import PlanStore
 from tests.agents.acp.real import CLAUDE_0_101, CODEX_2_6, RealAgent
-from tests.e2e.jupyter_ai import bridges_and_agents, browser, chat_lab
-from tests.e2e.test_jupyter_ai_chat import chat, open_chat, open_lab, send
+from tests.e2e.jupyter_ai import (
+    bridges_and_agents,
+    browser,
+    chat,
+    chat_lab,
+    open_chat,
+    open_lab,
+    open_the_notebook,
+    send,
+)
 
 TIMEOUT = 120_000  # a turn of the real agent, in milliseconds
 AGENTS = {"claude-0.101": CLAUDE_0_101, "codex-2.6": CODEX_2_6}
@@ -75,17 +83,7 @@ def turns(page, lab, agent: RealAgent, cwd: Path) -> None:
     notebook["cells"][0]["source"] = "%load_ext jupyter_plans\n%plan"
     (lab["root"] / "analysis.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
     open_lab(page, lab)
-    page.evaluate(
-        "() => window.jupyterapp.commands.execute('docmanager:open', "
-        "{path: 'analysis.ipynb'}).then(() => null)"
-    )
-    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=30_000)
-    page.wait_for_function(
-        "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
-        timeout=60_000,
-    )
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
-    card(page).wait_for(timeout=60_000)
+    open_the_notebook(page)
     # The chat named after the notebook keeps its plan; the first message starts the agent.
     open_chat(page, "jupyterlab-chat:createAndOpen", "{name: 'analysis', inSidePanel: true}")
     send(page, "Hello")
