@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from jupyter_plans.plan.who import local_person
-from jupyter_plans.session.card import unguarded_note
+from jupyter_plans.session.card import UNGUARDED_HEADLINE, unguarded_note
 from tests import waiting
 
 from .harness import answers_to, bridged, new_session, prompt, run, script, until
@@ -144,7 +144,7 @@ def test_an_agent_that_approves_itself_and_cannot_be_made_to_ask_is_said_so(tmp_
             assert unguarded_note(person.session, person.snapshot()) is None
             await person("on")
             note = unguarded_note(person.session, person.snapshot())
-            assert note == event.data["text"]
+            assert note == f"{UNGUARDED_HEADLINE}\n{event.data['text']}"
         lines = (tmp_path / "bridge.stderr").read_text().splitlines()
         assert sum("its own promise" in line for line in lines) == 1
 
