@@ -210,6 +210,11 @@ class Store:
             written = local.written = (version, {})
         return written[1]
 
+    def forget_written(self) -> None:
+        """This thread's connection forgets what it last wrote to each session row (see
+        written_states): a rename of a session changed the rows under it."""
+        self._local.written = None
+
     def _lost(self, cursor: Any) -> bool:
         """Whether the cursor's connection is gone; if so this thread lets go of it."""
         if not self._backend.connection_lost(cursor.connection):
