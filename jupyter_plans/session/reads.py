@@ -141,6 +141,12 @@ class SessionReads:
         return page[:limit], len(page) > limit
 
     @_reconnecting
+    def exists(self) -> bool:
+        """Whether the session has a row: something was ever written to it."""
+        with self.store.read() as tx:
+            return self._row(tx, "SELECT_HEAD") is not None
+
+    @_reconnecting
     def cursor(self) -> int:
         """The seq of the newest event; cheap enough to poll."""
         with self.store.read() as tx:

@@ -52,7 +52,9 @@ RENAME_CURRENT = (
     .where(settings.c.key == CURRENT_KEY, settings.c.value == _OLD)
     .values(value=_NEW)
 )
-INSERT_MOVE = insert(session_moves)
+INSERT_MOVE = insert(session_moves).values(
+    {name: bindparam(name) for name in ("old_id", "old_born", "new_id", "notebook", "at")}
+)
 MARK_DELETED = (
     update(sessions)
     .where(sessions.c.session_id == bindparam("sid"), sessions.c.deleted_at.is_(None))

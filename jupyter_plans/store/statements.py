@@ -73,6 +73,8 @@ SELECT_FIRST_TASKS = select(messages.c.session_id, func.substr(messages.c.text, 
     .scalar_subquery(),
 )
 
+SELECT_ONE_SESSION = SELECT_SESSIONS.where(sessions.c.session_id == _SID)
+SELECT_FIRST_TASK = SELECT_FIRST_TASKS.where(messages.c.session_id == _SID)
 
 # The session's statements (session/).
 _RECORDED_CALL = (events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
