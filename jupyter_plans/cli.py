@@ -50,12 +50,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _with_session(commands: Any, name: str, help: str) -> argparse.ArgumentParser:
-    """A command on one session of a plan file or database (--db, --session)."""
+    """A command on one session of a plan file or database (--notebook, --db, --session)."""
+    from .notebook.where import add_where_options
+
     sub = commands.add_parser(name, help=help, description=help)
-    sub.add_argument("--db", required=True, help="a SQLAlchemy URL or the path of a plan file")
-    sub.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
-    )
+    add_where_options(sub)
     return sub
 
 
@@ -98,12 +97,9 @@ def _mcp_command(commands: Any) -> None:
         description="An MCP server on stdio bound to one plan session. It needs the mcp package "
         "2.3 or newer: pip install 'jupyter-plans[mcp]'.",
     )
-    where = mcp.add_mutually_exclusive_group(required=True)
-    where.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
-    where.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to use")
-    mcp.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
-    )
+    from .notebook.where import add_where_options
+
+    add_where_options(mcp)
 
 
 def _journal_commands(commands: Any) -> None:
@@ -130,7 +126,10 @@ def _journal_commands(commands: Any) -> None:
 
 
 def _other_commands(commands: Any) -> None:
-    """move, hook, acp and demo."""
+    """where, sessions, move, hook, acp and demo."""
+    from .notebook.where import add_commands
+
+    add_commands(commands)
     move = commands.add_parser(
         "move",
         help="move a notebook and its plan file together (a rename outside Jupyter)",
@@ -184,7 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .agents.acp.command import main as acp_main
 
         return acp_main(argv[1:])
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command not in ("demo", "move", "where") and args.db is None and not args.notebook:
+        parser.error(f"{args.command} needs --notebook NB or --db DB: which plan to use")
     try:
         return _run(args)
     except (PlanStoreError, DecisionRefused) as exc:
@@ -219,6 +221,11 @@ def _run(args: argparse.Namespace) -> int:
 
         return serve(db=args.db, notebook=args.notebook, session=args.session)
 
+    if args.command in ("where", "sessions"):
+        from .notebook.where import run
+
+        return run(args)
+
     if args.command == "move":
         from pathlib import Path
 
@@ -227,10 +234,10 @@ def _run(args: argparse.Namespace) -> int:
         print(move_notebook(Path(args.old), Path(args.new)))
         return 0
 
-    from .session import PlanStore
+    from .notebook.where import open_plan
 
-    with PlanStore(args.db) as store:
-        session = store.session(args.session)
+    store, session = open_plan(args.notebook, args.db, args.session)
+    with store:
         if args.command == "snapshot":
             print(session.snapshot().model_dump_json())
             return 0

@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -43,7 +42,7 @@ from ..errors import PlanStoreError
 from ..plan.catalog import every_step_completed
 from ..session import PlanSession, PlanStore
 from ..store import follow
-from ..store.locate import DEFAULT_TEMPLATE, plan_database
+from ..store.locate import for_command
 from ..store.wake import Wake
 from .mcp_lines import CheckedLines
 from .toolbox import Toolbox
@@ -330,13 +329,12 @@ async def _quietly(sending: Any) -> None:
 def open_session(
     db: str | None, notebook: str | None, session_id: str | None
 ) -> tuple[PlanStore, PlanSession]:
-    """The store and session named on the command line (raises PlanStoreError)."""
-    if notebook is not None:
-        db = plan_database(DEFAULT_TEMPLATE, Path(notebook))
-    notebook_path = Path(notebook).absolute() if notebook else None
-    store = follow.open_for(notebook_path, db, PlanStore, "jupyter-plans mcp")
+    """The store and session named on the command line (raises PlanStoreError): --notebook
+    found as every surface finds it (store/locate.py), --db and --session winning."""
+    found = for_command(notebook, db, session_id)
+    store = follow.open_for(found.notebook, found.database, PlanStore, "jupyter-plans mcp")
     try:
-        return store, store.session(session_id)
+        return store, store.session(found.session)
     except BaseException:
         store.close()
         raise

@@ -76,10 +76,11 @@ def _record(args, path: Path) -> None:
     from ..errors import PlanStoreError
     from ..store import Store
     from ..store.guards import record_install
-    from ..store.locate import DEFAULT_TEMPLATE, plan_database
+    from ..store.locate import for_command
 
-    where = args.db or plan_database(DEFAULT_TEMPLATE, Path(os.path.abspath(args.notebook)))
+    notebook = os.path.abspath(args.notebook) if args.notebook else None
     try:
+        where = for_command(notebook, args.db, args.session).database
         with Store(where) as store, store.write() as tx:
             record_install(tx, args.host, path)
     except (PlanStoreError, OSError) as exc:
