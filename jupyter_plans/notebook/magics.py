@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
@@ -96,6 +97,8 @@ class PlanMagics(Magics):
     def notebook(self):
         """The notebook this kernel runs for; after a rename in Jupyter took its plan file
         along, the new one (the kernel's own idea of its path is fixed when it starts)."""
+        if self.session.moved_notebook is not None:  # renamed with it in a shared database
+            return Path(self.session.moved_notebook)
         moves, notebook = self._notebook
         if self.store.moves != moves:
             self._notebook = (self.store.moves, follow.notebook_of(self.store, notebook))

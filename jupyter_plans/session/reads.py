@@ -45,12 +45,15 @@ class SessionReads:
         """
         return Writing(self, call_id, look_later)
 
-    def moved(self, tx: Any, row: Any, writing: bool = False) -> bool:
+    def moved(self, tx: Any, row: Any, asked: str, writing: bool = False) -> bool:
         """Whether the session took another id since this object last read its row: `row`
-        (as just read, or None) is missing or was born at another time, and a move of this
-        session names its new id (store/session_moves.py). Then this object takes the new id,
-        and the caller reads again. Writing, a session never seen follows a move made since
-        this object was made, so that its first write does not land under the old id."""
+        (the row of `asked`, as just read, or None) is missing or was born at another time,
+        and a move of this session names its new id (store/moves.py). Then this object takes
+        the new id, and the caller reads again (as it does when another thread of this object
+        took it first). Writing, a session never seen follows a move made since this object
+        was made, so that its first write does not land under the old id."""
+        if asked != self.session_id:
+            return True
         if row is not None and (self.born is None or row.created_at == self.born):
             self.born = row.created_at
             return False
@@ -58,8 +61,8 @@ class SessionReads:
             return False
         from ..store.moves import find_move
 
-        new, notebook = find_move(tx, self.session_id, self.born, self.made_ms)
-        if new == self.session_id:
+        new, notebook = find_move(tx, asked, self.born, self.made_ms)
+        if new == asked:
             if row is not None:
                 self.born = row.created_at  # reborn without a move: it is this id's row now
             return False
@@ -68,11 +71,11 @@ class SessionReads:
 
     def _row(self, tx: Any, statement: str) -> Any:
         """The session's row by `statement`, its id followed where it moved."""
-        row = tx.first(statement, {"sid": self.session_id})
         for _hop in range(MAX_HOPS):
-            if not self.moved(tx, row):
+            asked = self.session_id
+            row = tx.first(statement, {"sid": asked})
+            if not self.moved(tx, row, asked):
                 break
-            row = tx.first(statement, {"sid": self.session_id})
         return row
 
     # Reading.

@@ -234,7 +234,7 @@ class Writing:
         select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
         for _hop in range(MAX_HOPS):
             row = tx.first(select_state, {"sid": self.session_id, "call_id": self.call_id})
-            if not self.session.moved(tx, row, writing=True):
+            if not self.session.moved(tx, row, self.session_id, writing=True):
                 break
             self.session_id = self.session.session_id
             tx.tell_session(self.session_id)
