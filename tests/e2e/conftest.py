@@ -1,5 +1,6 @@
 """A real JupyterLab server and Debian's Chromium, for the browser tests."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -32,6 +33,13 @@ def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab")
     for notebook in (REPO / "notebooks").glob("*.ipynb"):
         shutil.copy(notebook, root / notebook.name)
+    with running_lab(root) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def running_lab(root: Path, *options: str):
+    """JupyterLab serving ROOT with OPTIONS added, as the browser tests run it."""
     settings = root / ".settings"
     settings.mkdir()
     (settings / "overrides.json").write_text(
@@ -50,13 +58,15 @@ def lab(tmp_path_factory):
         f"--LabApp.app_settings_dir={settings}",
         f"--LabApp.user_settings_dir={root / '.user-settings'}",
         f"--LabApp.workspaces_dir={root / '.workspaces'}",
+        *options,
     )
     with jupyter("lab", root, token, *options, log=root / "lab.log") as (_, base):
         yield {"base": base, "token": token, "root": root}
 
 
-@pytest.fixture
-def page(lab):
+@contextlib.contextmanager
+def chromium_page():
+    """A page of Debian's Chromium, headless, closed when the block ends."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -76,6 +86,12 @@ def page(lab):
         context = browser.new_context(viewport={"width": 1100, "height": 2400})
         yield context.new_page()
         browser.close()
+
+
+@pytest.fixture
+def page(lab):
+    with chromium_page() as opened:
+        yield opened
 
 
 @pytest.fixture
