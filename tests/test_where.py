@@ -114,3 +114,40 @@ def test_a_command_without_a_plan_named_is_a_usage_error(command):
     said = run(command)
     assert said.returncode == 2 and "--notebook NB or --db DB" in said.stderr
     assert len(said.stderr.splitlines()) == 1
+
+
+def test_a_hook_with_notebook_reads_the_teams_plan_without_the_heavy_libraries(db, tmp_path):
+    """The guard before a tool call finds the plan as the kernel does (the environment a
+    Jupyter terminal has), and still loads neither pydantic nor SQLAlchemy for a plan file."""
+    notebook = tmp_path / "sales.ipynb"
+    notebook.write_text("{}")
+    env = {"JUPYTER_PLANS_DATABASE": db, "JUPYTER_PLANS_SESSION_ID": "{notebook_stem}"}
+    with PlanStore(db) as store:
+        store.session("sales").on()
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['jupyter-plans', 'hook', 'PreToolUse', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('jupyter_plans.cli', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('pydantic_core', 'pydantic', 'sqlalchemy')\n"
+        "print('loaded:', [name for name in heavy if name in sys.modules], file=sys.stderr)\n"
+    )
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {}}
+    base = {k: v for k, v in os.environ.items() if k not in CLEAN}
+    said = subprocess.run(
+        [sys.executable, "-c", code, "--notebook", str(notebook)],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=base | env,
+    )
+    answer = json.loads(said.stdout)["hookSpecificOutput"]
+    assert (
+        answer["permissionDecision"] == "deny" and "plan mode" in answer["permissionDecisionReason"]
+    )
+    if "://" not in db:  # PostgreSQL's driver comes with SQLAlchemy's URL
+        assert said.stderr.strip().splitlines()[-1] == "loaded: []"
+    assert not (tmp_path / "sales.plans.sqlite").exists()
