@@ -14,18 +14,18 @@ import http.client
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _table import ratio_table  # noqa: E402
+from server_history import fetch  # noqa: E402
 
 from jupyter_plans import PlanStore  # noqa: E402
 from tests.conftest import SERVER_TOKEN  # noqa: E402
 from tests.engines import postgres_schema  # noqa: E402
 from tests.jupyter_process import jupyter  # noqa: E402
-from tests.server._kernel import Kernel  # noqa: E402
+from tests.server._kernel import WRITING, Kernel  # noqa: E402
 from tests.server.test_server import _next_event  # noqa: E402
 
 TOKEN = SERVER_TOKEN  # the token the tests' Kernel and request() send
@@ -38,28 +38,6 @@ PROPOSAL = {
     "steps": [{"id": f"s{n}", "description": f"step {n}"} for n in range(12)],
 }
 LOAD = "get_ipython().config.PlanMagics.auto_display = False\n%load_ext jupyter_plans\n"
-WRITE = """
-import threading, jupyter_plans
-_session, _accepted, _stop = jupyter_plans.current_session(), [], threading.Event()
-def _write():
-    n = 0
-    while not _stop.is_set():
-        n += 1
-        if not _session.call_tool("record_decision", {"title": f"k{n}", "rationale": "r"}).is_error:
-            _accepted.append(n)
-_writer = threading.Thread(target=_write)
-_writer.start()
-"""
-
-
-def fetch(base: str, route: str) -> float:
-    request = urllib.request.Request(f"{base}{route}", headers={"Authorization": f"token {TOKEN}"})
-    start = time.perf_counter()
-    with urllib.request.urlopen(request, timeout=30) as response:
-        body = response.read()
-    elapsed = time.perf_counter() - start
-    assert response.status == 200 and body
-    return elapsed
 
 
 def patch(base: str, old: str, new: str) -> float:
@@ -119,10 +97,12 @@ def reads(sides: dict) -> dict[str, float]:
     for route in ("card", "snapshot"):
         samples = {side: [] for side in sides}
         for side in sides:  # warm up: each server opens its store once
-            fetch(sides[side]["base"], f"/api/plans/{route}?path=nb.ipynb")
+            fetch(sides[side]["base"], f"/api/plans/{route}?path=nb.ipynb", TOKEN)
         for _ in range(ROUNDS):
             for side, served in sides.items():
-                samples[side].append(fetch(served["base"], f"/api/plans/{route}?path=nb.ipynb"))
+                samples[side].append(
+                    fetch(served["base"], f"/api/plans/{route}?path=nb.ipynb", TOKEN)
+                )
         print(f"  the panel's {route} route, {ROUNDS} each, alternating (ratio to the file beside)")
         figures[f"{route} postgresql / sqlite"] = ratio_table(samples, "sqlite", unit="ms")[
             "postgresql"
@@ -168,7 +148,7 @@ def renames(served: dict, side: str) -> dict[str, float]:
     kernel = Kernel({"base": served["base"]}, names[0])
     samples: dict[str, list[float]] = {"idle": [], "kernel writing": []}
     try:
-        kernel.run(LOAD + WRITE)
+        kernel.run(LOAD + WRITING)
         at = 0
         for label in ("kernel writing", "idle"):
             if label == "idle":

@@ -49,11 +49,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _with_session(commands: Any, name: str, help: str) -> argparse.ArgumentParser:
+def _with_session(
+    commands: Any, name: str, help: str, description: str | None = None
+) -> argparse.ArgumentParser:
     """A command on one session of a plan file or database (--notebook, --db, --session)."""
-    from .notebook.where import add_where_options
+    from .store.locate import add_where_options
 
-    sub = commands.add_parser(name, help=help, description=help)
+    sub = commands.add_parser(name, help=help, description=description or help)
     add_where_options(sub)
     return sub
 
@@ -91,15 +93,13 @@ def _session_commands(commands: Any) -> None:
 
 
 def _mcp_command(commands: Any) -> None:
-    mcp = commands.add_parser(
+    _with_session(
+        commands,
         "mcp",
-        help="serve the session's plan tools to an MCP client on stdio",
-        description="An MCP server on stdio bound to one plan session. It needs the mcp package "
-        "2.3 or newer: pip install 'jupyter-plans[mcp]'.",
+        "serve the session's plan tools to an MCP client on stdio",
+        "An MCP server on stdio bound to one plan session. It needs the mcp package 2.3 or "
+        "newer: pip install 'jupyter-plans[mcp]'.",
     )
-    from .notebook.where import add_where_options
-
-    add_where_options(mcp)
 
 
 def _journal_commands(commands: Any) -> None:
@@ -183,8 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .agents.acp.command import main as acp_main
 
         return acp_main(argv[1:])
-    parser = _parser()
-    args = parser.parse_args(argv)
+    args = (parser := _parser()).parse_args(argv)
     if args.command not in ("demo", "move", "where") and args.db is None and not args.notebook:
         parser.error(f"{args.command} needs --notebook NB or --db DB: which plan to use")
     try:
@@ -234,7 +233,7 @@ def _run(args: argparse.Namespace) -> int:
         print(move_notebook(Path(args.old), Path(args.new)))
         return 0
 
-    from .notebook.where import open_plan
+    from .session import open_plan
 
     store, session = open_plan(args.notebook, args.db, args.session)
     with store:

@@ -151,3 +151,26 @@ def test_a_hook_with_notebook_reads_the_teams_plan_without_the_heavy_libraries(d
     if "://" not in db:  # PostgreSQL's driver comes with SQLAlchemy's URL
         assert said.stderr.strip().splitlines()[-1] == "loaded: []"
     assert not (tmp_path / "sales.plans.sqlite").exists()
+
+
+def test_db_and_session_win_over_the_notebooks_own_where_given(tmp_path):
+    """--notebook NB with --db and --session: theirs win, filled in from NB."""
+    notebook = tmp_path / "q3.ipynb"
+    notebook.write_text("{}")
+    env = {"JUPYTER_PLANS_DATABASE": str(tmp_path / "team.sqlite")}
+    db = str(tmp_path / "{notebook_stem}-own.sqlite")
+    done = run(
+        "plan",
+        "--notebook",
+        str(notebook),
+        "--db",
+        db,
+        "--session",
+        "x-{notebook_stem}",
+        "on",
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    with PlanStore(tmp_path / "q3-own.sqlite") as store:
+        assert store.session("x-q3").snapshot().mode == "plan"
+    assert not (tmp_path / "team.sqlite").exists()

@@ -40,9 +40,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..errors import PlanStoreError
 from ..plan.catalog import every_step_completed
-from ..session import PlanSession, PlanStore
-from ..store import follow
-from ..store.locate import for_command
+from ..session import PlanSession, open_plan
 from ..store.wake import Wake
 from .mcp_lines import CheckedLines
 from .toolbox import Toolbox
@@ -326,26 +324,12 @@ async def _quietly(sending: Any) -> None:
         _log.debug("the client has gone; a notification was dropped")
 
 
-def open_session(
-    db: str | None, notebook: str | None, session_id: str | None
-) -> tuple[PlanStore, PlanSession]:
-    """The store and session named on the command line (raises PlanStoreError): --notebook
-    found as every surface finds it (store/locate.py), --db and --session winning."""
-    found = for_command(notebook, db, session_id)
-    store = follow.open_for(found.notebook, found.database, PlanStore, "jupyter-plans mcp")
-    try:
-        return store, store.session(found.session)
-    except BaseException:
-        store.close()
-        raise
-
-
 def serve(db: str | None = None, notebook: str | None = None, session: str | None = None) -> int:
     """Run the server for `jupyter-plans mcp` until the client disconnects."""
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="jupyter-plans mcp: %(message)s"
     )
-    _store, plan_session = open_session(db, notebook, session)
+    _store, plan_session = open_plan(notebook, db, session, "jupyter-plans mcp")
     try:
         anyio.run(PlanMCPServer(plan_session).run)
     except KeyboardInterrupt:

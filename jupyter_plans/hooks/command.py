@@ -35,15 +35,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _where(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--notebook", metavar="NB", help="the notebook whose plan to read, found as Jupyter does"
-    )
-    parser.add_argument("--db", help="a plan file's path or a SQLAlchemy URL")
-    parser.add_argument(
-        "--session",
-        metavar="SID",
-        help="the session id (default: the notebook's, else the file's current one)",
-    )
+    from ..store.locate import add_where_options
+
+    add_where_options(parser, "the notebook whose plan to read")
     parser.add_argument(
         "--guard",
         type=_names,

@@ -10,20 +10,7 @@ import json
 from typing import Any
 
 from ..errors import PlanStoreError
-from ..store.locate import Where, for_command
-
-
-def add_where_options(parser: argparse.ArgumentParser) -> None:
-    """--notebook, --db and --session: which plan a command uses (DESIGN section 16)."""
-    parser.add_argument(
-        "--notebook", metavar="NB", help="the notebook whose plan to use, found as Jupyter finds it"
-    )
-    parser.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
-    parser.add_argument(
-        "--session",
-        metavar="SID",
-        help="the session id (default: the notebook's, else the file's current one)",
-    )
+from ..store.locate import Where, add_where_options, for_command
 
 
 def add_commands(commands: Any) -> None:
@@ -50,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         text, status = where(args.notebook, args.db, args.session)
         print(text)
         return status
+    from ..session import open_plan
+
     store, _session = open_plan(args.notebook, args.db, args.session)
     with store:
         if args.deleted:
@@ -61,21 +50,6 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
     return 0
-
-
-def open_plan(notebook: str | None, db: str | None, session: str | None) -> tuple[Any, Any]:
-    """The store and the session a command line names; a plan file beside a notebook is opened
-    as its kernel opens it, and recorded as that notebook's."""
-    from ..session import PlanStore
-    from ..store import follow
-
-    found = for_command(notebook, db, session)
-    store = follow.open_for(found.notebook, found.database, PlanStore, "jupyter-plans")
-    try:
-        return store, store.session(found.session)
-    except BaseException:
-        store.close()
-        raise
 
 
 def where(notebook: str, db: str | None = None, session: str | None = None) -> tuple[str, int]:

@@ -121,6 +121,19 @@ def for_command(notebook: str | None, db: str | None, session: str | None) -> Wh
     return Where(db, session, "setting", from_, db, session or "", None)
 
 
+def add_where_options(parser: Any, help_notebook: str = "the notebook whose plan to use") -> None:
+    """--notebook, --db and --session: which plan a command uses, on an argparse parser."""
+    parser.add_argument(
+        "--notebook", metavar="NB", help=f"{help_notebook}, found as Jupyter finds it"
+    )
+    parser.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
+    parser.add_argument(
+        "--session",
+        metavar="SID",
+        help="the session id (default: the notebook's, else the file's current one)",
+    )
+
+
 def _chosen(
     given: str | None, name: str, environ: Any, variable: str, default: str
 ) -> tuple[str, str, str]:

@@ -9,6 +9,22 @@ from jupyter_core.paths import jupyter_runtime_dir
 
 from tests.server.test_server import request
 
+# Run in the kernel after %load_ext: its own writes, on a thread of its own, as fast as they go,
+# until `_stop` is set; `_accepted` holds the titles the store accepted, in order.
+WRITING = """
+import threading, jupyter_plans
+_session, _accepted, _stop = jupyter_plans.current_session(), [], threading.Event()
+def _write():
+    n = 0
+    while not _stop.is_set():
+        n += 1
+        done = _session.call_tool("record_decision", {"title": f"k{n}", "rationale": "r"})
+        if not done.is_error:
+            _accepted.append(f"k{n}")
+_writer = threading.Thread(target=_write)
+_writer.start()
+"""
+
 
 class Kernel:
     """A kernel the server started for a notebook (POST /api/sessions), driven over ZMQ."""

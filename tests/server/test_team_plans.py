@@ -22,7 +22,7 @@ from jupyter_plans import PlanStore
 from jupyter_plans.store.session_moves import deleted
 from tests.conftest import SERVER_TOKEN as TOKEN
 from tests.jupyter_process import jupyter
-from tests.server._kernel import Kernel
+from tests.server._kernel import WRITING, Kernel
 from tests.server.test_server import request
 from tests.waiting import wait_until
 
@@ -38,20 +38,6 @@ LOAD = (
     "%load_ext jupyter_plans\n"
     "import jupyter_plans\n"
 )
-# The kernel's own writes, on a thread of its own, while the test renames its notebook.
-WRITE = """
-import threading, jupyter_plans
-_session, _accepted, _stop = jupyter_plans.current_session(), [], threading.Event()
-def _write():
-    n = 0
-    while not _stop.is_set():
-        n += 1
-        done = _session.call_tool("record_decision", {"title": f"k{n}", "rationale": "r"})
-        if not done.is_error:
-            _accepted.append(f"k{n}")
-_writer = threading.Thread(target=_write)
-_writer.start()
-"""
 CLEAN = ("JUPYTER_PLANS_DATABASE", "JUPYTER_PLANS_SESSION_ID", "JUPYTER_PLANS_SERVER_ROOT")
 
 
@@ -224,7 +210,7 @@ def test_a_rename_while_the_kernel_writes(served):
     old_sid, new_sid = (session_id(served["template"], n) for n in (old, new))
     kernel = Kernel(served, old)
     try:
-        kernel.run(LOAD + WRITE)
+        kernel.run(LOAD + WRITING)
         count = "print(len(_accepted))"
         wait_until(lambda: int(kernel.run(count)) >= 20, "the kernel's first 20 writes")
         status, body = request(served, "PATCH", f"/api/contents/{old}", {"path": new})

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import PlanStoreError
-from ...store.locate import for_command
+from ...store.locate import add_where_options, for_command
 from .wire import LINE_LIMIT, Peer
 
 USAGE = "jupyter-plans acp (--notebook NB | --db DB) [--session SID] -- AGENT [ARGS...]"
@@ -38,15 +38,7 @@ def _parser() -> argparse.ArgumentParser:
         "claude-agent-acp) as its child, keeps the agent's plan in the session, and maps plan "
         "mode and its approval to the agent's modes and permission requests.",
     )
-    parser.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
-    parser.add_argument(
-        "--notebook", metavar="NB", help="the notebook whose plan to use, found as Jupyter finds it"
-    )
-    parser.add_argument(
-        "--session",
-        metavar="SID",
-        help="the session id (default: the notebook's, else the file's current one)",
-    )
+    add_where_options(parser)
     return parser
 
 
