@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 MAX_HOPS = 20  # moves followed in a row (a -> b -> c ...), at most
+MOVES_VERSION = 10  # the schema version that has plans_session_moves
+_LAST_MOVE = "SELECT new_id FROM plans_session_moves WHERE old_id = {0} ORDER BY seq DESC LIMIT 1"
 
 
 def find_move(tx: Any, session_id: str, born: str | None, since_ms: int) -> tuple[str, Any]:
@@ -30,3 +32,11 @@ def find_move(tx: Any, session_id: str, born: str | None, since_ms: int) -> tupl
             break
         sid, notebook, after = found[0].new_id, found[0].notebook or notebook, found[0].seq
     return sid, notebook
+
+
+def last_move(cursor: Any, placeholder: str, session_id: str) -> str | None:
+    """The id a session that is not there took last, or None: for the hooks' guard, which
+    names a session by its id (an ACP bridge's hook names the id the session had when the
+    agent started), so a rename never lifts plan mode."""
+    row = cursor.execute(_LAST_MOVE.format(placeholder), (session_id,)).fetchone()
+    return None if row is None else row[0]

@@ -184,3 +184,19 @@ def test_a_rename_while_another_connection_writes_loses_nothing(db, rounds):
         kept = [d.title for d in server_store.session(final).snapshot().decisions]
         assert kept == accepted
         assert [s["session_id"] for s in server_store.sessions()] == [final]
+
+
+def test_the_hooks_guard_follows_a_renamed_session(store, db):
+    """A bridged agent's hook names the session by the id it had when the agent started: after
+    the notebook's rename it still finds plan mode (and never the default of no session)."""
+    from jupyter_plans.store.readonly import open_read_only
+
+    store.session("a.ipynb").on()
+    rename(store, "a.ipynb", "b.ipynb")
+    rename(store, "b.ipynb", "c.ipynb")
+    with open_read_only(db) as guard:
+        assert guard.gate("a.ipynb") == ("plan", None)
+    store.session("a.ipynb").off()  # a notebook made again under the old name: its own
+    with open_read_only(db) as guard:
+        assert guard.gate("a.ipynb") == ("default", None)
+        assert guard.gate("c.ipynb") == ("plan", None)
