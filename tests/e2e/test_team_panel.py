@@ -6,12 +6,14 @@ file appears beside the notebook."""
 import pytest
 
 from jupyter_plans import PlanStore
-from tests.e2e.conftest import chromium_page, require_chromium, running_lab
+from tests.e2e.browser import launch
+from tests.e2e.conftest import require_chromium
 from tests.e2e.lab_actions import CARDS, shut_down_kernel
 from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
 from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
 from tests.e2e.test_panel_follows import open_panel
 from tests.engines import postgres_schema
+from tests.jupyter_process import jupyter_lab
 
 pytestmark = pytest.mark.postgres
 
@@ -25,14 +27,20 @@ def team_lab(tmp_path_factory):
             f"--JupyterPlansApp.database={url}",
             "--JupyterPlansApp.session_id={notebook_path}",
         )
-        with running_lab(root, *options) as found:
-            yield found | {"database": url}
+        token = "plans-e2e-token"
+        with jupyter_lab(root, token, *options) as base:
+            yield {"base": base, "token": token, "root": root, "database": url}
 
 
 @pytest.fixture
 def team_page(team_lab):
-    with chromium_page() as page:
-        yield page
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        context = browser.new_context(viewport={"width": 1100, "height": 2400})
+        yield context.new_page()
+        browser.close()
 
 
 def test_the_panel_and_a_card_whose_kernel_is_gone_decide_on_the_teams_plan(team_page, team_lab):
