@@ -174,3 +174,15 @@ def test_db_and_session_win_over_the_notebooks_own_where_given(tmp_path):
     with PlanStore(tmp_path / "q3-own.sqlite") as store:
         assert store.session("x-q3").snapshot().mode == "plan"
     assert not (tmp_path / "team.sqlite").exists()
+
+
+def test_hook_install_keeps_db_and_session_beside_the_notebook(tmp_path):
+    """The hooks it registers name the plan as it was named: --db still wins in them."""
+    notebook = tmp_path / "q3.ipynb"
+    notebook.write_text("{}")
+    db = str(tmp_path / "team.sqlite")
+    said = run("hook", "install", "claude-code", "--notebook", str(notebook), "--db", db)
+    assert said.returncode == 0, said.stderr
+    [group] = json.loads(said.stdout)["hooks"]["PreToolUse"]
+    command = group["hooks"][0]["command"]
+    assert f"--notebook {notebook}" in command and f"--db {db}" in command

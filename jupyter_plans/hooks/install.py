@@ -129,7 +129,9 @@ def _codex_trust(path: Path, hooks: dict, args) -> int:
 
 def settings(notebook, db, session, guard) -> dict:
     """The `hooks` object: one command per event, with absolute paths."""
-    target = ["--notebook", os.path.abspath(notebook)] if notebook else ["--db", _db(db)]
+    target = ["--notebook", os.path.abspath(notebook)] if notebook else []
+    if db is not None:  # with --notebook too: it wins there, as here
+        target += ["--db", _db(db) if notebook is None or "{" not in db else db]
     if session is not None:
         target += ["--session", session]
     hooks = {}
