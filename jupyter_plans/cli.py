@@ -229,6 +229,10 @@ def _run(args: argparse.Namespace) -> int:
 
     from .session import PlanStore
 
+    if args.command == "plan" and args.verb.lower() in ("comment", "resolve", "reopen"):
+        from .notebook.comment_verbs import refuse_without_a_plan
+
+        refuse_without_a_plan(args.db, args.verb.lower(), args.rest)
     with PlanStore(args.db) as store:
         session = store.session(args.session)
         if args.command == "snapshot":

@@ -13,6 +13,7 @@ from ..plan.comments import (
     comment_id_refusal,
     comment_number,
     comment_text_refusal,
+    no_plan_to_comment_on,
     step_descriptions,
 )
 from ..plan.validation import Refused, quote
@@ -52,7 +53,7 @@ def _add_comment(change: Change, step_id: str | None, text: str, by: dict) -> di
         waiting = tx.first("SELECT_LAST_TWO_PROPOSALS", {"sid": s.session_id})
         steps = step_descriptions(s.plan, loads(waiting.body))
     if s.plan is None and not steps:
-        raise DecisionRefused("nothing to comment on: there is no plan yet")
+        raise DecisionRefused(no_plan_to_comment_on())
     if step_id is not None and step_id not in steps:
         listed = ", ".join(steps) or "none"
         raise DecisionRefused(
