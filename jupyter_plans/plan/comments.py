@@ -17,6 +17,8 @@ MAX_REPLY_CHARS = 500
 MAX_OPEN = 64
 # Resolved comments the snapshot keeps, the most recently resolved.
 RESOLVED_SHOWN = 16
+# The largest comment number a store holds (PostgreSQL's integer): an id past it names none.
+MAX_COMMENT_NUMBER = 2**31 - 1
 COMMENT_KINDS = ("comment_added", "comment_addressed", "comment_resolved", "comment_reopened")
 
 _ID = re.compile("c[1-9][0-9]{0,17}")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
 from ..plan.comments import (
+    MAX_COMMENT_NUMBER,
     MAX_OPEN,
     comment_id,
     comment_id_refusal,
@@ -114,7 +115,7 @@ def _set_comment(session: SessionReads, cid: Any, status: str, by: Any) -> Snaps
     verb = "resolve" if status == "resolved" else "reopen"
     with session.writing() as change:
         sid = change.state.session_id
-        row = change.tx.first("SELECT_COMMENT", {"sid": sid, "number": comment_number(cid)})
+        row = _comment_row(change, cid)
         if row is None:
             raise DecisionRefused(f"nothing to {verb}: there is no comment {cid}")
         if row.status == status:
@@ -174,7 +175,7 @@ def approved_with_comments(session: SessionReads) -> list[dict]:
 def comment_reply(change: Change, args: dict, turn_id, call_id) -> str:
     cid, reply = args["comment_id"], args["reply"]
     sid = change.state.session_id
-    row = change.tx.first("SELECT_COMMENT", {"sid": sid, "number": comment_number(cid)})
+    row = _comment_row(change, cid)
     if row is None:
         unresolved = sorted(
             change.tx.all("SELECT_UNRESOLVED_COMMENTS", {"sid": sid}), key=by_number
@@ -201,3 +202,12 @@ def comment_reply(change: Change, args: dict, turn_id, call_id) -> str:
         "ADDRESS_COMMENT", {"sid": sid, "b_number": row.number, "b_reply": reply, "b_seq": seq}
     )
     return content
+
+
+def _comment_row(change: Change, cid: str):
+    """The row of comment `cid` (a well-formed id), None where there is none; a number past
+    what any store holds (PostgreSQL's integer) names no comment, and is not asked for."""
+    number = comment_number(cid)
+    if number > MAX_COMMENT_NUMBER:
+        return None
+    return change.tx.first("SELECT_COMMENT", {"sid": change.state.session_id, "number": number})

@@ -350,3 +350,19 @@ def test_the_static_card_and_the_request_count_comments_in_words_of_their_number
     assert with_comments("", long[: fits + 2]).endswith(
         "\n(2 more open comments are on the plan's card.)"
     )
+
+
+@pytest.mark.parametrize("cid", ["c2147483647", "c2147483648", "c999999999999999999"])
+def test_a_comment_id_past_what_a_store_holds_names_no_comment(session, cid):
+    update(session, STEPS)
+    session.comment("e1", "use the median", by="alice")
+    unchanged(session, lambda: session.resolve_comment(cid), f"there is no comment {cid}")
+    unchanged(session, lambda: session.reopen_comment(cid), f"there is no comment {cid}")
+    cursor = session.cursor()
+    result = reply(session, cid)
+    assert result.is_error and f"comment_id '{cid}' is no comment of this session" in (
+        result.content
+    )
+    assert "c1" in result.content and "\n" not in result.content
+    assert session.cursor() == cursor + 1  # the refusal's one tool_finished event
+    assert comments(session)[0]["status"] == "open"
