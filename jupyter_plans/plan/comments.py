@@ -125,15 +125,20 @@ def anchor_words(comment: dict, plan: dict | None) -> str | None:
 
 
 def comment_line(comment: dict) -> str:
-    """The comment as the person's words to the agent:
-    "On step e3 (Fit the model): use the median, said alice"."""
-    if comment["step_id"] is None:
-        on = "On the plan as a whole"
-    else:
-        on = f"On step {comment['step_id']} ({comment['anchor']})"
+    """The comment as the person's words to the agent: "On step e3: use the median, said
+    alice". Only the person's own text is in it: the step is named by its id, never by its
+    words, which are the agent's (DESIGN section 14). The text's own last stop is the line's:
+    "pull the mean up." is said "pull the mean up, said alice."; "why?" is "why? said alice"."""
+    on = "On the plan as a whole" if comment["step_id"] is None else f"On step {comment['step_id']}"
+    text = comment["text"].rstrip()
     name = (comment.get("by") or {}).get("name")
-    said = f", said {name}" if name else ""
-    return f"{on}: {comment['text']}{said}"
+    if not name:
+        return f"{on}: {text}"
+    if text.endswith(("?", "!", "…", "...")):
+        return f"{on}: {text} said {name}"
+    if text.endswith("."):
+        return f"{on}: {text[:-1]}, said {name}."
+    return f"{on}: {text.rstrip(',;:')}, said {name}"
 
 
 def count_open(comments: Iterable[dict]) -> int:

@@ -167,7 +167,7 @@ def test_the_panel_comments_through_the_server_and_axe_finds_nothing(page, lab, 
     (message,) = session.waiting_messages()
     assert (
         message.text
-        == "On step load (Load sales.csv): mind the header row, said " + (made.by["name"])
+        == "On step load: mind the header row, said " + (made.by["name"])
     )
     errors.assert_none()
 
