@@ -21,7 +21,7 @@ from ..errors import PlanStoreError
 from .compiled import StatementCache
 from .driver_errors import first_line as _line
 from .driver_errors import from_psycopg, from_sqlite
-from .guards import HEARTBEAT_MS, WRITE_WAIT_SECONDS, beat_params, now_ms
+from .guards import WRITE_WAIT_SECONDS, beat_params, fresh, now_ms
 from .migrations import LATEST
 from .sqlite import check_plan_file, reading_uri
 from .store import Store, check_session_id
@@ -101,7 +101,7 @@ class ReadOnlyStore:
             return False
         at = now_ms()
         last = self._run(self._cursor(), "GUARD_SEEN_AT", {"agent": agent}).fetchone()
-        if last is not None and last[0] > at - HEARTBEAT_MS:
+        if last is not None and fresh(last[0], at):
             return False
         params = beat_params(agent, version, point, at)
         if self._placeholder == "?":

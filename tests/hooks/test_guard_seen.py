@@ -85,6 +85,36 @@ def test_each_agent_leaves_a_heartbeat_at_most_once_in_10_s_and_no_event(db, tmp
     assert dump_tables(db) == tables
 
 
+def test_a_heartbeat_dated_in_the_future_is_replaced_and_ages_on_the_card(db):
+    """A guard host whose clock ran an hour fast left its heartbeat: the next run of a guard
+    (the hook, or the ACP bridge's in a full store) replaces it, and until then the card
+    counts its age from when it first read it, never "0 s ago" for an hour."""
+    import time
+
+    from jupyter_plans.session.card import guard_data
+    from jupyter_plans.store.guards import now_ms, record_seen
+
+    with PlanStore(db) as store:
+        store.session("s").on()
+    hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
+    age(db, "Claude Code", -3_600_000)  # an hour ahead
+    with PlanStore(db) as store:
+        session = store.session("s")
+        (shown,) = guard_data(session, session.snapshot_data(), None)["seen"]
+        read_at = now_ms()
+        assert shown["at"] <= read_at  # dated when first read, not an hour ahead
+        time.sleep(1.1)  # time passing is the point: its age grows
+        data = guard_data(session, session.snapshot_data(), None)
+        assert data["now"] - data["seen"][0]["at"] >= 1000
+    hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
+    ((_agent, _version, _point, beat),) = seen_rows(db)
+    assert beat <= now_ms(), "the hook's heartbeat replaced the one from the future"
+    age(db, "Claude Code", -3_600_000)
+    with PlanStore(db) as store, store.write() as tx:
+        assert record_seen(tx, "Claude Code", "2.1.332", "acp-bridge")
+    assert seen_rows(db)[0][3] <= now_ms()
+
+
 def test_a_writer_holding_the_lock_costs_the_heartbeat_not_the_answer(tmp_path):
     db = str(tmp_path / "a.plans.sqlite")
     with PlanStore(db) as store:
