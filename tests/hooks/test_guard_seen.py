@@ -257,3 +257,37 @@ def test_the_install_records_itself_in_the_plan_on_both_engines(db, tmp_path):
         session = store.session("s")
         data = guard_data(session, session.snapshot_data(), None)
         assert data["silent"] == [] and data["seen"][0]["point"] == "UserPromptSubmit"
+
+
+def test_a_new_notebook_of_the_old_name_does_not_lift_the_moved_plans_guard(server):
+    """Untitled.ipynb's hook is installed and its plan is in plan mode; the notebook is renamed
+    through Jupyter (its plan goes with it), and File > New makes Untitled.ipynb again. The old
+    hook follows the moved plan, which still holds: no Write goes through "unchecked"."""
+    import uuid
+
+    from tests.server.test_server import request
+
+    folder = f"new-{uuid.uuid4().hex[:8]}"
+    (server["root"] / folder).mkdir()
+    status, made = request(server, "POST", f"/api/contents/{folder}", {"type": "notebook"})
+    assert status == 201 and made["name"] == "Untitled.ipynb", made
+    untitled = server["root"] / folder / "Untitled.ipynb"
+    notebook_in_plan_mode(untitled.parent, untitled.name)
+    assert_denied(write_hook(untitled)[1], "plan mode")
+    status, _ = request(
+        server, "PATCH", f"/api/contents/{folder}/Untitled.ipynb", {"path": f"{folder}/a.ipynb"}
+    )
+    assert status == 200 and (untitled.parent / "a.plans.sqlite").exists()
+    status, made = request(server, "POST", f"/api/contents/{folder}", {"type": "notebook"})
+    assert status == 201 and made["name"] == "Untitled.ipynb", made  # the name, taken again
+    for tool in ("Write", "Bash"):
+        _, answer, _ = write_hook(untitled, tool)
+        reason = assert_denied(answer, "plan mode")
+        assert "unchecked" not in reason and "unchecked" not in answer.get("systemMessage", "")
+    with PlanStore(untitled.parent / "a.plans.sqlite") as store:
+        store.session("default").off()
+    _, answer, _ = write_hook(untitled)
+    assert answer is None or "deny" not in json.dumps(answer)  # it follows the plan's mode
+    # A plan of the new notebook's own, once it has one, is the one its name reads.
+    notebook_in_plan_mode(untitled.parent, untitled.name)
+    assert_denied(write_hook(untitled)[1], "plan mode")
