@@ -146,6 +146,8 @@ def first_telling(plan: Path, notebook_name: str) -> bool:
     """True the first time a hook for the former notebook `notebook_name` follows `plan` (it
     then says so once): recorded in the plan file. False after, or when it cannot be written."""
     entry = f"{notebook_name} -> {plan.name}"  # moved on again, it is said again
+    if not _writable(plan):
+        return False  # another user's file: no side file of this user is left beside it
     with contextlib.suppress(sqlite3.Error, OSError):
         connection = sqlite3.connect(str(plan), timeout=WRITE_WAIT_SECONDS, isolation_level=None)
         try:
@@ -161,6 +163,13 @@ def first_telling(plan: Path, notebook_name: str) -> bool:
         finally:
             connection.close()
     return False
+
+
+def _writable(plan: Path) -> bool:
+    effective = os.access in os.supports_effective_ids
+    return os.access(plan, os.W_OK, effective_ids=effective) and os.access(
+        plan.parent, os.W_OK | os.X_OK, effective_ids=effective
+    )
 
 
 def _names(row: Any) -> list[str]:

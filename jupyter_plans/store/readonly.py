@@ -23,7 +23,7 @@ from .driver_errors import first_line as _line
 from .driver_errors import from_psycopg, from_sqlite
 from .guards import WRITE_WAIT_SECONDS, beat_params, fresh, now_ms
 from .migrations import LATEST
-from .sqlite import check_plan_file, reading_uri
+from .sqlite import check_plan_file, read_only_reason, reading_uri
 from .store import Store, check_session_id
 from .transaction import Tx
 from .urls import place_of
@@ -120,6 +120,10 @@ class ReadOnlyStore:
         return written
 
     def _sqlite_beat(self, params: dict) -> bool:
+        if read_only_reason(Path(self.where)) is not None:
+            # Not this process's to write (another user's 0444 file): SQLite would leave a -wal
+            # and a -shm of this user with the file's modes, which keep its owner from writing.
+            return False
         # The reading connection cannot write: a short-lived one that does, and does not wait.
         writer = sqlite3.connect(self.where, timeout=WRITE_WAIT_SECONDS, isolation_level=None)
         try:
