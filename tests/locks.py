@@ -12,14 +12,12 @@ import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from jupyter_plans import PlanStore
-from tests.conftest import SERVER_TOKEN
+from tests.http import request
 
 
 def inode(path: Path | str) -> int:
@@ -99,17 +97,17 @@ def duplicates_under_writers(server: dict, notebook: str, rounds: int) -> dict[s
     statuses, titles = [], []
     for number in range(rounds):
         action = "on" if number % 2 == 0 else "off"
-        status, body = api(
+        status, body = request(
             server, "POST", f"/api/plans/decision?path={notebook}", {"action": action}
         )
         statuses.append((status, body.get("mode") if isinstance(body, dict) else body))
         title = f"round {number}, command line"
         command_line_decision(plan, title)
         titles.append(title)
-        status, body = api(server, "POST", "/api/contents", {"copy_from": notebook})
+        status, body = request(server, "POST", "/api/contents", {"copy_from": notebook}, timeout=30)
         assert status == 201, body
         copy = body["path"]
-        assert api(server, "DELETE", f"/api/contents/{copy}")[0] == 204
+        assert request(server, "DELETE", f"/api/contents/{copy}")[0] == 204
     with PlanStore(plan) as store:
         events = store.session("default").events()
     changes = [
@@ -123,19 +121,3 @@ def duplicates_under_writers(server: dict, notebook: str, rounds: int) -> dict[s
         "accepted": titles,
         "kept_titles": decision_titles(plan),
     }
-
-
-def api(server: dict, method: str, route: str, body=None) -> tuple[int, object]:
-    """(status, JSON body) of a request to the server, with its token."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{server['base']}{route}", data=data, method=method)
-    request.add_header("Authorization", f"token {SERVER_TOKEN}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        text = error.read()
-        try:
-            return error.code, json.loads(text)
-        except ValueError:
-            return error.code, text.decode(errors="replace")

@@ -265,7 +265,7 @@ def test_a_new_notebook_of_the_old_name_does_not_lift_the_moved_plans_guard(serv
     hook follows the moved plan, which still holds: no Write goes through "unchecked"."""
     import uuid
 
-    from tests.server.test_server import request
+    from tests.http import request
 
     folder = f"new-{uuid.uuid4().hex[:8]}"
     (server["root"] / folder).mkdir()

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import uuid
 
-from tests.locks import api, duplicates_under_writers, held, inode, needs_proc_locks
+from tests.http import request
+from tests.locks import duplicates_under_writers, held, inode, needs_proc_locks
 
 NOTEBOOK = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 PROPOSAL = {
@@ -29,7 +30,7 @@ def test_no_route_or_contents_operation_drops_the_servers_lock_on_an_open_plan(s
     name = _notebook(server, "locks")
     other = _notebook(server, "beside")
     plan = server["root"] / name.replace(".ipynb", ".plans.sqlite")
-    status, body = api(server, "POST", f"/api/plans/decision?path={name}", {"action": "on"})
+    status, body = request(server, "POST", f"/api/plans/decision?path={name}", {"action": "on"})
     assert status == 200, body
     pid, file = server["pid"], inode(plan)
     assert held(pid, file), "the server, having answered a decision, holds its plan file open"
@@ -55,7 +56,7 @@ def test_no_route_or_contents_operation_drops_the_servers_lock_on_an_open_plan(s
         ("DELETE", f"/api/contents/renamed-{other}", None),
     ]
     for method, route, body in asked:
-        status, answer = api(server, method, route, body)
+        status, answer = request(server, method, route, body)
         assert status < 300, (method, route, status, answer)
         assert held(pid, file), f"{method} {route} dropped the server's lock on the open plan"
 
