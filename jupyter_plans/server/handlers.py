@@ -21,7 +21,7 @@ from ..plan.models import Snapshot
 from ..plan.who import jupyter_name
 from ..session import PlanSession
 from ..session.card import card_data, guard_data, unguarded_note
-from ..store.guards import seen_rows
+from ..store.guards import installed, seen_rows
 from .files import Forbidden, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
 from .threads import off_loop, off_loop_page
@@ -97,12 +97,16 @@ class SessionsHandler(PlansHandler):
             return {"current": "default", "sessions": []}
         store = session.store
         data = {"current": store.current_session_id(), "sessions": store.sessions()}
-        try:  # the guards' heartbeats move no cursor: the panel reads the card again for them
+        # The guards' heartbeats and hook installs move no cursor: the panel reads the card
+        # again when these change.
+        try:
             with store.read() as tx:
                 guards = [{"agent": r["agent"], "at": r["at"]} for r in seen_rows(tx)]
+                installs = [{"agent": r["agent"], "at": r["at"]} for r in installed(tx)]
         except OlderSchema:  # a plan file this process cannot upgrade
-            guards = []
-        return data | {"guards": guards} if guards else data
+            guards, installs = [], []
+        heard = {"guards": guards, "installs": installs}
+        return data | {key: rows for key, rows in heard.items() if rows}
 
 
 class SnapshotHandler(PlansHandler):
@@ -211,7 +215,7 @@ class DecisionHandler(PlansHandler):
     def _decide(self, body: DecisionBody) -> Snapshot:
         session, _ = self.session(create=True)
         # Who: the identity Jupyter authenticated for this request, never one the body names.
-        by = {"name": person_name(self.current_user), "via": body.via or "server"}
+        by = person_by(self.current_user, body.via or "server")
         verbs = {
             "on": lambda: session.on(by=by),
             "off": lambda: session.off(by=by),
@@ -219,6 +223,13 @@ class DecisionHandler(PlansHandler):
             "revise": lambda: session.revise(body.notes or "", by=by),
         }
         return verbs[body.action]()
+
+
+def person_by(user: Any, via: str) -> dict:
+    """`by` of a person's act through the routes: the identity's name (see `person_name`), and
+    its display name to show beside it where that says another."""
+    display = getattr(user, "display_name", None) if user is not None else None
+    return {"name": person_name(user), "via": via, "display": display}
 
 
 def person_name(user: Any) -> str | None:

@@ -104,6 +104,8 @@ export interface AgentStatus {
   asks?: boolean | null;
   /** Whether a prompt of its client runs (else it waits for the person's next message). */
   working: boolean;
+  /** Why the bridge ended its last turn (its refusals' follow-ups stopped), if it did. */
+  ended?: string | null;
 }
 
 /**
@@ -144,6 +146,8 @@ export interface FinalReview {
 export interface DecidedBy {
   name: string | null;
   via: string;
+  /** The person's display name, shown beside the name where it says another. */
+  display?: string | null;
 }
 
 export interface CardData {
@@ -170,8 +174,10 @@ export interface CardData {
    */
   bridged?: { approve: string | null } | null;
   /**
-   * One line when an agent the plan's hooks are registered for would not run its guard (Codex,
-   * before the hooks are trusted): plan mode is not enforced there. Live cards only.
+   * When an agent the plan's hooks are registered for would not run its guard (Codex, before
+   * the hooks are trusted), or a bridged agent approves itself: plan mode is not enforced
+   * there. Its first line is the headline; the rest says why and what fixes it, with commands
+   * and paths in `backticks`. Live cards and the panel only.
    */
   guard_warning?: string | null;
   /** The bridged ACP agent, while a bridge runs it. Live cards and the panel only. */
@@ -184,6 +190,11 @@ export interface CardData {
    * 15). Live cards and the panel only: a saved card does not keep it.
    */
   guards?: Guards | null;
+  /**
+   * How many sessions the plan file holds: the header names the session only among others.
+   * Live cards and the panel; absent from saved cards.
+   */
+  sessions?: number;
 }
 
 /** A guard's heartbeat: an agent's hook or the ACP bridge's guard ran at `at` (ms). */

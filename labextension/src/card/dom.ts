@@ -16,6 +16,20 @@ export interface Props {
 }
 
 export const KEY_ATTR = "data-jp-plans-key";
+/**
+ * On what says where things stand ("decided": the approval; "activity": what the agent does;
+ * "mode": the mode chip): where focus goes once the control that had it went with a decision.
+ */
+export const STANDING_ATTR = "data-jp-plans-standing";
+
+/** The focus key of every such line: focus on one goes, on the next drawing, to the first
+ * of them there (an approval that came meanwhile before the mode chip). */
+export const STANDING_KEY = "standing";
+
+/** The attributes that make a line of the card a place focus may land on, by its words. */
+export function standing(kind: string, label: string): Record<string, string | number> {
+  return { [STANDING_ATTR]: kind, [KEY_ATTR]: STANDING_KEY, tabindex: -1, "aria-label": label };
+}
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -75,6 +89,29 @@ export function button(options: ButtonOptions, ...children: Child[]): HTMLButton
   );
 }
 
+/** Longer pieces of code than this may break anywhere, as a last resort in a narrow card. */
+const WHOLE_PIECE_CHARS = 24;
+
+/**
+ * Code (a command, a path, an identifier) that wraps only between its words or after a `/`,
+ * never inside a word: `--trust` stays whole, `.codex/hooks.json` breaks after `.codex/`.
+ */
+export function codeText(text: string, className: string | null = "jp-plans-inline-code"): HTMLElement {
+  const code = h("code", className);
+  for (const part of text.split(/( +)/)) {
+    if (part === "") continue;
+    if (part.trim() === "") {
+      code.append(part);
+      continue;
+    }
+    part.split(/(?<=\/)/).forEach((piece, index) => {
+      if (index > 0) code.append(h("wbr"));
+      code.append(piece.length > WHOLE_PIECE_CHARS ? piece : h("span", "jp-plans-nowrap", piece));
+    });
+  }
+  return code;
+}
+
 /**
  * Text with `backtick` spans shown as code, the way agents write identifiers. The split is
  * on characters only; no other markup is recognised.
@@ -84,9 +121,7 @@ export function inlineText(text: string): Node {
   const parts = text.split(/`([^`\n]+)`/);
   parts.forEach((part, index) => {
     if (part === "") return;
-    fragment.appendChild(
-      index % 2 === 1 ? h("code", "jp-plans-inline-code", part) : document.createTextNode(part),
-    );
+    fragment.appendChild(index % 2 === 1 ? codeText(part) : document.createTextNode(part));
   });
   return fragment;
 }
