@@ -235,6 +235,10 @@ def _run(args: argparse.Namespace) -> int:
 
     from .session import open_plan
 
+    if args.command == "plan":
+        from .notebook.comment_verbs import refuse_without_a_plan
+
+        refuse_without_a_plan(args.notebook, args.db, args.session, args.verb.lower(), args.rest)
     store, session = open_plan(args.notebook, args.db, args.session)
     with store:
         if args.command == "snapshot":

@@ -14,6 +14,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from tests.conftest import SERVER_TOKEN as TOKEN
+from tests.http import request
 from tests.waiting import wait_until
 
 PROPOSAL = {
@@ -22,27 +23,6 @@ PROPOSAL = {
     "objectives": ["a chart"],
     "steps": [{"id": "load", "description": "Load the data"}],
 }
-
-
-def request(server, method, route, body=None, token=TOKEN, headers=None):
-    """(status, JSON body) of a request to the server."""
-    data = (
-        None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-    )
-    req = urllib.request.Request(f"{server['base']}{route}", data=data, method=method)
-    if token:
-        req.add_header("Authorization", f"token {token}")
-    for key, value in (headers or {}).items():
-        req.add_header(key, value)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        text = error.read()
-        try:
-            return error.code, json.loads(text)
-        except ValueError:
-            return error.code, text.decode(errors="replace")
 
 
 @pytest.fixture
