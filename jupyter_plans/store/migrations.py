@@ -103,6 +103,17 @@ MIGRATIONS: list[tuple[Statement, ...]] = [
     (_COMMENTS, _COMMENTS_STATUS),
     # 9: the bridged agent's last status.
     (_AGENT_SEQ,),
+    # 10: a session's deleted mark, and the moves of sessions renamed with their notebooks.
+    (
+        "ALTER TABLE plans_sessions ADD COLUMN deleted_at VARCHAR(40)",
+        {
+            dialect: f"CREATE TABLE plans_session_moves ( seq {kind} NOT NULL, "
+            "old_id VARCHAR(200) NOT NULL, old_born VARCHAR(40), new_id VARCHAR(200) NOT NULL, "
+            "notebook TEXT, at BIGINT NOT NULL, PRIMARY KEY (seq) )"
+            for dialect, kind in (("sqlite", "INTEGER"), ("postgresql", "SERIAL"))
+        },
+        "CREATE INDEX plans_session_moves_old ON plans_session_moves (old_id, seq)",
+    ),
 ]
 LATEST = len(MIGRATIONS)
 

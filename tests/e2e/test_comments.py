@@ -159,10 +159,7 @@ def test_the_panel_comments_through_the_server_and_axe_finds_nothing(page, lab, 
     send.click()
     panel.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
     (message,) = session.waiting_messages()
-    assert (
-        message.text
-        == "On step load (Load sales.csv): mind the header row, said " + (made.by["name"])
-    )
+    assert message.text == "On step load: mind the header row, said " + (made.by["name"])
     errors.assert_none()
 
 

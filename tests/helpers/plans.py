@@ -48,3 +48,11 @@ DRAFT = {
         {"id": "split", "description": "Hold out one month", "depends_on": ["clean"]},
     ],
 }
+
+# A one-step proposal, for the server routes' tests.
+ONE_STEP_PROPOSAL = {
+    "explanation": "why",
+    "findings": [],
+    "objectives": ["a chart"],
+    "steps": [{"id": "load", "description": "Load the data"}],
+}

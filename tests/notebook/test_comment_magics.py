@@ -91,7 +91,7 @@ def test_revise_without_notes_sends_the_open_comments(ip, capsys):
     out, err = plan(ip, "revise", capsys)
     assert err == "" and out.startswith("Your open comments went to the agent")
     (message,) = session.waiting_messages()
-    assert message.text == f"On step fit (Fit the model): use the median, said {local_person()}"
+    assert message.text == f"On step fit: use the median, said {local_person()}"
 
 
 def test_the_cards_comment_actions_name_the_page_user(ip):

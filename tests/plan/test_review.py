@@ -245,7 +245,7 @@ def test_a_store_of_schema_2_is_upgraded_and_keeps_its_plan(engine, db):
     as_version(db, 2)
     with PlanStore(db) as store:
         with store.engine.connect() as conn:
-            assert migrations.read_version(conn) == migrations.LATEST == 9
+            assert migrations.read_version(conn) == migrations.LATEST
         session = store.session("s")
         assert session.snapshot().plan.revision == 1 and session.review() is None
         assert not finish(session).is_error

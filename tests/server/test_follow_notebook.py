@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
+from tests.http import request
 from tests.server._agent_writer import AgentWriter
-from tests.server.kernels import LOAD, NOTEBOOK, Kernel, make_notebook, plan_of
-from tests.server.requests import request
+from tests.server._kernel import LOAD, NOTEBOOK, Kernel, make_notebook, plan_of
 from tests.waiting import wait_until
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
+from tests.helpers.plans import ONE_STEP_PROPOSAL as PROPOSAL
+from tests.http import next_event, request
 from tests.jupyter_process import SERVER_TOKEN as TOKEN
-from tests.server.requests import PROPOSAL, next_event, request
 from tests.waiting import wait_until
 
 

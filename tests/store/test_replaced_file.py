@@ -14,8 +14,8 @@ import pytest
 from jupyter_plans import PlanStore
 from jupyter_plans.errors import PlanStoreError
 from tests.helpers.kernel import run
+from tests.http import next_event, request
 from tests.jupyter_process import SERVER_TOKEN as TOKEN
-from tests.server.requests import next_event, request
 
 SIDES = ("-wal", "-shm")
 

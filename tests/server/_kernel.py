@@ -1,4 +1,5 @@
-"""A notebook in the server root and the kernel the server started for it, driven over ZMQ."""
+"""A notebook in the server root and the kernel the Jupyter server started for it, driven over
+ZMQ, for the server tests."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from jupyter_client import BlockingKernelClient
 from jupyter_core.paths import jupyter_runtime_dir
 
-from tests.server.requests import request
+from tests.http import request
 
 NOTEBOOK = {
     "cells": [],
@@ -27,6 +28,29 @@ def make_notebook(root: Path, name: str) -> Path:
 
 def plan_of(root: Path, notebook: str) -> Path:
     return root / notebook.replace(".ipynb", ".plans.sqlite")
+
+
+LOAD = (
+    "get_ipython().config.PlanMagics.auto_display = False\n"
+    "%load_ext jupyter_plans\n"
+    "import jupyter_plans\n"
+)
+
+# Run in the kernel after %load_ext: its own writes, on a thread of its own, as fast as they go,
+# until `_stop` is set; `_accepted` holds the titles the store accepted, in order.
+WRITING = """
+import threading, jupyter_plans
+_session, _accepted, _stop = jupyter_plans.current_session(), [], threading.Event()
+def _write():
+    n = 0
+    while not _stop.is_set():
+        n += 1
+        done = _session.call_tool("record_decision", {"title": f"k{n}", "rationale": "r"})
+        if not done.is_error:
+            _accepted.append(f"k{n}")
+_writer = threading.Thread(target=_write)
+_writer.start()
+"""
 
 
 class Kernel:
@@ -52,6 +76,9 @@ class Kernel:
     def _connect(self) -> BlockingKernelClient:
         client = BlockingKernelClient()
         client.load_connection_file(Path(jupyter_runtime_dir()) / f"kernel-{self.kernel_id}.json")
+        # A heartbeat late by more than a second is not a dead kernel on a busy machine (the
+        # default would say "Kernel died" while it starts).
+        client.hb_channel.time_to_dead = 10.0
         client.start_channels()
         client.wait_for_ready(timeout=60)
         return client
@@ -81,10 +108,3 @@ class Kernel:
     def close(self) -> None:
         self.client.stop_channels()
         request(self.server, "DELETE", f"/api/sessions/{self.session_id}")
-
-
-LOAD = (
-    "get_ipython().config.PlanMagics.auto_display = False\n"
-    "%load_ext jupyter_plans\n"
-    "import jupyter_plans\n"
-)

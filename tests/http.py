@@ -1,5 +1,5 @@
-"""Requests to a real `jupyter server` with the plans extension, as a client sends them: a JSON
-request, and the next event of a stream."""
+"""Requests to a real Jupyter server the tests started, with its token, and the next event of a
+stream it sends."""
 
 from __future__ import annotations
 
@@ -7,17 +7,10 @@ import json
 import urllib.error
 import urllib.request
 
-from tests.jupyter_process import SERVER_TOKEN as TOKEN
-
-PROPOSAL = {
-    "explanation": "why",
-    "findings": [],
-    "objectives": ["a chart"],
-    "steps": [{"id": "load", "description": "Load the data"}],
-}
+from tests.jupyter_process import SERVER_TOKEN
 
 
-def request(server, method, route, body=None, token=TOKEN, headers=None):
+def request(server, method, route, body=None, token=SERVER_TOKEN, headers=None, timeout=10):
     """(status, JSON body) of a request to the server."""
     data = (
         None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
@@ -28,7 +21,7 @@ def request(server, method, route, body=None, token=TOKEN, headers=None):
     for key, value in (headers or {}).items():
         req.add_header(key, value)
     try:
-        with urllib.request.urlopen(req, timeout=10) as response:
+        with urllib.request.urlopen(req, timeout=timeout) as response:
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         text = error.read()
