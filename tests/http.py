@@ -1,4 +1,5 @@
-"""Requests to a real Jupyter server the tests started, with its token."""
+"""Requests to a real Jupyter server the tests started, with its token, and the next event of a
+stream it sends."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import urllib.error
 import urllib.request
 
-from tests.conftest import SERVER_TOKEN
+from tests.jupyter_process import SERVER_TOKEN
 
 
 def request(server, method, route, body=None, token=SERVER_TOKEN, headers=None, timeout=10):
@@ -28,3 +29,18 @@ def request(server, method, route, body=None, token=SERVER_TOKEN, headers=None, 
             return error.code, json.loads(text)
         except ValueError:
             return error.code, text.decode(errors="replace")
+
+
+def next_event(response):
+    fields = {}
+    while True:
+        line = response.fp.readline().decode().rstrip("\n")
+        if not line:
+            if "data" in fields:
+                return int(fields["id"]), json.loads(fields["data"])
+            fields = {}
+            continue
+        if line.startswith(":"):
+            continue
+        key, _, value = line.partition(": ")
+        fields[key] = value

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans.agents.config_files import MAX_BYTES, ConfigError, read_json, read_toml
-from tests.conftest import SERVER_TOKEN
-from tests.jupyter_process import jupyter
+from tests.jupyter_process import SERVER_TOKEN, jupyter
 
 from .real_clis import notebook_in_plan_mode
 

@@ -15,9 +15,10 @@ import pytest
 from jupyter_plans import PlanStore
 from jupyter_plans.store.guards import HEARTBEAT_MS
 from tests.engines import dump_tables
+from tests.helpers.cli import COMMAND
 
 from .real_clis import notebook_in_plan_mode
-from .test_hooks import COMMAND, assert_denied, assert_warning_only, at, hook, recorded
+from .runs import assert_denied, assert_warning_only, at, hook, recorded
 
 CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/home/me/project", "AI_AGENT": "claude-code_2-1-332_cli"}
 

@@ -4,8 +4,7 @@ InteractiveShell, %plan history, and the card's own comment actions."""
 import pytest
 
 from jupyter_plans.plan.who import local_person
-from tests.notebook.test_magics import load, plan, submit
-from tests.notebook.test_widget import press
+from tests.helpers.shell import load, plan, press, submit
 
 STEPS = [
     {"id": "load", "description": "Load the data"},

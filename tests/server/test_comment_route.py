@@ -8,8 +8,9 @@ import urllib.request
 import pytest
 
 from jupyter_plans import PlanStore
-from tests.conftest import SERVER_TOKEN as TOKEN
-from tests.server.test_server import PROPOSAL, request
+from tests.helpers.plans import ONE_STEP_PROPOSAL as PROPOSAL
+from tests.http import request
+from tests.jupyter_process import SERVER_TOKEN as TOKEN
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store import follow
-from tests.server.test_follow_notebook import LOAD, Kernel, make_notebook, plan_of
-from tests.server.test_server import request
+from tests.http import request
+from tests.server._kernel import LOAD, Kernel, make_notebook, plan_of
 
 CLI = [sys.executable, "-m", "jupyter_plans.cli"]
 

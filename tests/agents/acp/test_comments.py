@@ -5,7 +5,7 @@ context block carries them all, framed as the person's words."""
 from __future__ import annotations
 
 from .harness import bridged, new_session, prompt, run, script
-from .test_proposal import _proposal
+from .proposing import proposal
 
 HEADING = "The person's comments on the plan since your last prompt:"
 
@@ -49,7 +49,7 @@ def test_comments_since_the_last_prompt_lead_the_next_one(tmp_path, person):
 def test_a_request_for_changes_carries_the_open_comments_once(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            sid, running, asked = await _proposal(client, conn, person, tmp_path)
+            sid, running, asked = await proposal(client, conn, person, tmp_path)
             step = person.snapshot()["plan"]["steps"][0]
             await person("comment", step["id"], "use the median", "alice")
             await person("revise", "", "alice")  # the open comments alone
