@@ -9,6 +9,7 @@ from ..plan.cells import cells_view
 from ..plan.revision import diff_steps
 from ..store import Store, check_session_id
 from ..store.transaction import reconnecting as _reconnecting
+from .checks import checks_view
 from .comment_rows import shown_comments
 from .events import EventData, agent_at, decode_event, iso, loads, models, plan_at
 from .transaction import Writing
@@ -58,6 +59,11 @@ class SessionReads:
             )
             comments = shown_comments(tx, self.session_id) if row is not None else []
             agent = agent_at(tx, self.session_id, row.agent_seq) if row is not None else None
+            checks = (
+                checks_view(tx, self.store, self.session_id, row.cursor, plan)
+                if row is not None
+                else {}
+            )
         return {
             "session_id": self.session_id,
             "cursor": row.cursor if row is not None else 0,
@@ -76,6 +82,7 @@ class SessionReads:
             ],
             "cells": cells_view(ran),
             "comments": comments,
+            "checks": checks,
             "agent_mode": None if agent is None else agent.get("mode"),
         }
 

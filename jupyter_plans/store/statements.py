@@ -17,6 +17,7 @@ import sys
 
 from sqlalchemy import and_, bindparam, func, insert, null, or_, select, update
 
+from ..plan.checks import CHECK_KINDS as _CHECK_KINDS
 from .schema import (
     cells,
     comments,
@@ -114,6 +115,17 @@ SELECT_EVENTS = (
     .order_by(events.c.seq)
 )
 SELECT_EVENTS_PAGE = SELECT_EVENTS.limit(bindparam("limit"))
+# What the steps' checks are folded from (plan/checks.py), between two seqs.
+SELECT_CHECK_EVENTS = (
+    select(events.c.seq, events.c.kind, events.c.data)
+    .where(
+        events.c.session_id == _SID,
+        events.c.seq > bindparam("after"),
+        events.c.seq <= bindparam("upto"),
+        or_(*(events.c.kind == kind for kind in _CHECK_KINDS)),
+    )
+    .order_by(events.c.seq)
+)
 SELECT_DECISIONS = (
     select(decisions.c.title, decisions.c.rationale, decisions.c.sources)
     .where(decisions.c.session_id == _SID)

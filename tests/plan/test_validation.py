@@ -77,6 +77,7 @@ def expected_plan(args):
                     "acceptance": st.get("acceptance"),
                     "depends_on": st.get("depends_on") or [],
                     "evidence": st.get("evidence"),
+                    "check": st.get("check"),
                 }
                 for st in p.get("steps", [])
             ],
@@ -719,6 +720,7 @@ def test_the_input_over_its_stored_body_is_within_the_margin_the_size_check_allo
             "acceptance": None,
             "depends_on": [],
             "evidence": None,
+            "check": None,
         }
         for n in range(32)
     ]

@@ -1,0 +1,175 @@
+"""Steps that check themselves (DESIGN section 17), on a session: the checks as the snapshot
+shows them, folded from the events on from where this process last folded; a run recorded as
+its `step_checked` event; and `run_check`, which runs a check in the kernel that has the session
+loaded, and nowhere else (the server, the CLI, a hook, the MCP server and the bridge have no
+kernel bound: they read checks and never run one)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DecisionRefused
+from ..plan.checks import CheckFold, CheckRun, check_digest, has_checks, result_words
+from ..plan.comments import step_named
+from ..plan.validation import Refused, quote
+from ..plan.who import person
+from ..store.transaction import reconnecting as _reconnecting
+from .bound import bound_runner
+from .events import decode_event, plan_at
+
+if TYPE_CHECKING:
+    from ..store.transaction import Tx
+    from .reads import SessionReads
+
+NOT_LOADED = (
+    "a check runs only in the notebook's own kernel, with the plan extension loaded "
+    "(%load_ext jupyter_plans): never in the server, the command line, a hook, the MCP server "
+    "or the ACP bridge"
+)
+
+
+def checks_fold(tx: Tx, cache: dict | None, session_id: str, cursor: int, plan: Any):
+    """The session's checks at `cursor` (a CheckFold), or None when the plan has no check. The
+    events are folded on from the fold `cache` holds for the session (the store's check_cache),
+    when it is not past `cursor`, and the newer fold is kept there."""
+    if not has_checks(plan):
+        return None
+    known = None if cache is None else cache.get(session_id)
+    if known is not None and known.cursor <= cursor:
+        fold = known.copy()
+    else:
+        fold = CheckFold()
+    if fold.cursor < cursor:
+        key = {"sid": session_id, "after": fold.cursor, "upto": cursor}
+        for seq, kind, data in tx.all("SELECT_CHECK_EVENTS", key):
+            fold.apply(seq, kind, decode_event(kind, data))
+        fold.cursor = cursor
+        if cache is not None and (known is None or known.cursor < cursor):
+            cache[session_id] = fold
+    return fold
+
+
+def checks_view(tx: Tx, store: Any, session_id: str, cursor: int, plan: Any) -> dict:
+    """The snapshot's `checks`."""
+    fold = checks_fold(tx, store.check_cache, session_id, cursor, plan)
+    return {} if fold is None else fold.view()
+
+
+@_reconnecting
+def due_checks(session: SessionReads) -> tuple[int, list[tuple[str, str, int]]]:
+    """What a kernel runs at the end of a cell: the session's cursor, and (step id, check, the
+    seq its run window began at) of each completed step whose approved check has not run since
+    the step was completed."""
+    with session.store.read() as tx:
+        row = tx.first("SELECT_ROW", {"sid": session.session_id})
+        if row is None:
+            return 0, []
+        plan = plan_at(tx, session.store, session.session_id, row.plan_seq)
+        fold = checks_fold(tx, session.store.check_cache, session.session_id, row.cursor, plan)
+    return row.cursor, [] if fold is None else fold.due()
+
+
+@_reconnecting
+def record_check(
+    session: SessionReads,
+    step_id: str,
+    check: str,
+    run: CheckRun,
+    execution_count: int | None,
+    by: dict | None,
+    since: int | None = None,
+) -> int | None:
+    """Record a run of `check` on step `step_id` as its step_checked event (it changes no
+    revision and no hash); its seq. A run made at a cell's end by itself (`by` None, `since`
+    the seq its window began at when it was found due) is not recorded when that window has
+    closed since (the step was completed anew, reopened, or given another check): it ran for
+    a completion that no longer stands. None then."""
+    with session.writing() as change:
+        s = change.state
+        if since is not None:
+            fold = checks_fold(change.tx, session.store.check_cache, s.session_id, s.cursor, s.plan)
+            if fold is None or fold.since.get(step_id) != since:
+                return None
+        data = {
+            "step_id": step_id,
+            "check_sha256": check_digest(check),
+            "ok": run.ok,
+            "value": run.value,
+            "error": run.error,
+            "execution_count": execution_count,
+            "by": by,
+        }
+        return change.emit("step_checked", data)
+
+
+def run_check(session: SessionReads, step_id: str, by: Any = None) -> dict:
+    """Run the check of step `step_id` now, in this kernel's namespace, approved or not (the
+    person asked), and record it: the step_checked event's data, with its `seq`. Refused in
+    one line (DecisionRefused) outside the kernel that has this session loaded, and for a step
+    with no check."""
+    runner = _runner_of(session)
+    by = person(by)
+    check = step_check(session.snapshot_data()["plan"], step_id)
+    run = runner.evaluate(check)
+    count = runner.execution_count()
+    seq = record_check(session, step_id, check, run, count, by)
+    return {
+        "step_id": step_id,
+        "check_sha256": check_digest(check),
+        "ok": run.ok,
+        "value": run.value,
+        "error": run.error,
+        "execution_count": count,
+        "by": by,
+        "seq": seq,
+    }
+
+
+def step_check(plan: dict | None, step_id: Any) -> str:
+    """The check of the step `step_id` (its id, or 1-based position) names, or a refusal."""
+    try:
+        named = step_named(plan, step_id) if isinstance(step_id, str) else None
+    except Refused as refusal:
+        raise DecisionRefused(str(refusal)) from None
+    step = next((s for s in (plan or {"steps": ()})["steps"] if s["id"] == named), None)
+    if step is None:
+        ids = ", ".join(s["id"] for s in plan["steps"]) if plan else ""
+        raise DecisionRefused(
+            f"no step {quote(step_id)} in the plan; its steps are: {ids or 'none'}"
+        )
+    if step.get("check") is None:
+        raise DecisionRefused(f"step {step['id']} has no check to run")
+    return step["check"]
+
+
+def _runner_of(session: SessionReads) -> Any:
+    runner = bound_runner(session.store, session.session_id)
+    if runner is None:
+        raise DecisionRefused(NOT_LOADED)
+    return runner
+
+
+def check_lines(session: SessionReads, by: Any) -> list[str]:
+    """`%plan check all`: run each approved check of a completed step, and say of every step
+    with a check, in the plan's order, one line ("clean: passed", "fit: failed: False",
+    "chart: not run", "draft: unapproved"). A step not completed, or whose check the person
+    did not approve, is not run."""
+    runner = _runner_of(session)
+    snapshot = session.snapshot_data()
+    plan, checks = snapshot["plan"], snapshot["checks"]
+    lines = []
+    for step in plan["steps"] if plan else ():
+        entry = checks.get(step["id"])
+        if entry is None:
+            continue
+        if entry["status"] == "unapproved" or step["status"] != "completed":
+            words = result_words(
+                {"status": "unapproved" if entry["status"] == "unapproved" else "not_run"}
+            )
+        else:
+            run = runner.evaluate(step["check"])
+            record_check(session, step["id"], step["check"], run, runner.execution_count(), by)
+            status = "passed" if run.ok else "failed"
+            words = result_words({"status": status, "value": run.value, "error": run.error})
+        lines.append(f"{step['id']}: {words}")
+    return lines
