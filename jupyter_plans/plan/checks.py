@@ -115,6 +115,23 @@ def result_words(entry: dict) -> str:
     return words
 
 
+def check_words(entry: dict, step_status: str) -> str:
+    """A step's check in the card's words (DESIGN section 17): "check passed in cell [7]",
+    "check failed in cell [9]: False", "not run since completed", "unapproved: changed after
+    your approval, not run". Only a check that passed says the step was checked."""
+    status, count = entry["status"], entry["execution_count"]
+    cell = f"cell [{'-' if count is None else count}]"
+    if status == "passed":
+        return f"check passed in {cell}"
+    if status == "failed":
+        return f"check failed in {cell}: {entry['error'] or entry['value']}"
+    if status == "not_run":
+        if step_status == "completed":
+            return "not run since completed"
+        return "not run yet: it runs once the step is completed"
+    return "unapproved: changed after your approval, not run"
+
+
 def counts_line(checks: dict) -> str | None:
     """The card's text/plain line when the plan has checks: "checks: 1 passed, 1 failed, 0 not
     run" (and ", 1 unapproved" when one is); None when it has none."""

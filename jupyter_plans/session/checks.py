@@ -9,50 +9,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
-from ..plan.checks import CheckFold, CheckRun, check_digest, has_checks, result_words
+from ..plan.checks import CheckRun, check_digest, result_words
 from ..plan.comments import step_named
 from ..plan.validation import Refused, quote
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
-from .bound import bound_runner
-from .events import decode_event, plan_at
+from .check_rows import checks_fold
+from .events import plan_at
 
 if TYPE_CHECKING:
-    from ..store.transaction import Tx
     from .reads import SessionReads
+
+# What runs checks in this process: the kernel's CheckRunner (notebook/checks.py) while the
+# extension is loaded; None everywhere else.
+_runner: Any = None
 
 NOT_LOADED = (
     "a check runs only in the notebook's own kernel, with the plan extension loaded "
     "(%load_ext jupyter_plans): never in the server, the command line, a hook, the MCP server "
     "or the ACP bridge"
 )
-
-
-def checks_fold(tx: Tx, cache: dict | None, session_id: str, cursor: int, plan: Any):
-    """The session's checks at `cursor` (a CheckFold), or None when the plan has no check. The
-    events are folded on from the fold `cache` holds for the session (the store's check_cache),
-    when it is not past `cursor`, and the newer fold is kept there."""
-    if not has_checks(plan):
-        return None
-    known = None if cache is None else cache.get(session_id)
-    if known is not None and known.cursor <= cursor:
-        fold = known.copy()
-    else:
-        fold = CheckFold()
-    if fold.cursor < cursor:
-        key = {"sid": session_id, "after": fold.cursor, "upto": cursor}
-        for seq, kind, data in tx.all("SELECT_CHECK_EVENTS", key):
-            fold.apply(seq, kind, decode_event(kind, data))
-        fold.cursor = cursor
-        if cache is not None and (known is None or known.cursor < cursor):
-            cache[session_id] = fold
-    return fold
-
-
-def checks_view(tx: Tx, store: Any, session_id: str, cursor: int, plan: Any) -> dict:
-    """The snapshot's `checks`."""
-    fold = checks_fold(tx, store.check_cache, session_id, cursor, plan)
-    return {} if fold is None else fold.view()
 
 
 @_reconnecting
@@ -109,7 +85,7 @@ def run_check(session: SessionReads, step_id: str, by: Any = None) -> dict:
     with no check."""
     runner = _runner_of(session)
     by = person(by)
-    check = step_check(session.snapshot_data()["plan"], step_id)
+    step_id, check = step_check(session.snapshot_data()["plan"], step_id)
     run = runner.evaluate(check)
     count = runner.execution_count()
     seq = record_check(session, step_id, check, run, count, by)
@@ -125,8 +101,9 @@ def run_check(session: SessionReads, step_id: str, by: Any = None) -> dict:
     }
 
 
-def step_check(plan: dict | None, step_id: Any) -> str:
-    """The check of the step `step_id` (its id, or 1-based position) names, or a refusal."""
+def step_check(plan: dict | None, step_id: Any) -> tuple[str, str]:
+    """The id and the check of the step `step_id` (its id, or its 1-based position) names;
+    refused in one line where there is none."""
     try:
         named = step_named(plan, step_id) if isinstance(step_id, str) else None
     except Refused as refusal:
@@ -139,14 +116,21 @@ def step_check(plan: dict | None, step_id: Any) -> str:
         )
     if step.get("check") is None:
         raise DecisionRefused(f"step {step['id']} has no check to run")
-    return step["check"]
+    return step["id"], step["check"]
+
+
+def bind_runner(runner: Any) -> None:
+    """The extension, loading in a kernel, gives the runner of its checks (None on unload):
+    `runner.serves(store, session_id)` says whether that session is the one loaded there."""
+    global _runner
+    _runner = runner
 
 
 def _runner_of(session: SessionReads) -> Any:
-    runner = bound_runner(session.store, session.session_id)
-    if runner is None:
+    """The runner of this kernel, when it has this session (of the same database) loaded."""
+    if _runner is None or not _runner.serves(session.store, session.session_id):
         raise DecisionRefused(NOT_LOADED)
-    return runner
+    return _runner
 
 
 def check_lines(session: SessionReads, by: Any) -> list[str]:

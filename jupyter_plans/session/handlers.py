@@ -13,7 +13,7 @@ from ..plan.review import check_checks_hold, check_finishable, reviewed
 from ..plan.revision import body_hash, build_plan, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.validation import Refused
-from .checks import checks_fold
+from .check_rows import checks_fold
 from .comments import comment_reply
 from .events import dumps
 from .steps import open_question, propose, store_plan

@@ -9,7 +9,7 @@ from ..plan.cells import cells_view
 from ..plan.revision import diff_steps
 from ..store import Store, check_session_id
 from ..store.transaction import reconnecting as _reconnecting
-from .checks import checks_view
+from .check_rows import checks_view
 from .comment_rows import shown_comments
 from .events import EventData, agent_at, decode_event, iso, loads, models, plan_at
 from .transaction import Writing

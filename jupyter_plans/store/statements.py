@@ -115,16 +115,9 @@ SELECT_EVENTS = (
     .order_by(events.c.seq)
 )
 SELECT_EVENTS_PAGE = SELECT_EVENTS.limit(bindparam("limit"))
-# What the steps' checks are folded from (plan/checks.py), between two seqs.
-SELECT_CHECK_EVENTS = (
-    select(events.c.seq, events.c.kind, events.c.data)
-    .where(
-        events.c.session_id == _SID,
-        events.c.seq > bindparam("after"),
-        events.c.seq <= bindparam("upto"),
-        or_(*(events.c.kind == kind for kind in _CHECK_KINDS)),
-    )
-    .order_by(events.c.seq)
+# What the steps' checks are folded from (plan/checks.py), up to a seq.
+SELECT_CHECK_EVENTS = SELECT_EVENTS.where(
+    events.c.seq <= bindparam("upto"), or_(*(events.c.kind == k for k in _CHECK_KINDS))
 )
 SELECT_DECISIONS = (
     select(decisions.c.title, decisions.c.rationale, decisions.c.sources)

@@ -90,6 +90,7 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
     comment: (stepId, text) => act({ action: "comment", step_id: stepId, text }),
     resolve: (commentId) => act({ action: "resolve", comment_id: commentId }),
     reopen: (commentId) => act({ action: "reopen", comment_id: commentId }),
+    check: (stepId) => act({ action: "check", step_id: stepId }),
   };
   // Traits synced in one message fire one event each: draw once for all of them.
   let scheduled = false;

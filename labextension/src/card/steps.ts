@@ -2,6 +2,7 @@
 
 import type { Changes, Phase, Plan, Step } from "../types";
 import { changedRuns, citedText, runsOf, stepCells } from "./cells";
+import { stepCheck } from "./checks";
 import { stepThread } from "./comments";
 import type { CardContext } from "./context";
 import type { Child } from "./dom";
@@ -74,6 +75,8 @@ function stepRow(ctx: CardContext, step: Step, before: string | null, added: boo
       ),
     );
   }
+  const check = stepCheck(ctx, step);
+  if (check) body.append(check);
   const cells = stepCells(ctx, step, runs);
   if (cells) body.append(cells);
   const comments = stepThread(ctx, step);

@@ -1,0 +1,42 @@
+"""The steps' checks as a snapshot reads them (DESIGN section 17): folded from the session's
+events on from where this process last folded them (the store's check_cache), so a read folds
+only what came since."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..plan.checks import CheckFold, has_checks
+from .events import decode_event
+
+if TYPE_CHECKING:
+    from ..store.transaction import Tx
+
+
+def checks_fold(
+    tx: Tx, cache: dict | None, session_id: str, cursor: int, plan: Any
+) -> CheckFold | None:
+    """The session's checks at `cursor` (a CheckFold), or None when the plan has no check. The
+    events are folded on from the fold `cache` holds for the session (the store's check_cache),
+    when it is not past `cursor`, and the newer fold is kept there."""
+    if not has_checks(plan):
+        return None
+    known = None if cache is None else cache.get(session_id)
+    if known is not None and known.cursor <= cursor:
+        fold = known.copy()
+    else:
+        fold = CheckFold()
+    if fold.cursor < cursor:
+        key = {"sid": session_id, "after": fold.cursor, "upto": cursor}
+        for row in tx.all("SELECT_CHECK_EVENTS", key):
+            fold.apply(row.seq, row.kind, decode_event(row.kind, row.data))
+        fold.cursor = cursor
+        if cache is not None and (known is None or known.cursor < cursor):
+            cache[session_id] = fold
+    return fold
+
+
+def checks_view(tx: Tx, store: Any, session_id: str, cursor: int, plan: Any) -> dict:
+    """The snapshot's `checks`."""
+    fold = checks_fold(tx, store.check_cache, session_id, cursor, plan)
+    return {} if fold is None else fold.view()
