@@ -8,22 +8,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_plans import DecisionRefused, PlanStore
+from jupyter_plans.plan.checks import CheckRun
 from jupyter_plans.plan.fold import fold
 from tests.engines import ENGINES, database
 
 _IDS = ["a", "b", "c", "d"]
 
 _step = st.builds(
-    lambda i, status, deps, text: {
+    lambda i, status, deps, text, check: {
         "id": i,
         "description": text,
         "status": status,
         "depends_on": deps,
+        **({} if check == "absent" else {"check": check}),
     },
     st.sampled_from(_IDS),
     st.sampled_from(["pending", "in_progress", "completed", "done"]),
     st.lists(st.sampled_from(_IDS), max_size=2),
     st.sampled_from(["load", "clean", "plot", "   "]),
+    # A step's check (DESIGN section 17): none, one of two, or one that is no expression.
+    st.sampled_from(["absent", None, "x > 0", "len(df) == 3", "x = 1"]),
 )
 _plan = st.fixed_dictionaries(
     {"steps": st.lists(_step, max_size=4), "stale": st.booleans(), "titled": st.booleans()}
@@ -42,6 +46,14 @@ _operation = st.one_of(
         st.just("comment"), st.sampled_from([*_IDS, None, "zz"]), st.sampled_from(["x", " "])
     ),
     st.tuples(st.just("comment_reply"), st.sampled_from(["c1", "c2", "c3"])),
+    # A run of a step's check, as a kernel records it: asked for, or by itself after a cell
+    # (then only within the run window it was found due in: `since`).
+    st.tuples(
+        st.just("checked"),
+        st.sampled_from(_IDS),
+        st.booleans(),
+        st.sampled_from([None, "window", "stale"]),
+    ),
     st.tuples(
         st.sampled_from(["resolve_comment", "reopen_comment"]), st.sampled_from(["c1", "c2"])
     ),
@@ -96,10 +108,31 @@ def _apply(session, operation, counter):
             getattr(session, kind)(operation[1])
         except DecisionRefused:
             pass
+    elif kind == "checked":
+        _checked(session, *operation[1:])
     elif kind == "queue":
         session.queue_message(f"message {counter}", source=operation[1])
     else:
         session.deliver()
+
+
+def _checked(session, step_id, ok, window):
+    plan = session.snapshot_data()["plan"]
+    check = (
+        next((s.get("check") for s in plan["steps"] if s["id"] == step_id), None) if plan else None
+    )
+    if check is None:
+        return
+    run = CheckRun(
+        ok, None if not ok else "True", None if ok else "NameError: name 'x' is not defined"
+    )
+    if window is None:  # the person asked
+        session.record_check(step_id, check, run, 7, {"name": "alice", "via": "magic"})
+        return
+    _, due = session.due_checks()
+    since = next((since for step, _, since in due if step == step_id), None)
+    if since is not None:
+        session.record_check(step_id, check, run, 8, None, since - (window == "stale"))
 
 
 @settings(
