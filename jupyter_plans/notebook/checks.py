@@ -39,6 +39,7 @@ class CheckRunner:
         self.loaded = loaded  # the session the kernel has loaded now
         self.seconds = seconds
         self._depth = 0  # cells running now: code run inside a cell is no cell of its own
+        self._count: int | None = None  # the execution count of the cell running now
         self._known: tuple[str, int] | None = None  # (session, cursor) last looked at
         self._ran: set[tuple[str, str, int]] = set()  # (session, step, window) run here
 
@@ -49,7 +50,7 @@ class CheckRunner:
 
     def execution_count(self) -> int | None:
         """The execution count of the cell running now."""
-        return getattr(self.shell, "execution_count", None)
+        return self._count if self._depth else getattr(self.shell, "execution_count", None)
 
     def evaluate(self, check: str) -> CheckRun:
         """Run `check` in the notebook's namespace: passed when its value is true; failed when
@@ -69,7 +70,13 @@ class CheckRunner:
 
     # IPython's events, through PlanMagics.
 
-    def before(self) -> None:
+    def before(self, info: Any) -> None:
+        """pre_run_cell: a cell begins (or code inside one). IPython has already counted on
+        for a cell it keeps in its history: the cell's own count is the one before."""
+        if not self._depth:
+            count = getattr(self.shell, "execution_count", None)
+            kept = getattr(info, "store_history", False) and isinstance(count, int)
+            self._count = count - 1 if kept else count
         self._depth += 1
 
     def after(self, session: PlanSession, cursor: int, count: int | None, defer: Callable) -> None:

@@ -134,7 +134,7 @@ class PlanMagics(Magics):
             self._remember_shown(cursor)
 
     def before_cell(self, info=None) -> None:
-        self.checks.before()
+        self.checks.before(info)
         self.cells.before(self.session, info, self.shell.execution_count)
 
     def after_cell(self, result=None) -> None:
