@@ -210,11 +210,12 @@ def _cell_line(data: dict, plan: dict | None) -> str:
 def _check_line(data: dict) -> str:
     """A run of a step's check: where, who asked for it (none: it ran by itself at the end of
     a cell, its step being completed), and how it went."""
-    count = "-" if data["execution_count"] is None else data["execution_count"]
+    count = data["execution_count"]
+    where = "outside a cell" if count is None else f"in cell [{count}]"
     who = _where(data) if data.get("by") else ", by itself at the end of the cell"
     said = data["error"] if data["error"] is not None else data["value"]
     how = "passed" if data["ok"] else f"failed ({inert(said)})"
-    return f"The check of {_b(data['step_id'])} ran in cell [{count}]{who}: {how}."
+    return f"The check of {_b(data['step_id'])} ran {where}{who}: {how}."
 
 
 def progress_lines(events: list[Event]) -> list[str]:

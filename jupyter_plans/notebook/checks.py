@@ -49,8 +49,9 @@ class CheckRunner:
         return loaded.session_id == session_id and repr(loaded.store) == repr(store)
 
     def execution_count(self) -> int | None:
-        """The execution count of the cell running now."""
-        return self._count if self._depth else getattr(self.shell, "execution_count", None)
+        """The execution count of the cell running now; None between cells (a card's Run
+        check is answered there)."""
+        return self._count if self._depth else None
 
     def evaluate(self, check: str) -> CheckRun:
         """Run `check` in the notebook's namespace: passed when its value is true; failed when

@@ -120,11 +120,11 @@ def check_words(entry: dict, step_status: str) -> str:
     "check failed in cell [9]: False", "not run since completed", "unapproved: changed after
     your approval, not run". Only a check that passed says the step was checked."""
     status, count = entry["status"], entry["execution_count"]
-    cell = f"cell [{'-' if count is None else count}]"
+    where = ", run outside a cell" if count is None else f" in cell [{count}]"
     if status == "passed":
-        return f"check passed in {cell}"
+        return f"check passed{where}"
     if status == "failed":
-        return f"check failed in {cell}: {entry['error'] or entry['value']}"
+        return f"check failed{where}: {entry['error'] or entry['value']}"
     if status == "not_run":
         if step_status == "completed":
             return "not run since completed"

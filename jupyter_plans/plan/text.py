@@ -165,10 +165,11 @@ def _cell_ran(data: dict, by: str) -> str:
 
 
 def _step_checked(data: dict, by: str) -> str:
-    count = "-" if data["execution_count"] is None else data["execution_count"]
+    count = data["execution_count"]
+    where = "outside a cell" if count is None else f"in cell [{count}]"
     how = "passed" if data["ok"] else f"failed: {data['error'] or data['value']}"
     who = by if data.get("by") else " by itself"
-    return f"the check of step {data['step_id']} ran in cell [{count}]{who}: {how}"
+    return f"the check of step {data['step_id']} ran {where}{who}: {how}"
 
 
 def _agent_status(data: dict, by: str) -> str:

@@ -35,17 +35,18 @@ export function checkOf(snapshot: Snapshot, stepId: string): CheckState | null {
   return entry && typeof entry === "object" && STATUSES.has(entry.status) ? entry : null;
 }
 
-function cell(entry: CheckState): string {
-  return `cell [${typeof entry.execution_count === "number" ? entry.execution_count : "-"}]`;
+/** Where it ran: "in cell [7]", or outside a cell (the card's Run check, between cells). */
+function where(entry: CheckState): string {
+  return typeof entry.execution_count === "number" ? ` in cell [${entry.execution_count}]` : ", run outside a cell";
 }
 
 /** What the card says of a step's check (the Python side's check_words says the same). */
 export function checkWords(entry: CheckState, step: Step, snapshot: Snapshot): string {
   switch (entry.status) {
     case "passed":
-      return `check passed in ${cell(entry)}`;
+      return `check passed${where(entry)}`;
     case "failed":
-      return `check failed in ${cell(entry)}: ${entry.error ?? entry.value ?? ""}`;
+      return `check failed${where(entry)}: ${entry.error ?? entry.value ?? ""}`;
     case "not_run":
       return step.status === "completed" ? "not run since completed" : "not run yet: it runs once the step is completed";
     default:
@@ -68,7 +69,7 @@ export function stepCheck(ctx: CardContext, step: Step): HTMLElement | null {
       attrs: { role: "group", "aria-label": `Check of step ${step.id}` },
     },
     h("span", "jp-plans-meta-label", "check: "),
-    h("code", { class: "jp-plans-check-code", attrs: { "aria-label": `the check, in Python: ${check}` } }, check),
+    h("code", "jp-plans-check-code", check),
   );
   if (entry) {
     line.append(
@@ -127,6 +128,7 @@ export function checkField(ctx: CardContext, draft: Draft, step: DraftStep, busy
       id: inputId,
       type: "text",
       "data-step-id": `check:${step.id}`,
+      "aria-label": `Check of step ${step.id} (optional): one Python expression, true once the step is done`,
       placeholder: "Check (optional): a Python expression, true once the step is done",
       disabled: busy,
       autocomplete: "off",
