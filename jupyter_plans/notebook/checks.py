@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from ..session import PlanSession
 
 
+# How long the cell after one that ran checks waits for their records, at most.
+RECORD_WAIT_SECONDS = 10.0
+
+
 class _Stopped(BaseException):
     """Raised in a check that ran past its time (a BaseException, so that code the check calls
     does not catch it as an error of its own)."""
@@ -42,6 +46,10 @@ class CheckRunner:
         self._count: int | None = None  # the execution count of the cell running now
         self._known: tuple[str, int] | None = None  # (session, cursor) last looked at
         self._ran: set[tuple[str, str, int]] = set()  # (session, step, window) run here
+        # Set once the runs of the last cell that ran checks are recorded: the next cell waits
+        # for them (only then), so what it reads of the plan (finish_plan's gate, the card)
+        # holds them.
+        self._recorded: threading.Event | None = None
 
     def serves(self, store: Any, session_id: str) -> bool:
         """Whether `session_id` of `store` (the same database) is the session loaded here."""
@@ -74,6 +82,9 @@ class CheckRunner:
     def before(self, info: Any) -> None:
         """pre_run_cell: a cell begins (or code inside one). IPython has already counted on
         for a cell it keeps in its history: the cell's own count is the one before."""
+        if self._recorded is not None:
+            self._recorded.wait(RECORD_WAIT_SECONDS)
+            self._recorded = None
         if not self._depth:
             count = getattr(self.shell, "execution_count", None)
             kept = getattr(info, "store_history", False) and isinstance(count, int)
@@ -93,6 +104,7 @@ class CheckRunner:
         except PlanStoreError:  # a store that cannot be read now runs nothing at this cell
             self._known = None
             return
+        ran = False
         for step_id, check, since in due:
             key = (session.session_id, step_id, since)
             if key in self._ran:
@@ -101,6 +113,10 @@ class CheckRunner:
             run = self.evaluate(check)
             print(f"check {step_id}: {_words(run)}")
             defer(session.record_check, step_id, check, run, count, None, since)
+            ran = True
+        if ran:
+            self._recorded = threading.Event()
+            defer(self._recorded.set)
 
 
 @contextmanager
