@@ -271,3 +271,16 @@ def test_a_proposal_waiting_from_before_checks_stays_approvable(tmp_path):
     connection.close()
     with PlanStore(path) as store:
         assert store.session("s").approve(legacy).approved_proposal_hash == legacy
+
+
+def test_a_check_the_person_takes_out_after_approving_holds_nothing_back(session):
+    propose(session)
+    session.approve()
+    update(session, ALL_DONE)
+    ran_by_itself(session, "fit", True, "True")
+    plan = session.snapshot().plan.model_dump()
+    plan["phases"][0]["steps"][0]["check"] = None  # the person's own edit: clean's check goes
+    session.edit_plan({"expected_revision": plan["revision"], "phases": plan["phases"]})
+    assert list(checks(session)) == ["fit"]
+    result = session.call_tool("finish_plan", REVIEW)
+    assert not result.is_error, result.content
