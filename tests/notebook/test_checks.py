@@ -8,6 +8,8 @@ from __future__ import annotations
 import time
 
 from jupyter_plans import PlanStore
+from tests.notebook.kernel import execute as run
+from tests.notebook.kernel import printed
 from tests.waiting import wait_until
 
 PLAN = {
@@ -29,24 +31,8 @@ PLAN = {
 
 def execute(client, code, cell_id=None):
     """Run code as a notebook front end does; (what it printed, its reply's content)."""
-    content = {"code": code, "silent": False, "store_history": True, "user_expressions": {}}
-    msg = client.session.msg("execute_request", {**content, "allow_stdin": False})
-    if cell_id is not None:
-        msg["metadata"]["cellId"] = cell_id
-    client.shell_channel.send(msg)
-    printed = []
-    while True:
-        message = client.get_iopub_msg(timeout=60)
-        if message["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
-            continue
-        if message["msg_type"] == "stream":
-            printed.append(message["content"]["text"])
-        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    while True:
-        reply = client.get_shell_msg(timeout=60)
-        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
-            return "".join(printed), reply["content"]
+    messages, reply = run(client, code, cell_id)
+    return printed(messages), reply
 
 
 def start(kernel, tmp_path, approve=True, plan=PLAN):
