@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused, PlanStoreError
-from ..plan.checks import CHECK_SECONDS, TIMED_OUT, CheckRun, error_line, result_words, shown
+from ..plan.checks import CHECK_SECONDS, CheckRun, error_line, result_words, shown, timed_out
 from ..plan.validation import quote
 from .verbs import MAGIC, Verb
 
@@ -72,7 +72,7 @@ class CheckRunner:
                 ok = bool(value)
                 said = _repr(value)
         except _Stopped:
-            return CheckRun(False, None, TIMED_OUT)
+            return CheckRun(False, None, timed_out(self.seconds))
         except BaseException as error:  # noqa: BLE001 - whatever a check raises is its failure
             return CheckRun(False, None, error_line(error))
         return CheckRun(ok, said, None)

@@ -22,7 +22,13 @@ from .validation import MAX_CHECK_BYTES, quote
 MAX_SHOWN_CHARS = 200
 # A check still running after this many seconds is stopped, and counted as failed.
 CHECK_SECONDS = 10
-TIMED_OUT = f"TimeoutError: the check ran for {CHECK_SECONDS} s and was stopped"
+
+
+def timed_out(seconds: float = CHECK_SECONDS) -> str:
+    """The error of a check stopped after `seconds`."""
+    return f"TimeoutError: the check ran for {seconds:g} s and was stopped"
+
+
 # The events the checks are folded from.
 CHECK_KINDS = ("plan_updated", "decision", "step_checked")
 STATUS_WORDS = {

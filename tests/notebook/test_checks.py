@@ -164,3 +164,24 @@ def test_a_check_is_stopped_after_10_seconds_and_the_cell_stands(kernel, tmp_pat
     # The kernel goes on as before, and its own alarms are its own again.
     printed, reply = execute(kernel, "import signal\nprint(signal.getitimer(signal.ITIMER_REAL))")
     assert (printed, reply["status"]) == ("(0.0, 0.0)\n", "ok")
+
+
+def test_a_check_run_off_the_main_thread_is_stopped_too():
+    """Code may call run_check from a thread of its own: no signal reaches it there, so the
+    check is stopped by an exception raised in that thread."""
+    import threading
+    import types
+
+    from jupyter_plans.notebook.checks import CheckRunner
+    from jupyter_plans.plan.checks import CheckRun
+
+    namespace = {"spin": lambda: [None for _ in iter(int, 1)]}  # never returns by itself
+    shell = types.SimpleNamespace(user_ns=namespace, user_global_ns=namespace)
+    runner = CheckRunner(shell, lambda: None, seconds=0.5)
+    found = []
+    thread = threading.Thread(target=lambda: found.append(runner.evaluate("spin()")))
+    started = time.monotonic()
+    thread.start()
+    thread.join(30)
+    assert found == [CheckRun(False, None, "TimeoutError: the check ran for 0.5 s and was stopped")]
+    assert time.monotonic() - started < 10
