@@ -121,10 +121,12 @@ def result_words(entry: dict) -> str:
     return words
 
 
-def check_words(entry: dict, step_status: str) -> str:
+def check_words(entry: dict, step_status: str, snapshot: dict | None = None) -> str:
     """A step's check in the card's words (DESIGN section 17): "check passed in cell [7]",
     "check failed in cell [9]: False", "not run since completed", "unapproved: changed after
-    your approval, not run". Only a check that passed says the step was checked."""
+    your approval, not run" (labextension/src/card/checks.ts says the same). An unapproved
+    check of a waiting proposal, or of a plan never approved, says so. Only a check that
+    passed says the step was checked."""
     status, count = entry["status"], entry["execution_count"]
     where = ", run outside a cell" if count is None else f" in cell [{count}]"
     if status == "passed":
@@ -135,6 +137,10 @@ def check_words(entry: dict, step_status: str) -> str:
         if step_status == "completed":
             return "not run since completed"
         return "not run yet: it runs once the step is completed"
+    if snapshot is not None and snapshot.get("pending_proposal_hash"):
+        return "proposed: runs in the notebook once you approve it and the step is completed"
+    if snapshot is not None and not snapshot.get("approved_proposal_hash"):
+        return "unapproved: not in a plan you approved, not run"
     return "unapproved: changed after your approval, not run"
 
 
@@ -161,7 +167,7 @@ class CheckFold:
     person's that changes or removes one of them takes back that approval, an agent's does not
     (the step's approved check then still holds finish_plan back)."""
 
-    __slots__ = ("approved", "completed", "cursor", "runs", "since", "steps")
+    __slots__ = ("approved", "completed", "cursor", "read", "runs", "since", "steps")
 
     def __init__(self) -> None:
         # step id -> (completed, check, its digest), for the current plan's steps with a check
@@ -170,18 +176,22 @@ class CheckFold:
         self.approved: dict[str, str] = {}  # step id -> the check the person approved
         self.runs: dict[str, dict] = {}  # step id -> its check's latest run in its window
         self.since: dict[str, int] = {}  # step id -> the seq its window began at
+        self.read: list[tuple[str, bool, str | None]] = []  # what `plan` last read
         self.cursor = 0
 
     def copy(self) -> CheckFold:
         other = CheckFold()
         other.steps, other.completed, other.approved = self.steps, self.completed, self.approved
         other.runs, other.since, other.cursor = dict(self.runs), dict(self.since), self.cursor
+        other.read = self.read
         return other
 
     def apply(self, seq: int, kind: str, data: dict) -> None:
         self.cursor = seq
         if kind == "plan_updated":
-            self._plan(seq, data["plan"]["steps"], data.get("author") == "user")
+            steps = data["plan"]["steps"]
+            read = [(s["id"], s["status"] == "completed", s.get("check")) for s in steps]
+            self.plan(seq, read, data.get("author") == "user")
         elif kind == "decision" and data.get("action") == "approved":
             self.approved = {step: check for step, (_, check, _) in self.steps.items()}
         elif kind == "step_checked":
@@ -195,25 +205,28 @@ class CheckFold:
                     "seq": seq,
                 }
 
-    def _plan(self, seq: int, steps: list[dict], by_person: bool) -> None:
+    def plan(self, seq: int, read: list[tuple[str, bool, str | None]], by_person: bool) -> None:
+        """A plan_updated event, as (step id, completed, check) of each step in order."""
+        self.cursor = seq
+        if read == self.read and not by_person:
+            return  # most updates move a step in or out of progress: nothing checks read
+        self.read = read
         now: dict[str, tuple[bool, str, str]] = {}
-        for step in steps:
-            check = step.get("check")
+        for step_id, done, check in read:
             if check is None:
                 continue
-            before = self.steps.get(step["id"])
-            done = step["status"] == "completed"
+            before = self.steps.get(step_id)
             if before is not None and before[:2] == (done, check):
-                now[step["id"]] = before
+                now[step_id] = before
                 continue
-            now[step["id"]] = (done, check, check_digest(check))
-            self.runs.pop(step["id"], None)  # a new window: completed anew, or another check
-            self.since[step["id"]] = seq
+            now[step_id] = (done, check, check_digest(check))
+            self.runs.pop(step_id, None)  # a new window: completed anew, or another check
+            self.since[step_id] = seq
         for gone in self.steps.keys() - now.keys():
             self.runs.pop(gone, None)
             self.since.pop(gone, None)
         self.steps = now
-        self.completed = tuple(step["id"] for step in steps if step["status"] == "completed")
+        self.completed = tuple(step_id for step_id, done, _ in read if done)
         if by_person:  # the person's own change to a check they approved takes it back
             self.approved = {
                 step: check for step, check in self.approved.items() if check == _text(now, step)

@@ -265,7 +265,7 @@ def _step_html(step: dict, snapshot: dict, comments: list[dict], plan: dict) -> 
         row += f" <em>(evidence: {escape(step['evidence'])})</em>"
     entry = (snapshot.get("checks") or {}).get(step["id"])
     if step.get("check") is not None and entry is not None:
-        words = escape(check_words(entry, step["status"]))
+        words = escape(check_words(entry, step["status"], snapshot))
         row += f"<br><small>check <code>{escape(step['check'])}</code> &middot; {words}</small>"
     row += _cells_html(snapshot.get("cells", {}).get(step["id"]), step["status"])
     row += _comments_html([c for c in comments if c["step_id"] == step["id"]], plan)
