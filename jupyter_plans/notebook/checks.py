@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.checks import CHECK_SECONDS, CheckRun, error_line, result_words, shown, timed_out
 from ..plan.validation import quote
+from ..session.checks import due_checks, record_check
 from .verbs import MAGIC, Verb
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ class CheckRunner:
             return  # inside a cell, or nothing happened since the last look: nothing is due
         try:
             self._known = (session.session_id, cursor)
-            _, due = session.due_checks()
+            _, due = due_checks(session)
         except PlanStoreError:  # a store that cannot be read now runs nothing at this cell
             self._known = None
             return
@@ -112,7 +113,7 @@ class CheckRunner:
             self._ran.add(key)
             run = self.evaluate(check)
             print(f"check {step_id}: {_words(run)}")
-            defer(session.record_check, step_id, check, run, count, None, since)
+            defer(record_check, session, step_id, check, run, count, None, since)
             ran = True
         if ran:
             self._recorded = threading.Event()

@@ -1,8 +1,7 @@
-"""Steps that check themselves (DESIGN section 17), on a session: the checks as the snapshot
-shows them, folded from the events on from where this process last folded; a run recorded as
-its `step_checked` event; and `run_check`, which runs a check in the kernel that has the session
-loaded, and nowhere else (the server, the CLI, a hook, the MCP server and the bridge have no
-kernel bound: they read checks and never run one)."""
+"""Steps that check themselves (DESIGN section 17), on a session: the checks due at a cell's
+end, a run recorded as its `step_checked` event, and `run_check`, which runs a check in the
+kernel that has the session loaded, and nowhere else (the server, the CLI, a hook, the MCP
+server and the bridge have no kernel bound: they read checks, check_rows.py, and run none)."""
 
 from __future__ import annotations
 
@@ -59,9 +58,13 @@ def record_check(
     revision and no hash); its seq. A run made at a cell's end by itself (`by` None, `since`
     the seq its window began at when it was found due) is not recorded when that window has
     closed since (the step was completed anew, reopened, or given another check): it ran for
-    a completion that no longer stands. None then."""
+    a completion that no longer stands. None then, and when the step no longer has that check.
+    Only the kernel's runner (notebook/checks.py) and `run_check` record runs."""
     with session.writing() as change:
         s = change.state
+        steps = s.plan["steps"] if s.plan else ()
+        if not any(step["id"] == step_id and step.get("check") == check for step in steps):
+            return None  # the step, or its check, changed while it ran
         if since is not None:
             fold = checks_fold(change.tx, session.store.check_cache, s.session_id, s.cursor, s.plan)
             if fold is None or fold.since.get(step_id) != since:

@@ -67,11 +67,10 @@ class PlanSession(SessionReads):
     cell_ran = cells.cell_ran
     cell_watch = cells.cell_watch
 
-    # Steps that check themselves (checks.py): run only in the kernel with the session loaded.
+    # Steps that check themselves (checks.py): run only in the kernel with the session loaded,
+    # which alone records a run (notebook/checks.py).
     run_check = checks.run_check
     check_lines = checks.check_lines
-    due_checks = checks.due_checks
-    record_check = checks.record_check
 
 
 class PlanStore(Store):

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from jupyter_plans import DecisionRefused, PlanStore
 from jupyter_plans.plan.checks import CheckRun
 from jupyter_plans.plan.fold import fold
+from jupyter_plans.session.checks import due_checks, record_check
 from tests.engines import ENGINES, database
 
 _IDS = ["a", "b", "c", "d"]
@@ -128,12 +129,12 @@ def _checked(session, step_id, ok, window):
         ok, None if not ok else "True", None if ok else "NameError: name 'x' is not defined"
     )
     if window is None:  # the person asked
-        session.record_check(step_id, check, run, 7, {"name": "alice", "via": "magic"})
+        record_check(session, step_id, check, run, 7, {"name": "alice", "via": "magic"})
         return
-    _, due = session.due_checks()
+    _, due = due_checks(session)
     since = next((since for step, _, since in due if step == step_id), None)
     if since is not None:
-        session.record_check(step_id, check, run, 8, None, since - (window == "stale"))
+        record_check(session, step_id, check, run, 8, None, since - (window == "stale"))
 
 
 @settings(

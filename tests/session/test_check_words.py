@@ -14,6 +14,7 @@ from jupyter_plans.journal.views import export
 from jupyter_plans.plan.checks import CheckRun
 from jupyter_plans.plan.text import describe_event, render_text
 from jupyter_plans.session.card import card_data, card_html
+from jupyter_plans.session.checks import due_checks, record_check
 
 STEPS = [
     {"id": "clean", "description": "Drop rows with no price", "check": "missing == 0"},
@@ -43,12 +44,12 @@ def checked(session):
     assert not session.call_tool(
         "update_plan", {"expected_revision": 1, "steps": steps, "objectives": ["A baseline"]}
     ).is_error
-    _, due = session.due_checks()
+    _, due = due_checks(session)
     runs = {"clean": CheckRun(True, "True", None), "fit": CheckRun(False, "np.False_", None)}
     for step_id, check, since in due:
-        session.record_check(step_id, check, runs[step_id], 9, None, since)
+        record_check(session, step_id, check, runs[step_id], 9, None, since)
     by = {"name": "ann", "via": "magic"}
-    session.record_check("fit", "error < 0.1", CheckRun(False, None, "NameError: x"), 11, by)
+    record_check(session, "fit", "error < 0.1", CheckRun(False, None, "NameError: x"), 11, by)
     return session
 
 

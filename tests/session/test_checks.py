@@ -13,6 +13,7 @@ import pytest
 from jupyter_plans import DecisionRefused
 from jupyter_plans.plan.checks import CheckRun, check_digest
 from jupyter_plans.plan.fold import fold
+from jupyter_plans.session.checks import due_checks, record_check
 
 CLEAN = "df['price'].notna().all()"
 FIT = "error < 0.10"
@@ -57,10 +58,10 @@ def checks(session):
 
 def ran_by_itself(session, step_id, ok, value="False", count=7):
     """What a kernel does at the end of a cell for a check that came due."""
-    _, due = session.due_checks()
+    _, due = due_checks(session)
     (since,) = [since for step, _, since in due if step == step_id]
     check = {s.id: s.check for s in session.snapshot().plan.steps}[step_id]
-    return session.record_check(step_id, check, CheckRun(ok, value, None), count, None, since)
+    return record_check(session, step_id, check, CheckRun(ok, value, None), count, None, since)
 
 
 def body_hash(args):
@@ -114,7 +115,7 @@ def test_only_the_checks_of_the_approved_plan_are_approved(session):
     # The agent changes a check after the approval: that check is unapproved, and never due.
     update(session, {"clean": "completed", "fit": "completed"}, fit="error < 0.90")
     assert checks(session)["fit"]["status"] == "unapproved"
-    assert [step for step, _, _ in session.due_checks()[1]] == ["clean"]
+    assert [step for step, _, _ in due_checks(session)[1]] == ["clean"]
 
 
 def test_a_check_the_person_writes_before_approving_is_approved(session):
@@ -170,11 +171,11 @@ def test_a_step_completed_again_runs_its_check_again(session):
     session.approve()
     update(session, {"clean": "completed"})
     ran_by_itself(session, "clean", False)
-    assert session.due_checks()[1] == []  # it ran since this completion
+    assert due_checks(session)[1] == []  # it ran since this completion
     update(session, {"clean": "in_progress"})
     assert checks(session)["clean"]["status"] == "not_run"  # a new window: no run in it yet
     update(session, {"clean": "completed"})
-    assert [step for step, _, _ in session.due_checks()[1]] == ["clean"]
+    assert [step for step, _, _ in due_checks(session)[1]] == ["clean"]
     ran_by_itself(session, "clean", True, "np.True_", count=12)
     assert checks(session)["clean"]["status"] == "passed"
     assert checks(session)["clean"]["execution_count"] == 12
@@ -185,12 +186,12 @@ def test_a_run_for_a_completion_that_no_longer_stands_is_not_recorded(session):
     propose(session)
     session.approve()
     update(session, {"clean": "completed"})
-    _, due = session.due_checks()
+    _, due = due_checks(session)
     update(session, {"clean": "in_progress"})  # reopened while the run was on its way
     update(session, {"clean": "completed"})
     cursor = session.snapshot().cursor
     assert (
-        session.record_check("clean", CLEAN, CheckRun(True, "True", None), 5, None, due[0][2])
+        record_check(session, "clean", CLEAN, CheckRun(True, "True", None), 5, None, due[0][2])
         is None
     )
     assert session.snapshot().cursor == cursor
