@@ -16,6 +16,7 @@ import { icon } from "./icons";
 
 /** DESIGN.md section 17: a check is 1 to 240 UTF-8 bytes of one Python expression. */
 export const MAX_CHECK_BYTES = 240;
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const HIDDEN = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 const STATUSES: ReadonlySet<string> = new Set(["passed", "failed", "not_run", "unapproved"]);
