@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import nbformat
 
+from tests.e2e.contrast import failures, measure
+from tests.e2e.lab_actions import set_theme
 from tests.e2e.test_browser import run_cells
 from tests.e2e.test_story import app, notebook7, open_in, serious_findings  # noqa: F401
 
@@ -118,5 +120,11 @@ def test_checks_on_the_card_by_keyboard_and_screen_reader(page, app, dialogs, er
 
     assert "verified" not in card.inner_text().lower()
     assert serious_findings(page, CARDS) == []
+    if app["kind"] == "jupyterlab":  # each check line reads at WCAG AA in light and dark
+        for dark in (False, True):
+            set_theme(page, dark)
+            measured = measure(page, f"{CARDS} .jp-plans-step-check")
+            assert len(measured) > 9 and failures(measured) == [], failures(measured)
+        set_theme(page, False)
     assert dialogs == []
     errors.assert_none()
