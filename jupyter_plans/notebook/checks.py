@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -112,7 +113,7 @@ class CheckRunner:
                 continue  # ran here already; its record is on its way
             self._ran.add(key)
             run = self.evaluate(check)
-            print(f"check {step_id}: {_words(run)}")
+            _say(f"check {step_id}: {_words(run)}")
             defer(record_check, session, step_id, check, run, count, None, since)
             ran = True
         if ran:
@@ -174,6 +175,12 @@ def _repr(value: Any) -> str:
         return shown(f"<{type(value).__name__} whose repr raised {error_line(error)}>")
 
 
+def _say(lines: str) -> None:
+    """Print `lines` in one write: the cell's output holds them as one stream, run after run
+    (print's separate newline may reach the front end apart), as nbval compares it."""
+    sys.stdout.write(lines + "\n")
+
+
 def _words(run: CheckRun) -> str:
     status = "passed" if run.ok else "failed"
     return result_words({"status": status, "value": run.value, "error": run.error})
@@ -184,14 +191,14 @@ def check(session: PlanSession, rest: str) -> None:
     every approved check of a completed step, one line per step with a check."""
     if rest in ("", "all"):
         lines = session.check_lines(by=MAGIC())
-        print("\n".join(lines) if lines else "No step of the plan has a check.")
+        _say("\n".join(lines) if lines else "No step of the plan has a check.")
         return
     if " " in rest:
         raise DecisionRefused(
             f"check takes one STEP (its id or 1-based position) or all; found {quote(rest)}"
         )
     ran = session.run_check(rest, by=MAGIC())
-    print(f"{ran['step_id']}: {_words(CheckRun(ran['ok'], ran['value'], ran['error']))}")
+    _say(f"{ran['step_id']}: {_words(CheckRun(ran['ok'], ran['value'], ran['error']))}")
 
 
 CHECK_VERBS: dict[str, Verb] = {"check": check}
