@@ -99,7 +99,7 @@ test-agents: $(STAMP) agents
 	$(PY) -m pytest --lane real_agents $(TESTS) $(NBVAL)
 
 test-browser: $(STAMP) chromium
-	$(PY) -m pytest --lane browser $(TESTS) $(NBVAL)
+	scripts/with-postgres.sh $(PY) -m pytest --lane browser $(TESTS) $(NBVAL)
 
 test-jupyter-ai: $(STAMP) chromium agents jupyter-ai-env
 	$(PY) -m pytest --lane jupyter_ai $(TESTS) $(NBVAL)

@@ -25,6 +25,7 @@ BENCHMARKS = [
     "cell_links",
     "checks",
     "comments",
+    "team_plans",
 ]
 TARGETS = [
     ("update_plan", "jupyter-plans update_plan @1", 1.3, "update_plan / sqlite3 floor, 1 step"),
@@ -59,6 +60,10 @@ TARGETS = [
     ("checks", "checks, none due, us", 100, "a cell's cost, checks and none due, us"),
     ("checks", "a check due, ours us", 1000, "  one due: ours beyond the check's own, us"),
     ("comments", "comment / update_plan", 1.0, "a comment (64 held) / update_plan, 32 steps"),
+    ("team_plans", "snapshot postgresql / sqlite", 2.0, "server snapshot, PostgreSQL / plan file"),
+    ("team_plans", "card postgresql / sqlite", 3.0, "panel's card route, PostgreSQL / plan file"),
+    ("team_plans", "stream wake postgresql / sqlite", 1.5, "commit to stream, PostgreSQL / file"),
+    ("team_plans", "rename while writing / idle, postgresql", 3.0, "shared rename, kernel writing"),
 ]
 
 

@@ -49,13 +49,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _with_session(commands: Any, name: str, help: str) -> argparse.ArgumentParser:
-    """A command on one session of a plan file or database (--db, --session)."""
-    sub = commands.add_parser(name, help=help, description=help)
-    sub.add_argument("--db", required=True, help="a SQLAlchemy URL or the path of a plan file")
-    sub.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
-    )
+def _with_session(
+    commands: Any, name: str, help: str, description: str | None = None
+) -> argparse.ArgumentParser:
+    """A command on one session of a plan file or database (--notebook, --db, --session)."""
+    from .store.locate import add_where_options
+
+    sub = commands.add_parser(name, help=help, description=description or help)
+    add_where_options(sub)
     return sub
 
 
@@ -92,17 +93,12 @@ def _session_commands(commands: Any) -> None:
 
 
 def _mcp_command(commands: Any) -> None:
-    mcp = commands.add_parser(
+    _with_session(
+        commands,
         "mcp",
-        help="serve the session's plan tools to an MCP client on stdio",
-        description="An MCP server on stdio bound to one plan session. It needs the mcp package "
-        "2.3 or newer: pip install 'jupyter-plans[mcp]'.",
-    )
-    where = mcp.add_mutually_exclusive_group(required=True)
-    where.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
-    where.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to use")
-    mcp.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
+        "serve the session's plan tools to an MCP client on stdio",
+        "An MCP server on stdio bound to one plan session. It needs the mcp package 2.3 or "
+        "newer: pip install 'jupyter-plans[mcp]'.",
     )
 
 
@@ -130,7 +126,10 @@ def _journal_commands(commands: Any) -> None:
 
 
 def _other_commands(commands: Any) -> None:
-    """move, hook, acp and demo."""
+    """where, sessions, move, hook, acp and demo."""
+    from .notebook.where import add_commands
+
+    add_commands(commands)
     move = commands.add_parser(
         "move",
         help="move a notebook and its plan file together (a rename outside Jupyter)",
@@ -184,7 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .agents.acp.command import main as acp_main
 
         return acp_main(argv[1:])
-    args = _parser().parse_args(argv)
+    args = (parser := _parser()).parse_args(argv)
+    if args.command not in ("demo", "move", "where") and args.db is None and not args.notebook:
+        parser.error(f"{args.command} needs --notebook NB or --db DB: which plan to use")
     try:
         return _run(args)
     except (PlanStoreError, DecisionRefused) as exc:
@@ -219,6 +220,11 @@ def _run(args: argparse.Namespace) -> int:
 
         return serve(db=args.db, notebook=args.notebook, session=args.session)
 
+    if args.command in ("where", "sessions"):
+        from .notebook.where import run
+
+        return run(args)
+
     if args.command == "move":
         from pathlib import Path
 
@@ -227,10 +233,10 @@ def _run(args: argparse.Namespace) -> int:
         print(move_notebook(Path(args.old), Path(args.new)))
         return 0
 
-    from .session import PlanStore
+    from .session import open_plan
 
-    with PlanStore(args.db) as store:
-        session = store.session(args.session)
+    store, session = open_plan(args.notebook, args.db, args.session)
+    with store:
         if args.command == "snapshot":
             print(session.snapshot().model_dump_json())
             return 0

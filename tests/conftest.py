@@ -58,6 +58,8 @@ def ip(tmp_path, monkeypatch):
     shell = InteractiveShell.instance()
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    for name in ("JUPYTER_PLANS_DATABASE", "JUPYTER_PLANS_SESSION_ID", "JUPYTER_PLANS_SERVER_ROOT"):
+        monkeypatch.delenv(name, raising=False)
     for name in ("__session__", "__vsc_ipynb_file__"):
         shell.user_ns.pop(name, None)
     shell.config.PlanMagics.auto_display = False

@@ -16,11 +16,10 @@ import json
 import os
 import re
 import shlex
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 HOOKS_FILE = Path(".codex") / "hooks.json"
 DEFAULT_TIMEOUT = 600  # seconds, Codex's default for a handler without one

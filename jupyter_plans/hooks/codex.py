@@ -15,9 +15,8 @@ import copy
 import json
 import os
 import re
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 from ..agents.codex_trust import (
     Hook,

@@ -10,6 +10,7 @@ above it, and those the plan file says the hooks were installed in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from dataclasses import dataclass
@@ -52,11 +53,14 @@ class Finding:
 
 
 def plan_of(notebook: str | None, db: str | None, session: str | None) -> Plan:
-    from ..store.locate import plan_file
+    from ..errors import PlanStoreError
+    from ..store.locate import for_command, plan_file
 
     nb = Path(os.path.abspath(notebook)) if notebook else None
-    if nb is not None:
+    if nb is not None:  # found as every surface finds it; install records are kept there
         plan, where = plan_file(nb), str(plan_file(nb))
+        with contextlib.suppress(PlanStoreError):  # a template the hook itself says is wrong
+            where = for_command(str(nb), db, session).database
     elif "://" in db:
         plan, where = Path(db), db  # a URL: compared as the hook command names it
     else:

@@ -77,10 +77,11 @@ def _record(args, path: Path) -> None:
     from ..errors import PlanStoreError
     from ..store import Store
     from ..store.guards import record_install
-    from ..store.locate import DEFAULT_TEMPLATE, plan_database
+    from ..store.locate import for_command
 
-    where = args.db or plan_database(DEFAULT_TEMPLATE, Path(os.path.abspath(args.notebook)))
+    notebook = os.path.abspath(args.notebook) if args.notebook else None
     try:
+        where = for_command(notebook, args.db, args.session).database
         with Store(where) as store, store.write() as tx:
             record_install(tx, args.host, path)
     except (PlanStoreError, OSError) as exc:
@@ -128,7 +129,9 @@ def _codex_trust(path: Path, hooks: dict, args) -> int:
 
 def settings(notebook, db, session, guard) -> dict:
     """The `hooks` object: one command per event, with absolute paths."""
-    target = ["--notebook", os.path.abspath(notebook)] if notebook else ["--db", _db(db)]
+    target = ["--notebook", os.path.abspath(notebook)] if notebook else []
+    if db is not None:  # with --notebook too: it wins there, as here
+        target += ["--db", _db(db) if notebook is None or "{" not in db else db]
     if session is not None:
         target += ["--session", session]
     hooks = {}

@@ -60,12 +60,15 @@ class _Plan:
 
 def _read(args: argparse.Namespace, read: Any) -> tuple[Any, str | None]:
     """`read(store, label)` on the store opened read-only, or why it failed (one line)."""
-    from ..store.locate import DEFAULT_TEMPLATE, plan_database
+    from ..store.locate import for_command
     from ..store.readonly import open_read_only
 
     try:
-        db = args.db or plan_database(DEFAULT_TEMPLATE, Path(args.notebook))
-        with open_read_only(db) as store:
+        # --notebook found as every surface finds it (JUPYTER_PLANS_DATABASE and _SESSION_ID
+        # too); --db and --session win where given.
+        found = for_command(args.notebook, args.db, args.session)
+        args.session = found.session
+        with open_read_only(found.database) as store:
             label = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
             found = read(store, label)
             beat(store, args.event, getattr(args, "payload", None))

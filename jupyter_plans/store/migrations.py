@@ -86,6 +86,26 @@ def _add_agent_seq(conn: Connection) -> None:
         conn.exec_driver_sql(f"ALTER TABLE {sessions.name} ADD COLUMN agent_seq INTEGER")
 
 
+def _add_deleted_and_session_moves(conn: Connection) -> None:
+    from sqlalchemy import inspect
+
+    # The DDL of this version, as written the day it was added (DESIGN section 16).
+    found = inspect(conn)
+    if "deleted_at" not in {c["name"] for c in found.get_columns("plans_sessions")}:
+        conn.exec_driver_sql("ALTER TABLE plans_sessions ADD COLUMN deleted_at VARCHAR(40)")
+    if found.has_table("plans_session_moves"):
+        return
+    seq = "SERIAL" if conn.dialect.name == "postgresql" else "INTEGER"
+    conn.exec_driver_sql(
+        f"CREATE TABLE plans_session_moves ( seq {seq} NOT NULL, "
+        "old_id VARCHAR(200) NOT NULL, old_born VARCHAR(40), new_id VARCHAR(200) NOT NULL, "
+        "notebook TEXT, at BIGINT NOT NULL, PRIMARY KEY (seq) )"
+    )
+    conn.exec_driver_sql(
+        "CREATE INDEX plans_session_moves_old ON plans_session_moves (old_id, seq)"
+    )
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     _create_v1,
     _add_questions,
@@ -96,6 +116,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _add_guard_seen,
     _add_comments,
     _add_agent_seq,
+    _add_deleted_and_session_moves,
 ]
 LATEST = len(MIGRATIONS)
 

@@ -23,6 +23,7 @@ from .driver_errors import first_line as _line
 from .driver_errors import from_psycopg, from_sqlite
 from .guards import HEARTBEAT_MS, WRITE_WAIT_SECONDS, beat_params, now_ms
 from .migrations import LATEST
+from .moves import MAX_HOPS, MOVES_VERSION, last_move
 from .sqlite import check_plan_file, reading_uri
 from .store import Store, check_session_id
 from .transaction import Tx
@@ -93,6 +94,12 @@ class ReadOnlyStore:
         check_session_id(session_id)
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
+        for _hop in range(MAX_HOPS if self.version >= MOVES_VERSION else 0):
+            if row is not None or session_id is None:
+                break  # there, or never renamed with its notebook
+            session_id = last_move(cursor, self._placeholder, session_id)
+            if session_id is not None:
+                row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         return (row[0], row[1]) if row is not None else ("default", None)
 
     def record_seen(self, agent: str, version: str | None, point: str) -> bool:

@@ -460,11 +460,10 @@ async def test_notebook_finds_the_plan_file_beside_it(tmp_path):
     "args",
     [
         [],
-        ["--db", "x.plans.sqlite", "--notebook", "x.ipynb", "--session", "s"],
         ["--session", "s"],
         ["--db", "x.plans.sqlite", "--port", "1"],
     ],
-    ids=["nothing", "db-and-notebook", "session-only", "unknown-flag"],
+    ids=["nothing", "session-only", "unknown-flag"],
 )
 def test_bad_arguments_exit_2_with_one_line(tmp_path, args):
     proc = cli("mcp", *args, cwd=tmp_path)

@@ -11,10 +11,10 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 from IPython.core.formatters import format_display_data
 
 from jupyter_plans import PlanStore

@@ -35,7 +35,7 @@ def _command(*args: str) -> subprocess.CompletedProcess:
         ["--db", "x.sqlite"],
         ["--db", "x.sqlite", "--"],
         ["--", "agent"],
-        ["--db", "x.sqlite", "--notebook", "a.ipynb", "--", "agent"],
+        ["--session", "s", "--", "agent"],
         ["--db", "x.sqlite", "--frobnicate", "--", "agent"],
     ],
 )
