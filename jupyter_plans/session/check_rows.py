@@ -15,18 +15,25 @@ if TYPE_CHECKING:
 
 
 def checks_fold(
-    tx: Tx, cache: dict | None, session_id: str, cursor: int, plan: Any
+    tx: Tx,
+    cache: dict | None,
+    session_id: str,
+    cursor: int,
+    plan: Any,
+    born: str | None = None,
 ) -> CheckFold | None:
     """The session's checks at `cursor` (a CheckFold), or None when the plan has no check. The
-    events are folded on from the fold `cache` holds for the session (the store's check_cache),
-    when it is not past `cursor`, and the newer fold is kept there."""
+    events are folded on from the fold `cache` (the store's check_cache) holds for the session
+    born at `born` (its row's created_at: a session made later under a renamed one's id is
+    another), when it is not past `cursor`, and the newer fold is kept there."""
     if not has_checks(plan):
         return None
-    known = None if cache is None else cache.get(session_id)
-    if known is not None and known.cursor <= cursor:
-        fold = known.copy()
+    if cache is None or born is None:
+        cache, known = None, None
     else:
-        fold = CheckFold()
+        kept = cache.get(session_id)
+        known = kept[1] if kept is not None and kept[0] == born else None
+    fold = known.copy() if known is not None and known.cursor <= cursor else CheckFold()
     if fold.cursor < cursor:
         key = {"sid": session_id, "after": fold.cursor, "upto": cursor}
         for row in tx.all("SELECT_CHECK_EVENTS", key):
@@ -36,13 +43,13 @@ def checks_fold(
                 fold.apply(row.seq, row.kind, loads(row.data))
         fold.cursor = cursor
         if cache is not None and (known is None or known.cursor < cursor):
-            cache[session_id] = fold
+            cache[session_id] = (born, fold)
     return fold
 
 
-def checks_view(tx: Tx, store: Any, session_id: str, cursor: int, plan: Any) -> dict:
-    """The snapshot's `checks`."""
-    fold = checks_fold(tx, store.check_cache, session_id, cursor, plan)
+def checks_view(tx: Tx, store: Any, row: Any, plan: Any) -> dict:
+    """The snapshot's `checks`, given the session's row."""
+    fold = checks_fold(tx, store.check_cache, row.session_id, row.cursor, plan, born=row.created_at)
     return {} if fold is None else fold.view()
 
 

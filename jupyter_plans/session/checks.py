@@ -40,7 +40,8 @@ def due_checks(session: SessionReads) -> tuple[int, list[tuple[str, str, int]]]:
         if row is None:
             return 0, []
         plan = plan_at(tx, session.store, session.session_id, row.plan_seq)
-        fold = checks_fold(tx, session.store.check_cache, session.session_id, row.cursor, plan)
+        cache, born = session.store.check_cache, row.created_at
+        fold = checks_fold(tx, cache, session.session_id, row.cursor, plan, born)
     return row.cursor, [] if fold is None else fold.due()
 
 
@@ -66,7 +67,9 @@ def record_check(
         if not any(step["id"] == step_id and step.get("check") == check for step in steps):
             return None  # the step, or its check, changed while it ran
         if since is not None:
-            fold = checks_fold(change.tx, session.store.check_cache, s.session_id, s.cursor, s.plan)
+            born = change.tx.first("SELECT_ROW", {"sid": s.session_id}).created_at
+            cache = session.store.check_cache
+            fold = checks_fold(change.tx, cache, s.session_id, s.cursor, s.plan, born)
             if fold is None or fold.since.get(step_id) != since:
                 return None
         data = {

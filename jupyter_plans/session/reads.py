@@ -100,11 +100,7 @@ class SessionReads:
             )
             comments = shown_comments(tx, self.session_id) if row is not None else []
             agent = agent_at(tx, self.session_id, row.agent_seq) if row is not None else None
-            checks = (
-                checks_view(tx, self.store, self.session_id, row.cursor, plan)
-                if row is not None
-                else {}
-            )
+            checks = checks_view(tx, self.store, row, plan) if row is not None else {}
         return {
             "session_id": self.session_id,
             "cursor": row.cursor if row is not None else 0,

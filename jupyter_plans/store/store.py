@@ -69,7 +69,7 @@ class Store:
         self._closed_why: str | None = None  # what the person should do, once closed
         # session id -> (seq of its plan_updated event, the plan): see session/events.py, plan_at.
         self.plan_cache: dict[str, tuple[int, dict]] = {}
-        # session id -> its steps' checks folded up to a cursor (session/checks.py)
+        # session id -> (when it was made, its steps' checks folded up to a cursor): check_rows.py
         self.check_cache: dict[str, Any] = {}
         self._listeners: list[ChangeCallback] = []
         self._listeners_lock = threading.Lock()

@@ -285,3 +285,24 @@ def test_a_check_the_person_takes_out_after_approving_holds_nothing_back(session
     assert list(checks(session)) == ["fit"]
     result = session.call_tool("finish_plan", REVIEW)
     assert not result.is_error, result.content
+
+
+def test_a_session_made_later_under_a_renamed_ones_id_has_its_own_checks(store):
+    """A notebook's session renamed with it (a shared database), and a new notebook under the
+    old name: the new session's checks are its own, never what this process folded before."""
+    from jupyter_plans.store.session_moves import rename
+
+    old = store.session("a.ipynb")
+    propose(old)
+    old.approve()
+    assert checks(old)["clean"]["status"] == "not_run"  # folded, and kept by this process
+    assert rename(store, "a.ipynb", "b.ipynb") == "moved"
+    new = store.session("a.ipynb")
+    for revision in range(8):  # past the cursor the old session's fold was kept at
+        args = {"expected_revision": revision, "steps": steps()}
+        assert not new.call_tool("update_plan", args).is_error
+    assert {step: c["status"] for step, c in checks(new).items()} == {
+        "clean": "unapproved",  # the same text, never approved in this session
+        "fit": "unapproved",
+    }
+    assert fold("a.ipynb", new.events()) == new.snapshot()
