@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Sequence
@@ -62,10 +63,7 @@ def _with_session(
 
 def _session_commands(commands: Any) -> None:
     """snapshot, events, call and plan."""
-
-    def with_session(name: str, help: str) -> argparse.ArgumentParser:
-        return _with_session(commands, name, help)
-
+    with_session = functools.partial(_with_session, commands)
     with_session("snapshot", "print the session's snapshot as JSON")
 
     events = with_session("events", "print the session's events as JSON Lines")
@@ -104,10 +102,7 @@ def _mcp_command(commands: Any) -> None:
 
 def _journal_commands(commands: Any) -> None:
     """export and context."""
-
-    def with_session(name: str, help: str) -> argparse.ArgumentParser:
-        return _with_session(commands, name, help)
-
+    with_session = functools.partial(_with_session, commands)
     export = with_session(
         "export", "write the session's journal (checkpoint, plan, decisions, progress) as Markdown"
     )
@@ -235,6 +230,10 @@ def _run(args: argparse.Namespace) -> int:
 
     from .session import open_plan
 
+    if args.command == "plan":
+        from .notebook.comment_verbs import refuse_without_a_plan
+
+        refuse_without_a_plan(args.notebook, args.db, args.session, args.verb.lower(), args.rest)
     store, session = open_plan(args.notebook, args.db, args.session)
     with store:
         if args.command == "snapshot":

@@ -9,7 +9,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
 from tests.engines import ENGINES, database
-from tests.jupyter_process import jupyter
+from tests.jupyter_process import SERVER_TOKEN, jupyter
 from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
     pytest_addoption,
     pytest_collection_modifyitems,
@@ -18,8 +18,6 @@ from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
     pytest_sessionfinish,
     pytest_testnodedown,
 )
-
-SERVER_TOKEN = "plans-server-token"
 
 
 @pytest.fixture(params=ENGINES)

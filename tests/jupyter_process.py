@@ -9,6 +9,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+SERVER_TOKEN = "plans-server-token"  # the token of the `server` fixture (tests/conftest.py)
+
 
 def free_port() -> int:
     with socket.socket() as sock:

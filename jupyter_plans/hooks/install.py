@@ -15,7 +15,9 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
+from ..agents.config_files import ConfigError, read_json
 from .files import replace_file
 from .points import DEFAULT_GUARD, EVENTS
 
@@ -115,8 +117,9 @@ def _codex_trust(path: Path, hooks: dict, args) -> int:
         for group in groups
         for handler in group["hooks"]
     }
-    ours, config = codex.registered(path, commands), codex.config_file()
+    config = codex.config_file()
     try:
+        ours = codex.registered(path, commands)
         if not args.trust:
             print(f"jupyter-plans: {codex.note(ours, Path.cwd(), config)}")
             return 0
@@ -181,12 +184,12 @@ def write_merged(path: Path, hooks: dict) -> None:
         raise ValueError(
             f"{path} is a symbolic link; add the settings printed without --write by hand"
         )
-    current: dict = {}
+    current: Any = {}
     if path.exists():
         try:
-            current = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ValueError(f"{path} is not valid JSON ({exc}); it was left as it is") from None
+            current = read_json(path)  # bounded: a FIFO or a device at the name is not read
+        except ConfigError as exc:
+            raise ValueError(f"{exc}; it was left as it is") from None
         if not isinstance(current, dict) or not isinstance(current.get("hooks", {}), dict):
             raise ValueError(f"{path} does not hold a settings object; it was left as it is")
     registered = current.setdefault("hooks", {})

@@ -40,17 +40,10 @@ def follow_contents(serverapp: Any, files: PlanFiles) -> None:
         return
     manager.hide_globs = [*manager.hide_globs, *(g for g in HIDDEN if g not in manager.hide_globs)]
     where = functools.partial(_os_path, Path(root))
-    _wrap(
-        manager,
-        "rename",
-        lambda _made, old, new, *_a, **_k: _renamed(files, where(old), where(new)),
-    )
-    _wrap(
-        manager,
-        "copy",
-        lambda made, source, *_a, **_k: _copied(files, where(source), made, where),
-    )
-    _wrap(manager, "delete", lambda _made, path, *_a, **_k: _deleted(files, where(path), manager))
+    wrap = functools.partial(_wrap, manager, _OneAtATime())
+    wrap("rename", lambda _made, old, new, *_a, **_k: _renamed(files, where(old), where(new)))
+    wrap("copy", lambda made, source, *_a, **_k: _copied(files, where(source), made, where))
+    wrap("delete", lambda _made, path, *_a, **_k: _deleted(files, where(path), manager))
     sessions = getattr(serverapp, "session_manager", None)
     if sessions is not None and inspect.iscoroutinefunction(sessions.update_session):
         _follow_save_as(sessions, where, files)
@@ -62,10 +55,27 @@ def _os_path(root: Path, path: str) -> Path:
     return root / path.strip("/")
 
 
-def _wrap(manager: Any, name: str, after) -> None:
+class _OneAtATime:
+    """The asynchronous manager's renames, copies and deletes, each with its plan file's part,
+    one at a time: a rename back sent as soon as the first rename's notebook is in place
+    (a -> b -> a) would otherwise move the notebook back before the plan file went to b, and
+    the plan would then follow the notebook to b, where no notebook is."""
+
+    def __init__(self) -> None:
+        self._lock: asyncio.Lock | None = None
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        if self._lock is None:  # made in the server's event loop, on first use
+            self._lock = asyncio.Lock()
+        return self._lock
+
+
+def _wrap(manager: Any, one_at_a_time: _OneAtATime, name: str, after) -> None:
     """Run `after` (blocking, on a thread where the manager is asynchronous) once the
     manager's `name` has succeeded; what it cannot do is logged, and the notebook's own
-    operation stands."""
+    operation stands. An asynchronous manager's operation and its `after` run under
+    `one_at_a_time`'s lock (a synchronous manager's run one at a time by themselves)."""
     original = getattr(manager, name)
 
     def run_after(args, kwargs, result) -> None:
@@ -82,8 +92,9 @@ def _wrap(manager: Any, name: str, after) -> None:
 
         @functools.wraps(original)
         async def wrapped(*args, **kwargs):
-            result = await original(*args, **kwargs)
-            await asyncio.to_thread(run_after, args, kwargs, result)
+            async with one_at_a_time.lock:
+                result = await original(*args, **kwargs)
+                await asyncio.to_thread(run_after, args, kwargs, result)
             return result
 
     else:

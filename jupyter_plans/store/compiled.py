@@ -6,15 +6,12 @@ statements.py or schema.py; the tests check it against SQLAlchemy.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import namedtuple
 from operator import itemgetter
-from pathlib import Path
 from typing import Any, NamedTuple
 
-# The compiled forms of statements.py for SQLite; see there.
-SHIPPED = Path(__file__).with_name("sqlite_statements.json")
+from .shipped import SHIPPED, shipped_forms
 
 
 class Compiled(NamedTuple):
@@ -46,15 +43,6 @@ def compile_statement(statement: Any, dialect: Any) -> Compiled:
         name: b.value for name, b in compiled.binds.items() if not b.required and name in used
     }
     return Compiled(str(compiled), names, defaults, columns)
-
-
-@functools.cache
-def shipped_forms() -> dict[str, Any]:
-    """The compiled forms for SQLite that ship with the package (statements.py)."""
-    try:
-        return json.loads(SHIPPED.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
 
 
 def _prepare(compiled: Compiled) -> Prepared:
@@ -124,25 +112,14 @@ def compiled_forms(dialect) -> dict[str, dict]:
     }
 
 
-def create_latest(dialect) -> list[str]:
-    """The DDL that makes a new store's tables at the latest schema version, in order."""
-    from sqlalchemy.schema import CreateIndex, CreateTable
-
-    from .schema import metadata
-
-    ddl = []
-    for table in metadata.sorted_tables:
-        ddl.append(str(CreateTable(table).compile(dialect=dialect)).strip())
-        ddl.extend(str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes)
-    return ddl
-
-
 def shipped() -> dict:
-    """What sqlite_statements.json holds: every statement, and the DDL of a new file."""
+    """What sqlite_statements.json holds: every statement, and the tables of a new file (which
+    opening a current plan file compares with its own; see migrations.py)."""
     from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 
-    dialect = SQLiteDialect_pysqlite()
-    return {**compiled_forms(dialect), "__create__": create_latest(dialect)}
+    from .migrations import fresh_tables
+
+    return {**compiled_forms(SQLiteDialect_pysqlite()), "__tables__": fresh_tables()}
 
 
 def write_shipped() -> None:

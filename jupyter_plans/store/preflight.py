@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -73,12 +74,13 @@ def check_plan_file(path: Path, look: Callable[[Any], Any] | None = None) -> int
 
 def _preflight(path: Path, look: Callable[[Any], Any] | None) -> int:
     through_wal = wal_in_use(str(path))
-    _check_length(path, through_wal)
     try:
         conn = sqlite3.connect(reading_uri(path, through_wal), uri=True)
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot open {path}: {exc}") from None
     try:
+        # Without a WAL in use the connection reads the file alone: it looks at the header.
+        _check_length(path, through_wal, None if through_wal else conn)
         kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
         if not kinds:
             return 0  # an SQLite file with nothing in it: a new store
@@ -110,30 +112,60 @@ def _preflight(path: Path, look: Callable[[Any], Any] | None) -> int:
         conn.close()
 
 
-def _check_length(path: Path, through_wal: bool) -> None:
+def _check_length(path: Path, through_wal: bool, conn: sqlite3.Connection | None) -> None:
     """Refuse a file that is not SQLite (which SQLite may read as empty), or shorter than its
-    header says: the end of the plan was cut off.
+    header says: the end of the plan was cut off. `conn`, when given, reads the file alone.
 
-    The header's page count is trusted only when SQLite marks it valid; a checkpoint in
-    another process may grow the file as this runs, so a short file is looked at again
-    before it is refused.
+    The file is never opened but by SQLite (DESIGN section 9, Locks): closing any other
+    descriptor of it would drop every lock this process's connections hold on it, and another
+    process would then delete a WAL they still write into. Its size comes from `os.stat`, its
+    header from SQLite, which trusts the header's page count only when it is marked valid and
+    refuses a file shorter than that count; a checkpoint in another process may grow the file
+    as this runs, so a short file is looked at again before it is refused.
     """
     for attempt in range(3):
-        with open(path, "rb") as file:
-            header = file.read(100)
-            size = file.seek(0, 2)
-        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        whole = _whole(path, conn if attempt == 0 else None)
+        size = os.stat(path).st_size
+        if whole is None or size < _SMALLEST_DATABASE:
             if through_wal:
                 return  # its pages may still be in the WAL: the read-only open tells
             raise PlanStoreError(f"{path} is not a readable plan file: not an SQLite database")
-        page_size = int.from_bytes(header[16:18], "big")
-        page_size = 65536 if page_size == 1 else page_size
-        pages = int.from_bytes(header[28:32], "big")
-        valid = header[24:28] == header[92:96]
-        if not valid or size >= pages * page_size:
+        if whole:
             return
         time.sleep(0.05 * (attempt + 1))
     raise PlanStoreError(
-        f"{path} is not a readable plan file: it is truncated ({size} bytes; its header "
-        f"says {pages * page_size}); restore it from a copy"
+        f"{path} is not a readable plan file: it is truncated ({size} bytes, shorter than its "
+        "header says); restore it from a copy"
     )
+
+
+# One page of the smallest size: a shorter file that is not empty is no SQLite database
+# (SQLite reads a file of one byte as an empty database).
+_SMALLEST_DATABASE = 512
+
+
+def _whole(path: Path, conn: sqlite3.Connection | None = None) -> bool | None:
+    """Whether the file holds every page its header counts, as SQLite reads the file itself
+    (its WAL aside; `conn` such a connection, else one is opened); None for a file SQLite
+    does not take for a database."""
+    try:
+        if conn is not None:
+            conn.execute("PRAGMA user_version").fetchone()  # reads the header, not the schema
+            return True
+        with contextlib.closing(_alone(path)) as look:
+            look.execute("PRAGMA user_version").fetchone()
+            return True
+    except sqlite3.DatabaseError:
+        pass
+    try:
+        with contextlib.closing(_alone(path)) as look:
+            # Told to read what it can, SQLite takes a file shorter than its header says.
+            look.execute("PRAGMA writable_schema=ON")
+            look.execute("PRAGMA user_version").fetchone()
+            return False
+    except sqlite3.DatabaseError:
+        return None
+
+
+def _alone(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(reading_uri(path, through_wal=False), uri=True)

@@ -21,10 +21,10 @@ from ..errors import PlanStoreError
 from .compiled import StatementCache
 from .driver_errors import first_line as _line
 from .driver_errors import from_psycopg, from_sqlite
-from .guards import HEARTBEAT_MS, WRITE_WAIT_SECONDS, beat_params, now_ms
+from .guards import WRITE_WAIT_SECONDS, beat_params, fresh, now_ms
 from .migrations import LATEST
 from .moves import MAX_HOPS, MOVES_VERSION, last_move
-from .sqlite import check_plan_file, reading_uri
+from .sqlite import check_plan_file, read_only_reason, reading_uri
 from .store import Store, check_session_id
 from .transaction import Tx
 from .urls import place_of
@@ -109,7 +109,7 @@ class ReadOnlyStore:
             return False
         at = now_ms()
         last = self._run(self._cursor(), "GUARD_SEEN_AT", {"agent": agent}).fetchone()
-        if last is not None and last[0] > at - HEARTBEAT_MS:
+        if last is not None and fresh(last[0], at):
             return False
         params = beat_params(agent, version, point, at)
         if self._placeholder == "?":
@@ -128,6 +128,10 @@ class ReadOnlyStore:
         return written
 
     def _sqlite_beat(self, params: dict) -> bool:
+        if read_only_reason(Path(self.where)) is not None:
+            # Not this process's to write (another user's 0444 file): SQLite would leave a -wal
+            # and a -shm of this user with the file's modes, which keep its owner from writing.
+            return False
         # The reading connection cannot write: a short-lived one that does, and does not wait.
         writer = sqlite3.connect(self.where, timeout=WRITE_WAIT_SECONDS, isolation_level=None)
         try:

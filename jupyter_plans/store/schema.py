@@ -1,4 +1,5 @@
-"""The tables of a plan store, shared by every engine."""
+"""The tables of a plan store as SQLAlchemy sees them, for the statements (statements.py): the
+tables the migrations make (migrations.py), which a test holds them to."""
 
 from sqlalchemy import (
     BigInteger,
@@ -132,8 +133,6 @@ messages = Table(
     Column("delivered_seq", Integer),
     PrimaryKeyConstraint("session_id", "message_id"),
 )
-
-TABLES_V1 = [schema_version, settings, sessions, events, proposals, decisions, turns, messages]
 
 # Questions the agent asked the person with ask_user (schema version 2). A question is open
 # until closed_seq is set: by the person's next message (answered) or by leaving plan mode.

@@ -333,7 +333,8 @@ def GUARD_SEEN_UPSERT(insert):  # noqa: N802
             "point": beat.excluded.point,
             "at": beat.excluded.at,
         },
-        where=guard_seen.c.at <= bindparam("b_since"),
+        # Older than 10 s, or dated more than 10 s ahead (a guard host's clock ran fast).
+        where=(guard_seen.c.at <= bindparam("b_since")) | (guard_seen.c.at > bindparam("b_until")),
     )
 
 

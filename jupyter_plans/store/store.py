@@ -122,7 +122,7 @@ class Store:
                                 f"{migrations.LATEST} this jupyter-plans knows; upgrade "
                                 "jupyter-plans"
                             )
-                        if version == migrations.LATEST:
+                        if not migrations.behind(conn, version):
                             return
                         if write:
                             migrations.upgrade(conn, version)

@@ -12,8 +12,7 @@ import nbformat
 
 from tests.e2e.contrast import failures, measure
 from tests.e2e.lab_actions import set_theme
-from tests.e2e.test_browser import run_cells
-from tests.e2e.test_story import app, notebook7, open_in, serious_findings  # noqa: F401
+from tests.e2e.notebook_page import open_in, run_cells, serious_findings
 
 CARDS = ".jp-Notebook .jp-OutputArea .jp-plans-card"
 PROPOSAL = {
@@ -61,7 +60,7 @@ def complete_all(session, chart_check):
     assert not result.is_error, result.content
 
 
-def test_checks_on_the_card_by_keyboard_and_screen_reader(page, app, dialogs, errors):  # noqa: F811
+def test_checks_on_the_card_by_keyboard_and_screen_reader(page, app, dialogs, errors):
     stem = f"checks-{app['kind']}"
     session = notebook(app["root"], stem)
     session.on()

@@ -6,13 +6,11 @@ file appears beside the notebook."""
 import pytest
 
 from jupyter_plans import PlanStore
-from tests.e2e.browser import launch
-from tests.e2e.conftest import require_chromium
+from tests.e2e.browser import launch, require_chromium
 from tests.e2e.lab_actions import CARDS, shut_down_kernel
-from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
-from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
-from tests.e2e.test_panel_follows import open_panel
+from tests.e2e.notebook_page import loading_notebook, open_notebook, open_panel, run_cells
 from tests.engines import postgres_schema
+from tests.helpers.plans import PROPOSAL, RESUBMITTED
 from tests.jupyter_process import jupyter_lab
 
 pytestmark = pytest.mark.postgres

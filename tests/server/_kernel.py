@@ -1,13 +1,40 @@
-"""A kernel the Jupyter server started for a notebook, driven over ZMQ, for the server tests."""
+"""A notebook in the server root and the kernel the Jupyter server started for it, driven over
+ZMQ, for the server tests."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path, PurePosixPath
 
 from jupyter_client import BlockingKernelClient
 from jupyter_core.paths import jupyter_runtime_dir
 
-from tests.server.test_server import request
+from tests.http import request
+
+NOTEBOOK = {
+    "cells": [],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def make_notebook(root: Path, name: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(NOTEBOOK))
+    return path
+
+
+def plan_of(root: Path, notebook: str) -> Path:
+    return root / notebook.replace(".ipynb", ".plans.sqlite")
+
+
+LOAD = (
+    "get_ipython().config.PlanMagics.auto_display = False\n"
+    "%load_ext jupyter_plans\n"
+    "import jupyter_plans\n"
+)
 
 # Run in the kernel after %load_ext: its own writes, on a thread of its own, as fast as they go,
 # until `_stop` is set; `_accepted` holds the titles the store accepted, in order.

@@ -13,28 +13,10 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
+from tests.http import request
 from tests.server._agent_writer import AgentWriter
-from tests.server._kernel import Kernel
-from tests.server.test_server import request
+from tests.server._kernel import LOAD, NOTEBOOK, Kernel, make_notebook, plan_of
 from tests.waiting import wait_until
-
-NOTEBOOK = {
-    "cells": [],
-    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-    "nbformat": 4,
-    "nbformat_minor": 5,
-}
-
-
-def make_notebook(root: Path, name: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(NOTEBOOK))
-    return path
-
-
-def plan_of(root: Path, notebook: str) -> Path:
-    return root / notebook.replace(".ipynb", ".plans.sqlite")
 
 
 def decisions(plan: Path) -> list[str]:
@@ -50,11 +32,6 @@ def integrity(plan: Path) -> str:
         connection.close()
 
 
-LOAD = (
-    "get_ipython().config.PlanMagics.auto_display = False\n"
-    "%load_ext jupyter_plans\n"
-    "import jupyter_plans\n"
-)
 SHOW = (
     "s = jupyter_plans.current_session()\n"
     "print(s.store.path.name, s.cursor(), len(s.snapshot().decisions), "

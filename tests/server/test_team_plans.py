@@ -20,10 +20,10 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store.session_moves import deleted
-from tests.conftest import SERVER_TOKEN as TOKEN
+from tests.http import request
+from tests.jupyter_process import SERVER_TOKEN as TOKEN
 from tests.jupyter_process import jupyter
 from tests.server._kernel import WRITING, Kernel
-from tests.server.test_server import request
 from tests.waiting import wait_until
 
 NOTEBOOK = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}

@@ -98,16 +98,13 @@ def main(argv: list[str]) -> int:
 
 async def serve(session, agent: list[str], where: str | None = None) -> int:
     """Relay between this process's stdio and AGENT's until one of them closes."""
-    from acp import spawn_stdio_transport
-
     from .bridge import Bridge
+    from .child import agent_process
 
     async with contextlib.AsyncExitStack() as stack:
         try:
             agent_out, agent_in, process = await stack.enter_async_context(
-                spawn_stdio_transport(
-                    agent[0], *agent[1:], env=dict(os.environ), stderr=None, limit=LINE_LIMIT
-                )
+                agent_process(agent, LINE_LIMIT)
             )
         except OSError as error:  # the agent's command cannot be run
             reason = error.strerror or str(error)
