@@ -23,6 +23,7 @@ BENCHMARKS = [
     "pg_scale",
     "hook",
     "cell_links",
+    "checks",
     "comments",
     "team_plans",
 ]
@@ -56,6 +57,8 @@ TARGETS = [
     ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
     ("cell_links", "no step in progress, us", 100, "a cell's cost, no step in progress, us"),
     ("cell_links", "a step in progress / its write", 1.0, "  with one / the link's write it skips"),
+    ("checks", "checks, none due, us", 100, "a cell's cost, checks and none due, us"),
+    ("checks", "a check due, ours us", 1000, "  one due: ours beyond the check's own, us"),
     ("comments", "comment / update_plan", 1.0, "a comment (64 held) / update_plan, 32 steps"),
     ("team_plans", "snapshot postgresql / sqlite", 2.0, "server snapshot, PostgreSQL / plan file"),
     ("team_plans", "card postgresql / sqlite", 3.0, "panel's card route, PostgreSQL / plan file"),

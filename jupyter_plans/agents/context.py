@@ -191,7 +191,7 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
         return state
     ran = snapshot.get("cells", {})
     _progress(state, plan, ran, cut.steps)
-    phases = _phases(state["omitted"], plan, ran, cut, text)
+    phases = _phases(state["omitted"], plan, (ran, snapshot.get("checks") or {}), cut, text)
     state["plan"] = _plan_view(state["omitted"], plan, phases, cut, text)
     return state
 
@@ -266,8 +266,10 @@ def _progress(state: dict, plan: dict, ran: dict, step_limit: int | None) -> Non
             state["ready_steps"].append(step["id"])
 
 
-def _phases(omitted: dict, plan: dict, ran: dict, cut: _Cut, text: Any) -> list[dict]:
-    """The plan's phases as the cut shows them; what it leaves out is counted in `omitted`."""
+def _phases(omitted: dict, plan: dict, seen: tuple, cut: _Cut, text: Any) -> list[dict]:
+    """The plan's phases as the cut shows them; what it leaves out is counted in `omitted`.
+    `seen`: the snapshot's cells and checks, what the notebook says of each step."""
+    ran, checks = seen
     phases, shown, completed_gone, cut_steps = [], 0, 0, 0
     for phase in plan["phases"]:
         steps = []
@@ -278,10 +280,15 @@ def _phases(omitted: dict, plan: dict, ran: dict, cut: _Cut, text: Any) -> list[
             changed = [
                 f"cell:{run['cell_id']}" for run in ran.get(step["id"], []) if run["changed"]
             ]
+            check = _check_view(step, checks.get(step["id"]), text)
+            holds = check is not None and check["status"] in ("failed", "not_run")
             if step["status"] == "completed" and cut.completed == "gone" and not changed:
-                completed_gone += 1
-                continue
-            steps.append(_step_view(step, changed, cut.completed, text))
+                if not holds:
+                    completed_gone += 1
+                    continue
+            steps.append(_step_view(step, changed, cut.completed if not holds else "full", text))
+            if check is not None:
+                steps[-1]["check"] = check
             shown += 1
         if steps:
             phases.append({"title": text(phase["title"]), "steps": steps})
@@ -310,6 +317,20 @@ def _step_view(step: dict, changed: list[str], completed: str, text: Any) -> dic
         # itself; the agent or the person decides.
         shown["changed_after_completion"] = changed
     return shown
+
+
+def _check_view(step: dict, entry: dict | None, text: Any) -> dict | None:
+    """A step's check, as the notebook last ran it (DESIGN section 17): its expression, its
+    status, and the value or error of its latest run since the step was completed."""
+    if step.get("check") is None or entry is None:
+        return None
+    return {
+        "expression": text(step["check"]),
+        "status": entry["status"],
+        "value": text(entry["value"]),
+        "error": text(entry["error"]),
+        "ran_in_cell": entry["execution_count"],
+    }
 
 
 def _plan_view(omitted: dict, plan: dict, phases: list[dict], cut: _Cut, text: Any) -> dict:

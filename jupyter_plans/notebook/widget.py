@@ -249,6 +249,8 @@ class PlanCard(anywidget.AnyWidget):
             ),
             "resolve": lambda by: self.session.resolve_comment(content.get("comment_id"), by=by),
             "reopen": lambda by: self.session.reopen_comment(content.get("comment_id"), by=by),
+            # Run a step's check now, in this kernel (DESIGN section 17): the person asked.
+            "check": lambda by: self.session.run_check(content.get("step_id"), by=by),
         }
         if action not in verbs:
             self.error = f"the card sent an unknown action {quote(action)}"

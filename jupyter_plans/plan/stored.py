@@ -45,6 +45,7 @@ def _schemas() -> tuple[Any, Any]:
             "acceptance": optional(),
             "depends_on": optional(default_factory=list),
             "evidence": optional(),
+            "check": optional(),
         }
     )
     phase = record({"title": optional(), "steps": cs.typed_dict_field(cs.list_schema(step))})

@@ -33,6 +33,7 @@ MAX_FINDING_BYTES = 500
 MAX_FINDINGS = 20
 MAX_TITLE_BYTES = 120
 MAX_ACCEPTANCE_BYTES = 240
+MAX_CHECK_BYTES = 240  # a step's check: one Python expression (checks.py)
 MAX_EVIDENCE_BYTES = 500
 MAX_DECISION_TITLE_BYTES = 120
 MAX_RATIONALE_BYTES = 500
@@ -233,6 +234,7 @@ def _describe(adapter: TypeAdapter, error: dict) -> str:
 _NULLABLE = {
     "acceptance",
     "evidence",
+    "check",
     "title",
     "explanation",
     "depends_on",

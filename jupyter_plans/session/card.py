@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OlderSchema
+from ..plan.checks import check_words
 from ..plan.comments import anchor_words, anchoring, count_open
 from ..plan.stored import USER_EDIT
 from ..plan.text import counted
@@ -277,6 +278,10 @@ def _step_html(step: dict, snapshot: dict, comments: list[dict], plan: dict) -> 
     row = f"{mark} <code>{ident}</code> {escape(step['description'])}"
     if step["evidence"]:
         row += f" <em>(evidence: {escape(step['evidence'])})</em>"
+    entry = (snapshot.get("checks") or {}).get(step["id"])
+    if step.get("check") is not None and entry is not None:
+        words = escape(check_words(entry, step["status"], snapshot))
+        row += f"<br><small>check <code>{escape(step['check'])}</code> &middot; {words}</small>"
     row += _cells_html(snapshot.get("cells", {}).get(step["id"]), step["status"])
     row += _comments_html([c for c in comments if c["step_id"] == step["id"]], plan)
     return row

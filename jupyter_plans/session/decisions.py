@@ -12,7 +12,14 @@ from ..plan import policy
 from ..plan.catalog import CATALOG
 from ..plan.comments import comment_line
 from ..plan.intake import MAX_PERSON_TEXT_BYTES, person_text_refusal
-from ..plan.revision import body_hash, build_plan, describe_diff, diff_steps, proposal_body
+from ..plan.revision import (
+    body_hash,
+    build_plan,
+    describe_diff,
+    diff_steps,
+    proposal_body,
+    proposal_hashes,
+)
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.stored import USER_EDIT
 from ..plan.text import counted
@@ -96,7 +103,7 @@ def approve(
             raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
         if hash is not None and hash != pending:
             raise DecisionRefused(_wrong_hash(change, hash, pending))
-        if body_hash(proposal_body(s.plan)) != pending:
+        if pending not in proposal_hashes(s.plan):
             raise DecisionRefused(
                 f"the plan changed after proposal {pending[:12]} was submitted; "
                 "ask the agent to submit it again before approving"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..store import Store
-from . import bridged, cells, comments, decisions, tools
+from . import bridged, cells, checks, comments, decisions, tools
 from .reads import SessionReads
 
 
@@ -66,6 +66,11 @@ class PlanSession(SessionReads):
     # The cells that did each step (cells.py).
     cell_ran = cells.cell_ran
     cell_watch = cells.cell_watch
+
+    # Steps that check themselves (checks.py): run only in the kernel with the session loaded,
+    # which alone records a run (notebook/checks.py).
+    run_check = checks.run_check
+    check_lines = checks.check_lines
 
 
 class PlanStore(Store):

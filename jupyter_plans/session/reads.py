@@ -10,6 +10,7 @@ from ..plan.cells import cells_view
 from ..plan.revision import diff_steps
 from ..store import Store, check_session_id
 from ..store.transaction import reconnecting as _reconnecting
+from .check_rows import checks_view
 from .comment_rows import shown_comments
 from .events import EventData, agent_at, decode_event, iso, loads, models, plan_at
 from .transaction import Writing
@@ -99,6 +100,7 @@ class SessionReads:
             )
             comments = shown_comments(tx, self.session_id) if row is not None else []
             agent = agent_at(tx, self.session_id, row.agent_seq) if row is not None else None
+            checks = checks_view(tx, self.store, row, plan) if row is not None else {}
         return {
             "session_id": self.session_id,
             "cursor": row.cursor if row is not None else 0,
@@ -117,6 +119,7 @@ class SessionReads:
             ],
             "cells": cells_view(ran),
             "comments": comments,
+            "checks": checks,
             "agent_mode": None if agent is None else agent.get("mode"),
         }
 

@@ -54,6 +54,7 @@ class ReadOnlyStore:
         self.driver_error = driver["error"]
         self.translate = driver["translate"]  # a driver's error as ours (driver_errors.py)
         self.plan_cache: dict[str, tuple[int, dict]] = {}
+        self.check_cache: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return self.where
