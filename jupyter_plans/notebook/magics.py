@@ -9,7 +9,7 @@ from IPython.display import display
 from traitlets import Bool, Float, Unicode, validate
 
 from ..errors import DecisionRefused, PlanStoreError
-from ..session import PlanSession, PlanStore
+from ..session import PlanSession, PlanStore, decisions
 from ..store import follow
 from ..store import locate as _locate
 from .comment_verbs import COMMENT_VERBS
@@ -195,7 +195,7 @@ class PlanMagics(Magics):
                 if switched is not None:
                     self.switch_session(switched)
             else:
-                self.session.start_planning(words, by=MAGIC())
+                decisions.start_planning(self.session, words, by=MAGIC())
                 print(f"Plan mode on; the agent has your task: {words}")
         except (DecisionRefused, PlanStoreError) as refusal:
             print(f"%plan {verb}: {refusal}", file=sys.stderr)

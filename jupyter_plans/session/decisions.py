@@ -1,5 +1,8 @@
 """The person's side of a session: the decision verbs, edits, what this process has shown the
-person, and the queue of messages to the agent."""
+person, and the queue of messages to the agent.
+
+A verb here returns nothing (approve: the hash it approved) and loads no model: the magic and
+the card show the plan their own way. PlanSession's verbs return the snapshot after them."""
 
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from .events import loads, models
 from .steps import close_question, decide, propose, queue, set_mode, store_plan
 
 if TYPE_CHECKING:
-    from ..plan.models import Message, Snapshot
+    from ..plan.models import Message
     from ..store import Store as PlanStore
     from .reads import SessionReads
     from .transaction import Change
@@ -37,17 +40,16 @@ _HASH = re.compile("[0-9a-f]{64}")
 
 
 @_reconnecting
-def on(session: SessionReads, by: Any = None) -> Snapshot:
+def on(session: SessionReads, by: Any = None) -> None:
     """Enter plan mode; a proposal still waiting is dropped. `by`: who (plan/who.py)."""
     by = person(by)
     with session.writing() as change:
         change.by = by
         _enter_plan_mode(change)
-    return session.snapshot()
 
 
 @_reconnecting
-def start_planning(session: SessionReads, task: str, by: Any = None) -> Snapshot:
+def start_planning(session: SessionReads, task: str, by: Any = None) -> None:
     """Enter plan mode and queue `task` as the person's message: the task to plan."""
     check_person_text("the task", task)
     by = person(by)
@@ -55,11 +57,10 @@ def start_planning(session: SessionReads, task: str, by: Any = None) -> Snapshot
         change.by = by
         _enter_plan_mode(change)
         queue(change, "person", task)
-    return session.snapshot()
 
 
 @_reconnecting
-def off(session: SessionReads, by: Any = None) -> Snapshot:
+def off(session: SessionReads, by: Any = None) -> None:
     """Leave plan mode: clear any wait and cancel the newest turn."""
     by = person(by)
     with session.writing() as change:
@@ -73,12 +74,12 @@ def off(session: SessionReads, by: Any = None) -> Snapshot:
             change.add("CANCEL_TURN", {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
             change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
         close_question(change, "dropped", None)
-    return session.snapshot()
 
 
 @_reconnecting
-def approve(session: SessionReads, hash: str | None = None, by: Any = None) -> Snapshot:  # noqa: A002
-    """Approve the waiting proposal (only it: a given hash must match in full)."""
+def approve(session: SessionReads, hash: str | None = None, by: Any = None) -> str:  # noqa: A002
+    """Approve the waiting proposal (only it: a given hash must match in full); returns its
+    hash."""
     by = person(by)
     with session.writing() as change:
         change.by = by
@@ -99,7 +100,7 @@ def approve(session: SessionReads, hash: str | None = None, by: Any = None) -> S
         decide(change, "approved", [c["id"] for c in follow])
         set_mode(change, "default")
         queue(change, "notice", _approval_notice(s.plan, pending, follow))
-    return session.snapshot()
+    return pending
 
 
 def mark_shown(session: SessionReads, digest: Any) -> None:
@@ -114,7 +115,7 @@ def shown_proposal(session: SessionReads) -> str | None:
     return _shown.get(session.store, {}).get(session.session_id)
 
 
-def approve_shown(session: SessionReads, by: Any = None) -> Snapshot:
+def approve_shown(session: SessionReads, by: Any = None) -> str:
     """Approve the proposal this process last showed, and only while it is the one
     waiting: what the person read is what is approved."""
     shown = shown_proposal(session)
@@ -130,7 +131,7 @@ def approve_shown(session: SessionReads, by: Any = None) -> Snapshot:
 
 
 @_reconnecting
-def revise(session: SessionReads, notes: str, by: Any = None) -> Snapshot:
+def revise(session: SessionReads, notes: str, by: Any = None) -> None:
     """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent, followed
     by the person's open comments (NOTES may be left empty when comments are open)."""
     by = person(by)
@@ -143,7 +144,6 @@ def revise(session: SessionReads, notes: str, by: Any = None) -> Snapshot:
             check_person_text("the notes", notes)
         decide(change, "changes_requested")
         queue(change, "person", with_comments(notes if notes.strip() else "", comments))
-    return session.snapshot()
 
 
 def revise_notes(session: SessionReads) -> str | None:
@@ -179,7 +179,7 @@ def last_verdict(session: SessionReads) -> dict:
 
 
 @_reconnecting
-def edit_plan(session: SessionReads, changes: dict, by: Any = None) -> Snapshot:
+def edit_plan(session: SessionReads, changes: dict, by: Any = None) -> None:
     """The person's edit of the plan: the same input as update_plan, authored by the user.
 
     Explanation, findings and objectives left out are kept. If a proposal is waiting, the
@@ -214,7 +214,6 @@ def edit_plan(session: SessionReads, changes: dict, by: Any = None) -> Snapshot:
             propose(change, digest, body)
             content += f" The proposal waiting for approval is now this text (hash {digest})."
         queue(change, "notice", content)
-    return session.snapshot()
 
 
 def _enter_plan_mode(change: Change) -> None:
@@ -250,7 +249,8 @@ def queue_message(
     by = person(by) if source == "person" else None
     with session.writing() as change:
         change.by = by
-        return queue(change, source, text)
+        message_id = queue(change, source, text)
+    return models.Message(message_id=message_id, source=source, text=text)
 
 
 @_reconnecting

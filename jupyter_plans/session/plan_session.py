@@ -5,11 +5,27 @@ operation is a plain function of the module that owns its concern, over the sess
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
 from ..store import Store
 from . import bridged, cells, comments, decisions, tools
 from .reads import SessionReads
+
+if TYPE_CHECKING:
+    from ..plan.models import Snapshot
+
+
+def _then_snapshot(verb: Any) -> Any:
+    """A person's verb of decisions.py as the Python API gives it: returning the snapshot after
+    it. (The verb itself returns nothing and loads no model: the magic and the card call it.)"""
+
+    @functools.wraps(verb)
+    def verb_then_snapshot(session: PlanSession, *args: Any, **kwargs: Any) -> Snapshot:
+        verb(session, *args, **kwargs)
+        return session.snapshot()
+
+    return verb_then_snapshot
 
 
 class PlanSession(SessionReads):
@@ -31,17 +47,17 @@ class PlanSession(SessionReads):
     review_data = tools.review_data
 
     # The person's verbs, what this process showed them, and the queue (decisions.py).
-    on = decisions.on
-    start_planning = decisions.start_planning
-    off = decisions.off
-    approve = decisions.approve
+    on = _then_snapshot(decisions.on)
+    start_planning = _then_snapshot(decisions.start_planning)
+    off = _then_snapshot(decisions.off)
+    approve = _then_snapshot(decisions.approve)
     mark_shown = decisions.mark_shown
     shown_proposal = decisions.shown_proposal
-    approve_shown = decisions.approve_shown
-    revise = decisions.revise
+    approve_shown = _then_snapshot(decisions.approve_shown)
+    revise = _then_snapshot(decisions.revise)
     revise_notes = decisions.revise_notes
     last_verdict = decisions.last_verdict
-    edit_plan = decisions.edit_plan
+    edit_plan = _then_snapshot(decisions.edit_plan)
     queue_message = decisions.queue_message
     deliver = decisions.deliver
 

@@ -215,7 +215,8 @@ def answer(session: SessionReads, text: str, by: Any = None) -> Message:
         change.by = by
         if _open_question(change.tx, session.session_id) is None:
             raise DecisionRefused("nothing to answer: the agent has no open question")
-        return queue(change, "person", text)
+        message_id = queue(change, "person", text)
+    return models.Message(message_id=message_id, source="person", text=text)
 
 
 @_reconnecting
