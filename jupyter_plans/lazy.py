@@ -1,7 +1,9 @@
-"""Names a package imports on first use (PEP 562), so a part of it loads without the rest."""
+"""Names a package imports on first use (PEP 562), so a part of it loads without the rest; and
+regular expressions compiled on first use."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from importlib import import_module
 from typing import Any
@@ -35,5 +37,21 @@ class LazyModule:
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(import_module(self._name), name)
+        setattr(self, name, value)
+        return value
+
+
+class LazyPattern:
+    """A regular expression compiled the first time it is used; after that, each method used is
+    a plain attribute of this object. Compiling a character class beyond Latin-1 takes some two
+    million instructions, and a card or a hook that checks no text needs none of them."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(re.compile(self.pattern), name)
         setattr(self, name, value)
         return value

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
 HOOKS_FILE = Path(".codex") / "hooks.json"
 DEFAULT_TIMEOUT = 600  # seconds, Codex's default for a handler without one
 # The handler fields Codex hashes (with `type`); a handler with others is not one of ours.
@@ -109,6 +107,8 @@ def why_not_run(hook: Hook, states: dict[str, dict]) -> str | None:
 
 def read_config(path: Path) -> dict:
     """A config.toml as Codex would read it; {} when there is none or it cannot be read."""
+    import tomllib  # here: a card reads it only where a hooks file registers this plan's hook
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # an editor's BOM is fine
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

@@ -9,11 +9,11 @@ from IPython.display import display
 from traitlets import Bool, Float, Unicode, validate
 
 from ..errors import DecisionRefused, PlanStoreError
-from ..session import PlanSession, PlanStore, decisions
+from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store import locate as _locate
 from .comment_verbs import COMMENT_VERBS
-from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb
+from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb, decisions
 
 # What a card shown before `%unload_ext jupyter_plans` says from then on.
 UNLOADED = (

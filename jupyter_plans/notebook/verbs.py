@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import DecisionRefused
+from ..lazy import LazyModule
 from ..plan.text import describe_event, status_line
 from ..plan.validation import quote
 from ..plan.who import person
-from ..session import PlanSession, decisions
+from ..session import PlanSession
+
+decisions = LazyModule("jupyter_plans.session.decisions")  # loads with the first verb
 
 Verb = Callable[[PlanSession, str], "PlanSession | None"]
 

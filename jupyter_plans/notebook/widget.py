@@ -12,9 +12,10 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.text import render_text
 from ..plan.validation import quote
 from ..plan.who import person
-from ..session import PlanSession, decisions
+from ..session import PlanSession
 from ..session.card import MIME_TYPE, card_data, card_html, guard_data, unguarded_note
 from ..store import follow
+from .verbs import decisions
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..lazy import LazyPattern
 from .validation import Refused, is_blank, quote
 
 MAX_COMMENT_CHARS = 2000
@@ -21,7 +22,7 @@ COMMENT_KINDS = ("comment_added", "comment_addressed", "comment_resolved", "comm
 # A comment holds the person's words, newlines included; no other control character, no
 # bidirectional control, no zero-width character and no line or paragraph separator, so what
 # the agent and everyone else read is what was written.
-_FORBIDDEN = re.compile(
+_FORBIDDEN = LazyPattern(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029"
     "\u2060\u2066-\u2069\ufeff]"
 )

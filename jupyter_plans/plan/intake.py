@@ -4,10 +4,9 @@ session, turn and call ids, tool names, and the digest that tells one call from 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from ..lazy import LazyModule
+from ..lazy import LazyModule, LazyPattern
 from .validation import BIDI_CONTROLS, is_blank, quote, utf8_len
 
 # Loaded with the first call's digest, not by a store that only checks a session id.
@@ -20,10 +19,10 @@ MAX_CALL_ID_BYTES = 128
 MAX_TOOL_NAME_BYTES = 64
 MAX_SEQ = 2**63 - 1  # the largest event seq a store holds: an `after` beyond it is no number
 # A person's text may hold newlines and tabs; no other control and no bidirectional control.
-_PERSON_FORBIDDEN = re.compile(
+_PERSON_FORBIDDEN = LazyPattern(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
-ID_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+ID_FORBIDDEN = LazyPattern("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _unicode_problem(text: str, what: str = "text") -> str | None:

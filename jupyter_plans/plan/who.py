@@ -7,7 +7,6 @@ operating system's user in a kernel, the CLI's `--by`, the API's `by=`.
 
 from __future__ import annotations
 
-import getpass
 import os
 import unicodedata
 from typing import Any
@@ -42,6 +41,8 @@ def local_person() -> str | None:
     if hub:
         return hub[:MAX_NAME_CHARS]
     try:
+        import getpass  # here: most processes never ask
+
         return getpass.getuser()[:MAX_NAME_CHARS] or None
     except Exception:  # noqa: BLE001 - no user entry (a container's numeric uid)
         return None

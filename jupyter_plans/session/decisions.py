@@ -1,5 +1,5 @@
-"""The person's side of a session: the decision verbs, edits, what this process has shown the
-person, and the queue of messages to the agent.
+"""The person's side of a session: the decision verbs, edits, and the queue of messages to the
+agent (what this process has shown the person is read in reads.py).
 
 A verb here returns nothing (approve: the hash it approved) and loads no model: the magic and
 the card show the plan their own way. PlanSession's verbs return the snapshot after them."""
@@ -7,7 +7,6 @@ the card show the plan their own way. PlanSession's verbs return the snapshot af
 from __future__ import annotations
 
 import re
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
@@ -23,19 +22,14 @@ from ..plan.validation import Refused, quote, utf8_len
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
 from .comment_rows import open_comments
-from .events import loads, models
+from .events import models
 from .steps import close_question, decide, propose, queue, set_mode, store_plan
 
 if TYPE_CHECKING:
     from ..plan.models import Message
-    from ..store import Store as PlanStore
     from .reads import SessionReads
     from .transaction import Change
 
-# What this process has shown the person of each store's sessions: the hash of the waiting
-# proposal that a card last displayed. A bare `%plan approve` binds that, never whatever is
-# waiting by the time it commits.
-_shown: weakref.WeakKeyDictionary[PlanStore, dict[str, str]] = weakref.WeakKeyDictionary()
 _HASH = re.compile("[0-9a-f]{64}")
 
 
@@ -103,22 +97,10 @@ def approve(session: SessionReads, hash: str | None = None, by: Any = None) -> s
     return pending
 
 
-def mark_shown(session: SessionReads, digest: Any) -> None:
-    """Record that this process showed the person the proposal of hash `digest` (a card
-    displayed it); anything but a full hash is ignored."""
-    if isinstance(digest, str) and _HASH.fullmatch(digest):
-        _shown.setdefault(session.store, {})[session.session_id] = digest
-
-
-def shown_proposal(session: SessionReads) -> str | None:
-    """The hash of the proposal a card of this process last showed, if any."""
-    return _shown.get(session.store, {}).get(session.session_id)
-
-
 def approve_shown(session: SessionReads, by: Any = None) -> str:
     """Approve the proposal this process last showed, and only while it is the one
     waiting: what the person read is what is approved."""
-    shown = shown_proposal(session)
+    shown = session.shown_proposal()
     if shown is None:
         waiting = session.waiting_proposal()
         if waiting is None:
@@ -144,38 +126,6 @@ def revise(session: SessionReads, notes: str, by: Any = None) -> None:
             check_person_text("the notes", notes)
         decide(change, "changes_requested")
         queue(change, "person", with_comments(notes if notes.strip() else "", comments))
-
-
-def revise_notes(session: SessionReads) -> str | None:
-    """The notes of the person's last request for changes, until the agent's next proposal
-    (the card keeps them in view while the agent works on them)."""
-    return last_verdict(session)["notes"]
-
-
-def last_verdict(session: SessionReads) -> dict:
-    """What the card says of the last word on a proposal, in one read: `notes`, those of
-    the person's request for changes (revise_notes), while the agent works on them and
-    while the proposal that answers them waits; `approved_by`, who approved it and where,
-    while that approval is the last word (DESIGN section 12)."""
-    said: dict = {"notes": None, "approved_by": None, "bridged": None}
-    with session.store.read() as tx:
-        words = tx.all("SELECT_LAST_VERDICT", {"sid": session.session_id})
-        if words and words[0].kind == "proposal_submitted":
-            proposed = loads(words[0].data)
-            if "text" in proposed:  # an ACP agent's, through the bridge
-                said["bridged"] = {"approve": proposed.get("approve")}
-            words = words[1:]  # a proposal waits: the word it answers, if any
-        last = words[0] if words else None
-        if last is None or last.kind != "decision":
-            return said
-        data = loads(last.data)
-        if data.get("action") == "approved":
-            said["approved_by"] = data.get("by")
-        elif data.get("action") == "changes_requested":
-            said["notes"] = tx.scalar(
-                "SELECT_PERSON_MESSAGE_AFTER", {"sid": session.session_id, "after": last.seq}
-            )
-    return said
 
 
 @_reconnecting
