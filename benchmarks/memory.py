@@ -20,7 +20,7 @@ from jupyter_plans import PlanStore
 
 KERNELS = 3
 FLOOR = "import ipywidgets, anywidget"
-STEPS = [{"id": f"step-{n}", "description": f"Carry out part {n} of the analysis"} for n in range(12)]
+STEPS = [{"id": f"step-{n}", "description": f"Part {n} of the analysis"} for n in range(12)]
 SETTLE = "import gc, time; time.sleep(0.5); gc.collect()"
 
 

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from .errors import DecisionRefused, PlanStoreError
+from .lazy import LazyModule
+
+# `hook` runs before every tool call of a coding agent, in a new process: it loads no argparse.
+argparse = LazyModule("argparse")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 _VERBS = ("on", "off", "approve", "revise", "comment", "comments", "resolve", "reopen")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error said in one line (exit 2) instead of the usage text."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {_printable(message)} (see {self.prog} --help)\n")
 
 
 def _printable(text: str) -> str:
@@ -28,7 +26,7 @@ def _printable(text: str) -> str:
 
 def _seq(text: str) -> int:
     """An --after value: a whole number of events from 0 to the largest seq a store holds."""
-    from .plan.intake import MAX_SEQ  # here: a hook's process must not load the checks
+    from .plan.intake import MAX_SEQ
 
     if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > MAX_SEQ:
         shown = text if len(text) <= 24 else text[:21] + "..."
@@ -37,6 +35,12 @@ def _seq(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    class _Parser(argparse.ArgumentParser):
+        """argparse, with a usage error said in one line (exit 2) instead of the usage text."""
+
+        def error(self, message: str) -> None:
+            self.exit(2, f"{self.prog}: {_printable(message)} (see {self.prog} --help)\n")
+
     parser = _Parser(
         prog="jupyter-plans",
         description="Read and drive the durable plan of a notebook agent.",
@@ -131,6 +135,7 @@ def _journal_commands(commands: Any) -> None:
 
 def _other_commands(commands: Any) -> None:
     """move, hook, acp and demo."""
+
     move = commands.add_parser(
         "move",
         help="move a notebook and its plan file together (a rename outside Jupyter)",

@@ -4,9 +4,11 @@ regular expressions compiled on first use."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from importlib import import_module
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself is not loaded: the coding-agent hook imports this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def lazy_names(package: str, namespace: dict, where: dict[str, str]) -> Callable[[str], Any]:
@@ -16,6 +18,8 @@ def lazy_names(package: str, namespace: dict, where: dict[str, str]) -> Callable
     def __getattr__(name: str) -> Any:
         if name not in where:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        from importlib import import_module  # not before a name is asked for (the hook)
+
         value = namespace[name] = getattr(import_module(where[name], package), name)
         return value
 
@@ -36,6 +40,8 @@ class LazyModule:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        from importlib import import_module
+
         value = getattr(import_module(self._name), name)
         setattr(self, name, value)
         return value

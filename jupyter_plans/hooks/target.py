@@ -1,27 +1,37 @@
 """Where a hook registered with `--notebook` finds its plan, and when it cannot (DESIGN section
 15): a notebook that is gone (renamed, moved, deleted) fails closed, unless a plan file in the
 same folder says it was moved from that notebook; then the hook follows it, and says once
-that `hook install` should be run again for the new name."""
+that `hook install` should be run again for the new name.
+
+Imported by the hook's PreToolUse (tool_use.py): a notebook that is there costs one stat, and
+pathlib and the rest load only for one that is not."""
 
 from __future__ import annotations
 
-import contextlib
-import shlex
-from dataclasses import dataclass
-from pathlib import Path
-
+from ..store.preflight import file_mode, plain_path
 from .seen import host_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
-@dataclass
+
 class Target:
-    notebook: Path | None  # the notebook whose plan the hook reads (the new one, if followed)
-    gone: str | None = None  # why the hook cannot tell: its notebook is gone (one line)
-    followed: str | None = None  # said once: the hook follows the plan of the renamed notebook
+    """`notebook`, the notebook whose plan the hook reads (the new one, if followed); `gone`,
+    why the hook cannot tell, as its notebook is gone (one line); `followed`, said once: the
+    hook follows the plan of the renamed notebook."""
+
+    def __init__(self, notebook: Path | str, gone: str | None = None, followed: str | None = None):
+        self.notebook, self.gone, self.followed = notebook, gone, followed
 
 
 def locate(notebook: str, payload: dict | None) -> Target:
     """The notebook whose plan the hook reads; only a missing notebook costs more than a stat."""
+    if plain_path(notebook) and file_mode(notebook) is not None:
+        return Target(notebook)
+    import contextlib
+    from pathlib import Path
+
     path = Path(notebook)
     if path.exists():
         return Target(path)
@@ -60,6 +70,8 @@ def _gone(notebook: Path, payload: dict | None) -> str:
 
 
 def _install(payload: dict | None, notebook: Path | None) -> str:
+    import shlex
+
     host = host_of(payload) or "HOST"
     flag = {"codex": "--trust", "claude-code": "--write"}.get(host, "--write")
     where = shlex.quote(str(notebook)) if notebook is not None else "NOTEBOOK"

@@ -4,10 +4,13 @@ session, turn and call ids, tool names, and the digest that tells one call from 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..lazy import LazyModule, LazyPattern
 from .validation import BIDI_CONTROLS, is_blank, quote, utf8_len
+
+TYPE_CHECKING = False  # typing is not loaded at run time: the hook checks a session id
+if TYPE_CHECKING:
+    from typing import Any
 
 # Loaded with the first call's digest, not by a store that only checks a session id.
 hashlib = LazyModule("hashlib")
@@ -15,6 +18,7 @@ orjson = LazyModule("orjson")
 
 MAX_PERSON_TEXT_BYTES = 65536
 MAX_SESSION_ID_BYTES = 128
+DEFAULT_SESSION = "default"  # a store's current session until `%plan new` makes another
 MAX_CALL_ID_BYTES = 128
 MAX_TOOL_NAME_BYTES = 64
 MAX_SEQ = 2**63 - 1  # the largest event seq a store holds: an `after` beyond it is no number

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from ..lazy import LazyModule, LazyPattern
 
+TYPE_CHECKING = False  # typing is not loaded at run time: the hook checks a session id
 if TYPE_CHECKING:  # pydantic itself loads with the first input that is not plain
+    from collections.abc import Iterator
+    from typing import Any
+
     from pydantic import TypeAdapter
 
 # Loaded with the first input read or checked: a hook, which only reads the session's mode,

@@ -2,39 +2,41 @@
 package in `sqlite_statements.json`, so opening a plan file and working in it imports no
 SQLAlchemy. `python -m jupyter_plans.store.compiled` writes the file after a change to
 statements.py or schema.py; the tests check it against SQLAlchemy.
+
+Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
+alone: neither pathlib nor typing is loaded here.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 from collections import namedtuple
 from operator import itemgetter
-from pathlib import Path
-from typing import Any, NamedTuple
 
-# The compiled forms of statements.py for SQLite; see there.
-SHIPPED = Path(__file__).with_name("sqlite_statements.json")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
-
-class Compiled(NamedTuple):
-    """A statement compiled for one dialect, in a form that can be stored as JSON."""
-
-    sql: str
-    names: tuple[str, ...] | None  # a positional driver's parameters, in order; None if named
-    defaults: dict[str, Any]  # values the statement itself gives, such as .values(mode="plan")
-    columns: tuple[str, ...] | None  # the names of a result row's columns, or None
+# The compiled forms of statements.py for SQLite; see there (SHIPPED: the same, as a Path).
+_SHIPPED = os.path.join(os.path.dirname(__file__), "sqlite_statements.json")
 
 
-class Prepared(NamedTuple):
-    sql: str
-    positions: Any  # takes a positional driver's parameters, in order, from a dict
-    defaults: dict[str, Any]
-    row: Any  # the namedtuple type of a result row, or None
+def __getattr__(name: str) -> Path:
+    if name == "SHIPPED":
+        from pathlib import Path
+
+        return Path(_SHIPPED)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def compile_statement(statement: Any, dialect: Any) -> Compiled:
-    """Compile a SQLAlchemy Core statement for `dialect`."""
+def compile_statement(statement: Any, dialect: Any) -> dict:
+    """A SQLAlchemy Core statement compiled for `dialect`, in a form that can be stored as
+    JSON: its `sql`; its `names`, a positional driver's parameters in order (None if named); its
+    `defaults`, values the statement itself gives, such as .values(mode="plan"); its `columns`,
+    the names of a result row's columns (or None)."""
     compiled = statement.compile(dialect=dialect)
     names = tuple(compiled.positiontup) if compiled.positional else None
     columns = None
@@ -45,29 +47,42 @@ def compile_statement(statement: Any, dialect: Any) -> Compiled:
     defaults = {
         name: b.value for name, b in compiled.binds.items() if not b.required and name in used
     }
-    return Compiled(str(compiled), names, defaults, columns)
+    return {"sql": str(compiled), "names": names, "defaults": defaults, "columns": columns}
 
 
 @functools.cache
 def shipped_forms() -> dict[str, Any]:
     """The compiled forms for SQLite that ship with the package (statements.py)."""
     try:
-        return json.loads(SHIPPED.read_text(encoding="utf-8"))
+        with open(_SHIPPED, encoding="utf-8") as file:
+            return json.load(file)
     except FileNotFoundError:
         return {}
 
 
-def _prepare(compiled: Compiled) -> Prepared:
-    positions = None
-    if compiled.names is not None:
-        names = tuple(compiled.names)
-        positions = (lambda params: ()) if not names else itemgetter(*names)
-        if len(names) == 1:
-            positions = (lambda get: lambda params: (get(params),))(positions)
-    row = None
-    if compiled.columns is not None:
-        row = namedtuple("Row", list(compiled.columns), rename=True)
-    return Prepared(compiled.sql, positions, compiled.defaults, row)
+class Prepared:
+    """A compiled statement ready to run: its `sql`; `positions`, which takes a positional
+    driver's parameters, in order, from a dict (None for a driver that takes them by name); its
+    `defaults`; and `row`, the namedtuple type of a result row (None for a statement that
+    returns none), made the first time a row is read."""
+
+    __slots__ = ("sql", "positions", "defaults", "_columns", "_row")
+
+    def __init__(self, sql: str, names: Any, defaults: dict, columns: Any) -> None:
+        self.sql, self.defaults, self._columns, self._row = sql, defaults, columns, None
+        self.positions = None
+        if names is not None:
+            names = tuple(names)
+            positions = (lambda params: ()) if not names else itemgetter(*names)
+            if len(names) == 1:
+                positions = (lambda get: lambda params: (get(params),))(positions)
+            self.positions = positions
+
+    @property
+    def row(self) -> Any:
+        if self._row is None and self._columns is not None:
+            self._row = namedtuple("Row", list(self._columns), rename=True)
+        return self._row
 
 
 class StatementCache:
@@ -96,20 +111,20 @@ class StatementCache:
         if isinstance(statement, str):
             found = self._by_name.get(statement)
             if found is None:
-                found = self._by_name[statement] = _prepare(self._compiled(statement))
+                found = self._by_name[statement] = Prepared(**self._compiled(statement))
             return found
         found = self._by_object.get(id(statement))
         if found is not None and found[0] is statement:
             return found[1]
-        entry = _prepare(compile_statement(statement, self.dialect))
+        entry = Prepared(**compile_statement(statement, self.dialect))
         self._by_object[id(statement)] = (statement, entry)
         return entry
 
-    def _compiled(self, name: str) -> Compiled:
+    def _compiled(self, name: str) -> dict:
         if self.name == "sqlite":
             form = shipped_forms().get(name)
             if form is not None:
-                return Compiled(**form)
+                return form
         from . import statements
 
         return compile_statement(statements.build(name, self.name), self.dialect)
@@ -119,9 +134,7 @@ def compiled_forms(dialect) -> dict[str, dict]:
     """Every statement compiled for `dialect`, in the form the store keeps."""
     from .statements import build, names
 
-    return {
-        name: compile_statement(build(name, dialect.name), dialect)._asdict() for name in names()
-    }
+    return {name: compile_statement(build(name, dialect.name), dialect) for name in names()}
 
 
 def create_latest(dialect) -> list[str]:
@@ -147,9 +160,10 @@ def shipped() -> dict:
 
 def write_shipped() -> None:
     text = json.dumps(shipped(), indent=1, sort_keys=True) + "\n"
-    SHIPPED.write_text(text, encoding="utf-8")
+    with open(_SHIPPED, "w", encoding="utf-8") as file:
+        file.write(text)
 
 
 if __name__ == "__main__":
     write_shipped()
-    print(f"wrote {SHIPPED}")
+    print(f"wrote {_SHIPPED}")

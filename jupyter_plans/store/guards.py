@@ -7,13 +7,15 @@ Imported by the coding-agent hook: nothing here loads SQLAlchemy or pydantic.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
 import time
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's json and sqlite3
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 HEARTBEAT_MS = 10_000  # at most one heartbeat write per agent in this time
 INSTALLED_KEY = "guard_installed:{host}"  # a plans_settings entry per host: {agent, at, file}
@@ -118,6 +120,8 @@ def moved_from(plan: Path, notebook_name: str) -> bool:
 def first_telling(plan: Path, notebook_name: str) -> bool:
     """True the first time a hook for the former notebook `notebook_name` follows `plan` (it
     then says so once): recorded in the plan file. False after, or when it cannot be written."""
+    import contextlib
+
     entry = f"{notebook_name} -> {plan.name}"  # moved on again, it is said again
     with contextlib.suppress(sqlite3.Error, OSError):
         connection = sqlite3.connect(str(plan), timeout=WRITE_WAIT_SECONDS, isolation_level=None)

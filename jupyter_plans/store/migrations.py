@@ -6,10 +6,10 @@ file needs only LATEST.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing is not loaded at run time (the hook reads LATEST)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlalchemy import Connection
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanStoreError
-from ..plan.intake import session_id_refusal
+from ..plan.intake import DEFAULT_SESSION, session_id_refusal
 from . import migrations
 from .compiled import StatementCache
 from .driver_errors import first_line
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("jupyter_plans")
 
-DEFAULT_SESSION = "default"
 
 ChangeCallback = Callable[[str, int], None]
 
