@@ -12,7 +12,7 @@ JUPYTER_AI_VENV := build/jupyter-ai-venv
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint chromium agents acp-sdk jupyter-ai-env clean notebooks nbval-copy \
+.PHONY: demo test lab bench lint screenshots chromium agents acp-sdk jupyter-ai-env clean notebooks nbval-copy \
   test-fast test-postgres test-slow test-agents test-browser test-jupyter-ai
 
 $(STAMP): pyproject.toml $(FRONT_END)
@@ -108,14 +108,20 @@ test-jupyter-ai: $(STAMP) chromium agents jupyter-ai-env
 notebooks: $(STAMP)
 	$(PY) scripts/run-notebooks.py
 
+# Every picture under docs/, made again in a real JupyterLab and Chromium (never by a test):
+# look at each before committing it. PICTURES narrows it: make screenshots PICTURES=card-light
+screenshots: $(STAMP) chromium
+	$(PY) scripts/screenshots.py $(PICTURES)
+
 bench: $(STAMP)
 	$(PY) -m pip install --quiet 'langgraph-checkpoint-sqlite>=3' 'eventsourcing>=9.4'  # the [bench] extra's peers
 	JUPYTER_PLANS_PG_MAX_CONNECTIONS=100 scripts/with-postgres.sh $(PY) benchmarks/run.py
 
 lint: $(STAMP)
 	$(PY) -m pip install --quiet ruff
-	$(VENV)/bin/ruff check jupyter_plans tests benchmarks
-	$(VENV)/bin/ruff format --check jupyter_plans tests benchmarks
+	$(VENV)/bin/ruff check jupyter_plans tests benchmarks scripts
+	$(VENV)/bin/ruff format --check jupyter_plans tests benchmarks scripts
+	cd labextension && node_modules/.bin/eslint --max-warnings 0 src demo
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info jupyter_plans/static labextension/node_modules

@@ -65,3 +65,29 @@ def jupyter(
         finally:
             process.terminate()
             process.wait(timeout=20)
+
+
+# No news pop-up over the page, and no check for updates: a page the tests (and the docs'
+# pictures) can drive as a person would see it.
+QUIET_LAB = {
+    "@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"}
+}
+
+
+@contextlib.contextmanager
+def jupyter_lab(root: Path, token: str, env: dict | None = None):
+    """JupyterLab serving ROOT with `window.jupyterapp` exposed and settings, user settings and
+    workspaces of its own under ROOT; yields its base URL."""
+    import json
+
+    settings = root / ".settings"
+    settings.mkdir(exist_ok=True)
+    (settings / "overrides.json").write_text(json.dumps(QUIET_LAB))
+    options = (
+        "--LabApp.expose_app_in_browser=True",
+        f"--LabApp.app_settings_dir={settings}",
+        f"--LabApp.user_settings_dir={root / '.user-settings'}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+    )
+    with jupyter("lab", root, token, *options, log=root / "lab.log", env=env) as (_, base):
+        yield base

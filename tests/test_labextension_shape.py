@@ -1,6 +1,7 @@
 """The shape of the front end in labextension/src holds: every relative import resolves, no
-import circle, no file over 400 lines, and imports run one way (index -> surfaces -> card and
-api -> types).
+import circle, no file over 400 lines, imports run one way (index -> surfaces -> card and
+api -> types), and ESLint finds nothing (labextension/eslint.config.mjs: no function over 60
+lines, as for the Python, and the recommended rules).
 
 Type-only imports count: tsc erases them, so they can never fail at run time, but they tie two
 files together all the same, and a layer that needs a type from above is in the wrong place.
@@ -11,11 +12,16 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.test_architecture import find_cycles as strongly_connected
 
-SRC = Path(__file__).resolve().parent.parent / "labextension" / "src"
+LABEXTENSION = Path(__file__).resolve().parent.parent / "labextension"
+SRC = LABEXTENSION / "src"
+ESLINT = LABEXTENSION / "node_modules" / ".bin" / "eslint"
 
 MAX_LINES = 400
 
@@ -281,6 +287,22 @@ def test_imports_run_only_downward():
     assert wrong == [], "imports that run up or across in labextension/src: " + ", ".join(
         sorted(wrong)
     )
+
+
+def test_eslint_finds_nothing():
+    """Where the front end's packages are installed (any build installs them; CI builds)."""
+    if not ESLINT.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{ESLINT} is missing: run `jlpm install` in labextension/")
+        pytest.skip("labextension/node_modules is not installed (jlpm install)")
+    found = subprocess.run(
+        [str(ESLINT), "--max-warnings", "0", "src", "demo"],
+        cwd=LABEXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert found.returncode == 0, found.stdout + found.stderr
 
 
 if __name__ == "__main__":

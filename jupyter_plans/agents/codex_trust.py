@@ -155,20 +155,44 @@ def _guard_warning(files, stamps, notebook, plan_file, session_id, home) -> str 
     checked = check(registered_guards(present, notebook, plan_file, session_id), home)
     if checked is None or checked.runs:
         return None
-    path, target = checked.hooks_file, _target_words(checked.hook.command)
+    # Paths as the person finds them from the notebook's folder; the command as run where it
+    # says, so it holds when copied.
+    here = Path(os.path.abspath(notebook or plan_file)).parent
+    path, project = checked.hooks_file, checked.hooks_file.parent.parent
+    hooks, there = _from(here, path), _folder_words(here, project)
+    target = _target_words(checked.hook.command, project)
+    run = f"`jupyter-plans hook install codex {target} --trust`"
     if checked.hook_reason is not None:
         return (
-            f"Plan mode is not enforced in Codex: it runs the hooks registered in {path} only "
-            f"once you trust them, and this plan's guard hook is {checked.hook_reason}. To trust "
-            f"them, run `jupyter-plans hook install codex {target} --trust` in "
-            f'{path.parent.parent}, or start `codex` there and choose "Trust all and continue".'
+            "Plan mode is not enforced in Codex\n"
+            f"Its guard hook is {checked.hook_reason}: Codex runs the hooks registered in "
+            f"`{hooks}` only once you trust them. To trust them, run {run} in {there}, or start "
+            '`codex` there and choose "Trust all and continue".'
         )
     return (
-        f"Plan mode is not enforced in Codex 0.167 and later: it loads the hooks registered in "
-        f"{path} only in a project you trust, and {path.parent.parent} is "
-        f"{checked.project_reason} in {home / 'config.toml'}. To trust it, run "
-        f"`jupyter-plans hook install codex {target} --trust` in {path.parent.parent}."
+        "Plan mode is not enforced in Codex 0.167 and later\n"
+        f"This project is {checked.project_reason}: Codex loads the hooks registered in "
+        f"`{hooks}` only in a project you trust, and {there} is {checked.project_reason} in "
+        f"`{_home_words(home / 'config.toml')}`. To trust it, run {run} in {there}."
     )
+
+
+def _from(folder: Path, path: Path) -> str:
+    """`path` relative to `folder` (`../.codex/hooks.json`)."""
+    return os.path.relpath(path, folder)
+
+
+def _folder_words(here: Path, folder: Path) -> str:
+    """Where to run a command, said from the notebook's folder."""
+    if os.path.realpath(folder) == os.path.realpath(here):
+        return "this notebook's folder"
+    return f"the folder `{_from(here, folder)}`"
+
+
+def _home_words(path: Path) -> str:
+    """A path in the person's home as `~/...`, where it is one."""
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
 @dataclass(frozen=True)
@@ -274,12 +298,14 @@ def targets(command: str, notebook: Path | None, plan_file: Path | None, session
     return _targets(command, notebook, plan_file, session_id)
 
 
-def _target_words(command: str) -> str:
+def _target_words(command: str, folder: Path) -> str:
+    """The hook's target options, with its paths as seen from `folder` (where it is run)."""
     options = _options(command) or {}
-    words = [
-        part
-        for option in ("--notebook", "--db", "--session", "--guard")
-        if option in options
-        for part in (option, options[option])
-    ]
+    words = []
+    for option in ("--notebook", "--db", "--session", "--guard"):
+        if option in options:
+            value = os.path.expanduser(options[option])
+            if option in ("--notebook", "--db") and os.path.isabs(value):
+                value = _from(folder, Path(value))
+            words += [option, value]
     return shlex.join(words)

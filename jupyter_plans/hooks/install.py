@@ -64,10 +64,11 @@ def install(argv: list[str], parser_class, add_where) -> int:
         print(f"jupyter-plans: {exc}", file=sys.stderr)
         return 1
     print(f"jupyter-plans: the hooks are registered in {path}")
+    status = _codex_trust(path, hooks, args) if args.host == "codex" else _checked(args, None)
+    # Recorded last: a card reads what it says of the guards again when the plan file changes
+    # (no cursor moves), so Codex's trust, written above, is there to be read by then.
     _record(args, path)
-    if args.host == "codex":
-        return _codex_trust(path, hooks, args)
-    return _checked(args, None)
+    return status
 
 
 def _record(args, path: Path) -> None:

@@ -93,6 +93,9 @@ class PlanCard(anywidget.AnyWidget):
         help="In plan mode with no proposal waiting: 'working' (the agent researches), 'chat' "
         "(it waits for the person's next message in the chat) or 'none' (no agent engaged).",
     ).tag(sync=True)
+    sessions = traitlets.Int(
+        1, help="How many sessions the plan file holds: the header names its session only then."
+    ).tag(sync=True)
     error = traitlets.Unicode(
         None, allow_none=True, help="Why the card's last action was refused, in one line."
     ).tag(sync=True)
@@ -161,7 +164,7 @@ class PlanCard(anywidget.AnyWidget):
 
     def _shown_data(self) -> dict:
         names = ("snapshot", "notebook", "changes", "question", "notes", "review", "approved_by")
-        names += ("bridged", "agent", "activity")
+        names += ("bridged", "agent", "activity", "sessions")
         return {name: getattr(self, name) for name in (*names, "guard_warning", "guards")}
 
     def refresh(self) -> None:
@@ -186,14 +189,17 @@ class PlanCard(anywidget.AnyWidget):
             self.bridged = data["bridged"]
             self.agent = data["agent"]
             self.activity = data["activity"]
+            self.sessions = data["sessions"]
             self.guard_warning = self._guard_warning(data["snapshot"])
             self.guards = guard_data(self.session, data["snapshot"], self.notebook_path)
 
     def refresh_guards(self) -> None:
-        """Another process wrote to the plan and no cursor moved: perhaps a guard's heartbeat
-        (it is no event). What the card says of the guards is read again."""
+        """Another process wrote to the plan and no cursor moved: perhaps a guard's heartbeat or
+        a hook installed (neither is an event). What the card says of the guards is read again."""
         if self.superseded_by is None and self.ended is None:
-            self.guards = guard_data(self.session, self.snapshot, self.notebook_path)
+            with self.hold_sync():
+                self.guards = guard_data(self.session, self.snapshot, self.notebook_path)
+                self.guard_warning = self._guard_warning(self.snapshot)
 
     def _guard_warning(self, snapshot: dict) -> str | None:
         from ..agents.codex_trust import guard_warning
@@ -268,8 +274,8 @@ class PlanCard(anywidget.AnyWidget):
         bundle["text/plain"] = repr(self)  # whole, where ipywidgets would cut it at 110 characters
         data = self._shown_data()
         # What the live card says of the agent and its guards at this moment is no part of the
-        # saved card.
-        for live in ("guard_warning", "guards", "agent", "activity"):
+        # saved card, nor how many sessions the file holds (the saved output stays as it was).
+        for live in ("guard_warning", "guards", "agent", "activity", "sessions"):
             del data[live]
         bundle[MIME_TYPE] = data
         bundle["text/html"] = card_html(data)

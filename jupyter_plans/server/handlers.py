@@ -21,7 +21,7 @@ from ..plan.models import Snapshot
 from ..plan.who import jupyter_name
 from ..session import PlanSession
 from ..session.card import card_data, guard_data, unguarded_note
-from ..store.guards import seen_rows
+from ..store.guards import installed, seen_rows
 from .files import Forbidden, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
 from .threads import off_loop, off_loop_page
@@ -97,12 +97,16 @@ class SessionsHandler(PlansHandler):
             return {"current": "default", "sessions": []}
         store = session.store
         data = {"current": store.current_session_id(), "sessions": store.sessions()}
-        try:  # the guards' heartbeats move no cursor: the panel reads the card again for them
+        # The guards' heartbeats and hook installs move no cursor: the panel reads the card
+        # again when these change.
+        try:
             with store.read() as tx:
                 guards = [{"agent": r["agent"], "at": r["at"]} for r in seen_rows(tx)]
+                installs = [{"agent": r["agent"], "at": r["at"]} for r in installed(tx)]
         except OlderSchema:  # a plan file this process cannot upgrade
-            guards = []
-        return data | {"guards": guards} if guards else data
+            guards, installs = [], []
+        heard = {"guards": guards, "installs": installs}
+        return data | {key: rows for key, rows in heard.items() if rows}
 
 
 class SnapshotHandler(PlansHandler):

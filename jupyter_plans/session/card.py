@@ -60,7 +60,16 @@ def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
         "bridged": verdict["bridged"],
         "agent": agent if agent is not None and agent.get("agent") else None,
         "activity": activity(session, snapshot, agent, question),
+        "sessions": session_count(session),
     }
+
+
+def session_count(session: PlanSession) -> int:
+    """How many sessions the plan file holds, this one counted even before its first write
+    (`%plan new` makes it current at once): the card names its session only among others."""
+    with session.store.read() as tx:
+        ids = {row.session_id for row in tx.all("SELECT_SESSIONS")}
+    return len(ids | {session.session_id})
 
 
 def activity(session: PlanSession, snapshot: dict, agent: dict | None, question) -> str | None:
@@ -84,12 +93,17 @@ def activity(session: PlanSession, snapshot: dict, agent: dict | None, question)
     return "working" if len(recent) == LOOK_BACK else "none"
 
 
+# The headline of a guard warning on the card; the line after it says why (card/guards.ts).
+UNGUARDED_HEADLINE = "Plan mode is not enforced: the agent approves its own edits"
+
+
 def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:
-    """While plan mode holds (or a proposal waits): the line a bridged agent that approves itself
-    and cannot be made to ask left for the card, if one did."""
+    """While plan mode holds (or a proposal waits): the words a bridged agent that approves
+    itself and cannot be made to ask left for the card, if one did, under a headline."""
     if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
         return None
-    return session.unguarded_text()
+    text = session.unguarded_text()
+    return None if text is None else f"{UNGUARDED_HEADLINE}\n{text}"
 
 
 def guard_data(session: PlanSession, snapshot: dict, notebook: Path | None) -> dict | None:
@@ -134,10 +148,11 @@ def escape(text: str) -> str:
 
 
 def _named(notebook: Path | None, session: PlanSession) -> str:
+    """The doctor's target, as run in the notebook's folder (where the card says to run it)."""
     if notebook is not None:
-        return shlex.join(["--notebook", str(notebook)])
+        return shlex.join(["--notebook", notebook.name])
     where = session.store.path
-    return shlex.join(["--db", str(where)]) if where is not None else "--db DB"
+    return shlex.join(["--db", where.name]) if where is not None else "--db DB"
 
 
 def _cells_html(runs: list[dict] | None, status: str) -> str:

@@ -30,68 +30,69 @@ function fakeHash(seed: string): string {
     .join("");
 }
 
-/** A card whose actions change its data the way the kernel would, 400 ms later. */
-function mount(host: HTMLElement, initial: CardData, initialError: string | null = null): void {
-  let data = structuredClone(initial);
-  let error = initialError;
-  const draw = () => renderCard(host, data, actions, error);
-  const answer = (change: (snapshot: CardData["snapshot"]) => void) => {
-    setTimeout(() => {
-      data = structuredClone(data);
-      change(data.snapshot);
-      data.snapshot.cursor += 1;
-      error = null;
-      draw();
-    }, 400);
-  };
+type Answer = (change: (snapshot: CardData["snapshot"]) => void) => void;
+
+/** The pretend kernel's answers to the card's actions, through `answer` (400 ms later). */
+function pretendKernel(answer: Answer, data: () => CardData, refuse: (error: string) => void): CardActions {
   const record = (entry: Record<string, unknown>) => {
     demo.demoLog.push(entry);
     log.textContent = `sent: ${JSON.stringify(entry).slice(0, 160)}`;
   };
-  const actions: CardActions = {
+  const leave = (snapshot: CardData["snapshot"], mode: "default" | null) => {
+    snapshot.pending_proposal_hash = null;
+    if (mode) snapshot.mode = mode;
+    data().changes = null;
+  };
+  return {
     approve(hash) {
       record({ action: "approve", hash });
       answer((snapshot) => {
-        if (hash !== snapshot.pending_proposal_hash) {
-          error = "approve refused: that hash is not the waiting proposal's";
-          return;
-        }
+        if (hash !== snapshot.pending_proposal_hash) return refuse("approve refused: that hash is not the waiting proposal's");
         snapshot.approved_proposal_hash = hash;
-        snapshot.pending_proposal_hash = null;
-        snapshot.mode = "default";
-        data.changes = null;
+        leave(snapshot, "default");
       });
     },
     revise(notes) {
       record({ action: "revise", notes });
-      answer((snapshot) => {
-        snapshot.pending_proposal_hash = null;
-        data.changes = null;
-      });
+      answer((snapshot) => leave(snapshot, null));
     },
     off() {
       record({ action: "off" });
-      answer((snapshot) => {
-        snapshot.pending_proposal_hash = null;
-        snapshot.mode = "default";
-        data.changes = null;
-      });
+      answer((snapshot) => leave(snapshot, "default"));
     },
     edit(change) {
       record({ action: "edit", change });
       answer((snapshot) => {
         const plan = snapshot.plan!;
         if (change.expected_revision !== plan.revision) {
-          error = `edit refused: expected_revision ${change.expected_revision}, the plan is at ${plan.revision}`;
-          return;
+          return refuse(`edit refused: expected_revision ${change.expected_revision}, the plan is at ${plan.revision}`);
         }
         const phases: Phase[] = structuredClone(change.phases);
         snapshot.plan = { ...plan, revision: plan.revision + 1, phases, steps: phases.flatMap((phase) => phase.steps) };
         if (snapshot.pending_proposal_hash) snapshot.pending_proposal_hash = fakeHash(JSON.stringify(phases));
-        data.changes = null;
+        data().changes = null;
       });
     },
   };
+}
+
+/** A card whose actions change its data the way the kernel would, 400 ms later. */
+function mount(host: HTMLElement, initial: CardData, initialError: string | null = null): void {
+  let data = structuredClone(initial);
+  let error = initialError;
+  const draw = () => renderCard(host, data, actions, error);
+  const answer: Answer = (change) => {
+    setTimeout(() => {
+      data = structuredClone(data);
+      error = null;
+      change(data.snapshot);
+      data.snapshot.cursor += 1;
+      draw();
+    }, 400);
+  };
+  const actions = pretendKernel(answer, () => data, (refusal) => {
+    error = refusal;
+  });
   updaters.set(host.parentElement?.id ?? "", (change, newError) => {
     data = structuredClone(data);
     change(data);

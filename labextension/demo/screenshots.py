@@ -1,4 +1,5 @@
-"""Screenshots of the demo page in light and dark, plus the hostile-text check.
+"""Screenshots of the demo page in light and dark (to look at, not for docs/), plus the
+hostile-text check.
 
 Run from labextension/ after `jlpm build:demo`:
     /work/main/.venv/bin/python demo/screenshots.py
@@ -15,18 +16,11 @@ import threading
 from playwright.sync_api import sync_playwright
 
 HERE = pathlib.Path(__file__).resolve().parent
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(HERE.parents[1]))
+from tests.e2e.browser import ARGS  # noqa: E402 (Chromium as the browser tests start it)
+
 HOSTILE = "<img src=x onerror=alert(1)>"
-# Extra views for a closer look; only card-light.png and card-dark.png are kept, in docs/.
-DOCS = HERE.parents[1] / "docs"
+# Views for a closer look. The pictures of docs/ are made by `make screenshots`, in JupyterLab.
 EXTRA = pathlib.Path(tempfile.gettempdir()) / "jp-plans-screenshots"
 
 
@@ -59,7 +53,7 @@ def main() -> int:
         for theme in ("light", "dark"):
             page.goto(f"{url}?theme={theme}")
             page.wait_for_selector("#waiting .jp-plans-card")
-            page.locator("#cards").screenshot(path=str(DOCS / f"card-{theme}.png"))
+            page.locator("#cards").screenshot(path=str(EXTRA / f"card-{theme}.png"))
             page.locator("#waiting").screenshot(path=str(EXTRA / f"card-{theme}-waiting.png"))
 
         page.goto(f"{url}?hostile&static")
@@ -84,7 +78,7 @@ def main() -> int:
     server.shutdown()
     for failure in failures:
         print("FAIL", failure)
-    print(f"screenshots: {DOCS}/card-light.png, {DOCS}/card-dark.png; more in {EXTRA}")
+    print(f"screenshots in {EXTRA}")
     print("ok" if not failures else f"{len(failures)} failures")
     return 1 if failures else 0
 

@@ -170,8 +170,10 @@ export interface CardData {
    */
   bridged?: { approve: string | null } | null;
   /**
-   * One line when an agent the plan's hooks are registered for would not run its guard (Codex,
-   * before the hooks are trusted): plan mode is not enforced there. Live cards only.
+   * When an agent the plan's hooks are registered for would not run its guard (Codex, before
+   * the hooks are trusted), or a bridged agent approves itself: plan mode is not enforced
+   * there. Its first line is the headline; the rest says why and what fixes it, with commands
+   * and paths in `backticks`. Live cards and the panel only.
    */
   guard_warning?: string | null;
   /** The bridged ACP agent, while a bridge runs it. Live cards and the panel only. */
@@ -184,6 +186,11 @@ export interface CardData {
    * 15). Live cards and the panel only: a saved card does not keep it.
    */
   guards?: Guards | null;
+  /**
+   * How many sessions the plan file holds: the header names the session only among others.
+   * Live cards and the panel; absent from saved cards.
+   */
+  sessions?: number;
 }
 
 /** A guard's heartbeat: an agent's hook or the ACP bridge's guard ran at `at` (ms). */

@@ -41,6 +41,7 @@ export type CardModel = {
   guards: Guards | null;
   agent: AgentStatus | null;
   activity: Activity | null;
+  sessions: number;
 };
 
 const EVENTS = [
@@ -59,7 +60,53 @@ const EVENTS = [
   "guards",
   "agent",
   "activity",
+  "sessions",
 ].map((name) => `change:${name}`).join(" ");
+
+type Model = RenderProps<CardModel>["model"];
+
+/** What the card shows, from the synced traits (absent ones as a saved card has them). */
+function cardData(model: Model): CardData {
+  return {
+    snapshot: model.get("snapshot"),
+    notebook: model.get("notebook") ?? null,
+    changes: model.get("changes") ?? null,
+    question: model.get("question") ?? null,
+    notes: model.get("notes") ?? null,
+    review: model.get("review") ?? null,
+    approved_by: model.get("approved_by") ?? null,
+    bridged: model.get("bridged") ?? null,
+    guard_warning: model.get("guard_warning") ?? null,
+    guards: model.get("guards") ?? null,
+    agent: model.get("agent") ?? null,
+    activity: model.get("activity") ?? null,
+    sessions: model.get("sessions") ?? 1,
+  };
+}
+
+/** Each of the person's acts, as the one-off message the kernel's card answers. */
+function cardActions(act: (content: Record<string, unknown>) => void): CardActions {
+  return {
+    approve: (hash) => act({ action: "approve", hash }),
+    revise: (notes) => act({ action: "revise", notes }),
+    off: () => act({ action: "off" }),
+    edit: (change) => act({ action: "edit", change }),
+    answer: (text) => act({ action: "answer", text }),
+    comment: (stepId, text) => act({ action: "comment", step_id: stepId, text }),
+    resolve: (commentId) => act({ action: "resolve", comment_id: commentId }),
+    reopen: (commentId) => act({ action: "reopen", comment_id: commentId }),
+  };
+}
+
+/** A card that no longer acts says why: superseded, its kernel gone, its extension unloaded. */
+function frameOf(model: Model, kernelGone: boolean): CardFrame {
+  const supersededBy = model.get("superseded_by") ?? null;
+  const ended = model.get("ended") ?? null;
+  if (supersededBy) return { frozen: true, notice: supersededNotice(supersededBy), supersededBy };
+  if (kernelGone) return { frozen: true, notice: KERNEL_GONE_NOTICE };
+  if (ended) return { frozen: true, notice: { kind: "kernel-gone", text: ended } };
+  return {};
+}
 
 function render({ model, el }: RenderProps<CardModel>): () => void {
   /** Set once a message could not be sent: the kernel restarted or shut down. */
@@ -78,19 +125,9 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
   // A person's act goes with who the page says they are (the kernel's person where it has
   // none); the name is asked for once per page, so every act but the first is sent at once.
   const user = pageUser();
-  const act = (content: Record<string, unknown>) => {
+  const actions = cardActions((content) => {
     void user.then((by) => send(by === null ? content : { ...content, by }));
-  };
-  const actions: CardActions = {
-    approve: (hash) => act({ action: "approve", hash }),
-    revise: (notes) => act({ action: "revise", notes }),
-    off: () => act({ action: "off" }),
-    edit: (change) => act({ action: "edit", change }),
-    answer: (text) => act({ action: "answer", text }),
-    comment: (stepId, text) => act({ action: "comment", step_id: stepId, text }),
-    resolve: (commentId) => act({ action: "resolve", comment_id: commentId }),
-    reopen: (commentId) => act({ action: "reopen", comment_id: commentId }),
-  };
+  });
   // Traits synced in one message fire one event each: draw once for all of them.
   let scheduled = false;
   let disposed = false;
@@ -103,34 +140,15 @@ function render({ model, el }: RenderProps<CardModel>): () => void {
   const draw = () => {
     scheduled = false;
     if (disposed) return;
-    const snapshot = model.get("snapshot");
-    const supersededBy = model.get("superseded_by") ?? null;
-    const data: CardData = {
-      snapshot,
-      notebook: model.get("notebook") ?? null,
-      changes: model.get("changes") ?? null,
-      question: model.get("question") ?? null,
-      notes: model.get("notes") ?? null,
-      review: model.get("review") ?? null,
-      approved_by: model.get("approved_by") ?? null,
-      bridged: model.get("bridged") ?? null,
-      guard_warning: model.get("guard_warning") ?? null,
-      guards: model.get("guards") ?? null,
-      agent: model.get("agent") ?? null,
-      activity: model.get("activity") ?? null,
-    };
-    let frame: CardFrame = {};
-    const ended = model.get("ended") ?? null;
-    if (supersededBy) frame = { frozen: true, notice: supersededNotice(supersededBy), supersededBy };
-    else if (kernelGone) frame = { frozen: true, notice: KERNEL_GONE_NOTICE };
-    else if (ended) frame = { frozen: true, notice: { kind: "kernel-gone", text: ended } };
+    const data = cardData(model);
+    const frame = frameOf(model, kernelGone);
     renderCard(el, data, actions, model.get("error") ?? null, frame);
-    shown = { data, supersededBy };
+    shown = { data, supersededBy: frame.supersededBy ?? null };
     announce();
     // Only the live card sends this: it lets `%plan approve` without a hash bind the proposal
     // this kernel showed. Saved and superseded cards, and the Plan panel, show but cannot tell.
-    const hash = snapshot?.pending_proposal_hash ?? null;
-    if (hash !== null && hash !== reported && !supersededBy && !ended) {
+    const hash = data.snapshot?.pending_proposal_hash ?? null;
+    if (hash !== null && hash !== reported && !frame.frozen) {
       reported = hash;
       send({ action: "seen", hash });
     }

@@ -1,16 +1,15 @@
 """A real JupyterLab server and Debian's Chromium, for the browser tests."""
 
-import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.jupyter_process import jupyter
+from tests.e2e.browser import CHROMIUM, launch
+from tests.jupyter_process import jupyter_lab
 from tests.lanes import needs
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).parents[2]
 
 
@@ -32,26 +31,8 @@ def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab")
     for notebook in (REPO / "notebooks").glob("*.ipynb"):
         shutil.copy(notebook, root / notebook.name)
-    settings = root / ".settings"
-    settings.mkdir()
-    (settings / "overrides.json").write_text(
-        json.dumps(
-            {
-                "@jupyterlab/apputils-extension:notification": {
-                    "checkForUpdates": False,
-                    "fetchNews": "false",
-                }
-            }
-        )
-    )
     token = "plans-e2e-token"
-    options = (
-        "--LabApp.expose_app_in_browser=True",
-        f"--LabApp.app_settings_dir={settings}",
-        f"--LabApp.user_settings_dir={root / '.user-settings'}",
-        f"--LabApp.workspaces_dir={root / '.workspaces'}",
-    )
-    with jupyter("lab", root, token, *options, log=root / "lab.log") as (_, base):
+    with jupyter_lab(root, token) as base:
         yield {"base": base, "token": token, "root": root}
 
 
@@ -60,19 +41,7 @@ def page(lab):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = launch(playwright)
         context = browser.new_context(viewport={"width": 1100, "height": 2400})
         yield context.new_page()
         browser.close()

@@ -1,18 +1,14 @@
 """What a person does to a notebook in JupyterLab, for the browser tests: run a new cell,
-restart or shut down its kernel, switch the theme, photograph a part of the page for docs/, and
-write a notebook whose saved output is a card."""
+restart or shut down its kernel, switch the theme, and write a notebook whose saved output is a
+card."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import nbformat
 
 from jupyter_plans.plan.text import render_text
 from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
 from tests.e2e.test_browser import open_notebook, run_cells
-
-DOCS = Path(__file__).parents[2] / "docs"
 
 CURRENT = "window.jupyterapp.shell.currentWidget"
 # The open notebook's cards, not those of a notebook an earlier test left in another tab.
@@ -109,35 +105,11 @@ def run_new_cell(page, source: str) -> None:
     )
 
 
-def shot_of(page, locators, name: str, margin: int = 12) -> Path:
-    """A screenshot of the smallest box holding every locator (plus `margin`), as docs/NAME."""
-    boxes = [locator.bounding_box() for locator in locators]
-    left = max(0, min(box["x"] for box in boxes) - margin)
-    top = max(0, min(box["y"] for box in boxes) - margin)
-    right = max(box["x"] + box["width"] for box in boxes) + margin
-    bottom = max(box["y"] + box["height"] for box in boxes) + margin
-    path = DOCS / name
-    page.screenshot(
-        path=str(path), clip={"x": left, "y": top, "width": right - left, "height": bottom - top}
-    )
-    return path
-
-
 def cell_of(locator):
     """The notebook cell around LOCATOR: its prompt and input, as a person sees the output."""
     return locator.locator(
         "xpath=ancestor::div[contains(concat(' ', @class, ' '), ' jp-Cell ')][1]"
     )
-
-
-def in_both_themes(page, name: str, take) -> list[Path]:
-    """Calls take(filename) in the light theme, then the dark one; back to light after."""
-    paths = []
-    for dark in (False, True):
-        set_theme(page, dark)
-        paths.append(take(f"{name}-{'dark' if dark else 'light'}.png"))
-    set_theme(page, False)
-    return paths
 
 
 def output_json(page, cell: int) -> str:

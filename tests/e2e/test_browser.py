@@ -2,8 +2,6 @@
 
 from pathlib import Path
 
-SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # README images are copied from here
-
 
 def loading_notebook(root: Path, name: str) -> Path:
     """A notebook whose one cell loads the extension, with a kernel named, so JupyterLab
@@ -104,8 +102,6 @@ def test_quickstart_card_approve_and_progress(page, lab, dialogs):
     card = page.locator(".jp-plans-card").last
     card.get_by_text("Waiting for your decision").wait_for(timeout=30_000)
     card.get_by_text("PLAN MODE", exact=False).first.wait_for()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    card.screenshot(path=str(SHOTS / "card-proposal.png"))
 
     card.get_by_role("button", name="Approve").click()
     card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
@@ -115,7 +111,6 @@ def test_quickstart_card_approve_and_progress(page, lab, dialogs):
     page.locator(".jp-plans-card").last.get_by_text("steps marked complete by the agent").wait_for()
     text = page.locator(".jp-plans-card").last.inner_text()
     assert "0 of" not in text.split("steps marked complete")[0][-8:]
-    page.locator(".jp-plans-card").last.screenshot(path=str(SHOTS / "card-progress.png"))
 
     # Model text is text: a step described as HTML shows as those characters, and runs nothing.
     hostile = "<img src=x onerror=alert(1)>"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from tests.e2e.lab_actions import DOCS, save_notebook, shut_down_kernel
+from tests.e2e.lab_actions import save_notebook, shut_down_kernel
 from tests.e2e.test_browser import run_cells
 from tests.e2e.test_panel_follows import open_panel
 from tests.e2e.test_story import (  # noqa: F401 (notebook7: a fixture)
@@ -250,15 +250,6 @@ def test_the_card_links_each_step_to_its_cells(page, app, dialogs, errors):
     run(page, "show")
     shown = page.locator(CARDS).last
     shown.get_by_text("changed after completion", exact=True).wait_for(timeout=30_000)
-    if app["kind"] == "jupyterlab":
-        # The card is drawn afresh whenever its data changes (as the kernel's last events
-        # arrive), and Playwright does not find a replaced element again for a scroll or a
-        # screenshot: the scroll is one step of the page's own, the photograph is of the card's
-        # host, which stays.
-        shown.locator(".jp-plans-step[data-step-id='parse']").evaluate(
-            "step => step.scrollIntoView({block: 'nearest'})"
-        )
-        shown.locator("xpath=..").screenshot(path=str(DOCS / "card-cells.png"))
 
     # The Plan panel shows the same links; they lead into the notebook it shows.
     panel = open_panel(page)

@@ -1,6 +1,7 @@
 """The card's line while Codex would not run the plan's guard hook, in a real JupyterLab and
-Chromium: shown as text under the header, and gone once the hooks are trusted and the card is
-redrawn."""
+Chromium: its headline in one line under the decision, why and the fix behind a disclosure
+(commands and paths as code, paths from the notebook's folder), and gone once the hooks are
+trusted, without a change of the plan."""
 
 import os
 import subprocess
@@ -49,13 +50,26 @@ def test_the_card_says_plan_mode_is_not_enforced_in_codex_until_trusted(page, la
     line = card.locator(".jp-plans-guard-warning")
     line.wait_for(timeout=30_000)
     assert line.get_attribute("role") == "note"
-    text = line.inner_text()
-    assert text.startswith("Plan mode is not enforced in Codex")
-    assert f"--notebook {notebook} --trust" in text and '"Trust all and continue"' in text
-    assert card.locator(".jp-plans-guard-warning-text *").count() == 0  # text, no markup
+    # One line, its headline; why and the fix behind a disclosure, opened by keyboard.
+    assert line.inner_text().strip() == "Plan mode is not enforced in Codex"
+    summary = line.locator("summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    detail = line.locator(".jp-plans-guard-detail")
+    detail.wait_for(timeout=5_000)
+    text = detail.inner_text()
+    assert "`" not in text and '"Trust all and continue"' in text
+    # Commands and paths are code, paths as seen from the notebook's folder.
+    codes = detail.locator("code").all_inner_texts()
+    assert codes == [
+        ".codex/hooks.json",
+        "jupyter-plans hook install codex --notebook codex.ipynb --trust",
+        "codex",
+    ]
+    assert "in this notebook's folder" in text
 
+    # Trusted: the hook install writes to the plan file (no event, no cursor moved), and the
+    # card reads its guards again with that, without waiting for a change of the plan.
     install("--trust")
-    # The card is redrawn with the plan's next change (here, one from another process).
-    session.off()
     line.wait_for(state="detached", timeout=30_000)
     assert dialogs == []

@@ -5,8 +5,6 @@ Resolve and Reopen; "on an earlier wording" after a revision; the Plan panel's c
 through the server; a saved card shows the threads and offers no action; axe-core finds
 nothing serious with threads and a form open."""
 
-import os
-
 from tests.e2e.lab_actions import CARDS, KERNEL, save_card_output
 from tests.e2e.test_browser import agent_session, open_notebook
 from tests.e2e.test_story import app, live_card_in, notebook7, serious_findings  # noqa: F401
@@ -26,7 +24,6 @@ REWORDED = {
     **PROPOSAL,
     "steps": [STEPS[0], {**STEPS[1], "description": "Fill the missing prices with the median"}],
 }
-SHOTS = os.environ.get("JUPYTER_PLANS_SHOTS")  # a folder: screenshots to look at
 
 
 def thread(card, step_id: str):
@@ -112,8 +109,6 @@ def test_comment_by_keyboard_and_mouse_resolve_and_reopen(page, app, dialogs, er
     card.get_by_role("button", name="Comment", exact=True).click()
     card.locator(".jp-plans-other-threads").get_by_text("keep it short").wait_for(timeout=10_000)
     assert [c.step_id for c in session.snapshot().comments] == ["fill", None]
-    if SHOTS:
-        card.screenshot(path=f"{SHOTS}/comments-{app['kind']}.png")
 
     # Approve with comments: the banner says what the decision does with them.
     hint = card.locator(".jp-plans-comments-hint").inner_text()

@@ -1,12 +1,9 @@
 """A finished plan in a real JupyterLab and Chromium: the live card and the Plan panel show the
 agent's final review as text, and a later change to the plan takes it away again."""
 
-from pathlib import Path
-
 from tests.e2e.test_browser import agent_session, live_card
 from tests.plan.test_review import DONE as STEPS  # the two steps of a finished plan
 
-SHOTS = Path(__file__).parents[2] / "build" / "screenshots"
 HOSTILE = "<img src=x onerror=alert(1)>"
 OBJECTIVES = ["a weekly revenue chart", "a baseline model with MAPE on June"]
 REVIEW = [
@@ -34,8 +31,6 @@ def test_the_card_shows_the_final_review_until_a_change_reopens_the_plan(page, l
     objectives = banner.locator(".jp-plans-review-objective").all_inner_texts()
     assert objectives == OBJECTIVES
     assert "figure 1" in banner.locator(".jp-plans-review-evidence").first.inner_text()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    card.screenshot(path=str(SHOTS / "card-finished.png"))
 
     # A review holding markup (finish_plan again replaces the review) shows it as text.
     assert not session.call_tool("finish_plan", {"review": HOSTILE_REVIEW}).is_error

@@ -95,6 +95,3 @@ def test_the_panel_follows_other_processes_and_decides(page, lab, dialogs):
     kernel_card = page.locator(".jp-NotebookPanel:visible .jp-OutputArea .jp-plans-card").first
     kernel_card.get_by_text("Check the totals").wait_for(timeout=10_000)
     kernel_card.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
-    shots = Path(__file__).parents[2] / "build" / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shots / "panel.png"))

@@ -1,11 +1,8 @@
 """The agent's question in a real JupyterLab and Chromium: shown on the live card as text,
 answered from it into the store, shown read-only in the Plan panel, hostile text kept inert."""
 
-from pathlib import Path
-
 from tests.e2e.test_browser import agent_session, live_card
 
-SHOTS = Path(__file__).parents[2] / "build" / "screenshots"  # docs images are copied from here
 HOSTILE = "<img src=x onerror=alert(1)>"
 QUESTION = (
     "Should the held-out month be the last full calendar month (June), "
@@ -50,8 +47,6 @@ def test_the_card_shows_the_question_and_takes_the_answer(page, lab, dialogs):
     card.get_by_text("Use MAPE, not RMSE").wait_for(timeout=10_000)
     assert field.input_value() == "The last full month, June"
     assert field.evaluate("element => element === document.activeElement")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    card.screenshot(path=str(SHOTS / "card-question.png"))
 
     send.click()
     box.wait_for(state="detached", timeout=10_000)

@@ -246,12 +246,14 @@ def test_the_card_says_plan_mode_is_not_enforced_until_the_hooks_are_trusted(
     assert guard_warning(notebook, plan, "default", codex_home) is None  # nothing registered
     install(project, codex_home, "--notebook", str(notebook), "--write")
     warning = guard_warning(notebook, plan, "default", codex_home)
+    # The headline, then why and the fix, with paths as seen from the notebook's folder and
+    # the command's as seen from where it is run (so it holds when copied).
     assert warning == (
-        "Plan mode is not enforced in Codex: it runs the hooks registered in "
-        f"{project}/.codex/hooks.json only once you trust them, and this plan's guard hook is "
-        f"not trusted. To trust them, run `jupyter-plans hook install codex --notebook "
-        f"{notebook} --trust` in {project}, or start `codex` there and choose "
-        '"Trust all and continue".'
+        "Plan mode is not enforced in Codex\n"
+        "Its guard hook is not trusted: Codex runs the hooks registered in "
+        "`../.codex/hooks.json` only once you trust them. To trust them, run `jupyter-plans "
+        "hook install codex --notebook notebooks/analysis.ipynb --trust` in the folder `..`, "
+        'or start `codex` there and choose "Trust all and continue".'
     )
     install(project, codex_home, "--notebook", str(notebook), "--trust")
     assert guard_warning(notebook, plan, "default", codex_home) is None

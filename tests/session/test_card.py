@@ -64,3 +64,15 @@ def test_history_words_for_questions(session):
     assert answered.endswith(". you answered the agent's question (message 1)")
     assert asked_again.endswith(". agent asked you: Which month?")
     assert dropped.endswith(". the agent's question was dropped unanswered")
+
+
+def test_card_data_counts_the_sessions_of_its_file_so_the_header_names_one_among_others(session):
+    """The header names the session only where the plan file holds others: the count takes in
+    a session made current before its first write (as `%plan new` leaves it)."""
+    assert card_data(session, "a.ipynb")["sessions"] == 1
+    session.on()
+    assert card_data(session, "a.ipynb")["sessions"] == 1
+    fresh = session.store.session("session-2")  # not written to yet
+    assert card_data(fresh, "a.ipynb")["sessions"] == 2
+    fresh.on()
+    assert card_data(session, "a.ipynb")["sessions"] == 2

@@ -24,6 +24,8 @@ export interface SessionList {
   sessions: SessionSummary[];
   /** Each guard's last heartbeat: it moves no cursor, so the panel looks at these too. */
   guards?: { agent: string; at: number }[];
+  /** The hooks installed for this plan, and when: an install moves no cursor either. */
+  installs?: { agent: string; at: number }[];
 }
 
 /** Where a person's decision was made (DESIGN section 12). */
@@ -118,7 +120,7 @@ export class PlansApi {
       throw new PlansApiError(0, `the Jupyter server did not answer: ${errorMessage(error)}`);
     }
     const text = await response.text();
-    let parsed: unknown = null;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {

@@ -10,7 +10,7 @@ import { GO_TO_CELL_EVENT } from "../types";
 import { say } from "./announce";
 import type { CardContext } from "./context";
 import type { Child } from "./dom";
-import { button, h } from "./dom";
+import { button, codeText, h } from "./dom";
 import { ALWAYS_ATTR } from "./frame";
 import { icon } from "./icons";
 
@@ -207,7 +207,7 @@ export function citedText(ctx: CardContext, where: string, text: string, runs: C
     if (part === "") return;
     if (index % 2 === 1) {
       const whole = WHOLE_CITE.exec(part);
-      fragment.append(whole ? cite(whole[1]) : h("code", "jp-plans-inline-code", part));
+      fragment.append(whole ? cite(whole[1]) : codeText(part));
       return;
     }
     let from = 0;

@@ -9,7 +9,7 @@
 import type { Plan, PlanComment, Step } from "../types";
 import { sendButton } from "./compose";
 import type { CardContext } from "./context";
-import { button, h, plural } from "./dom";
+import { button, h, plural, srOnly } from "./dom";
 import { icon } from "./icons";
 import { startInflight } from "./state";
 
@@ -107,32 +107,33 @@ function statusButtons(ctx: CardContext, comment: PlanComment): HTMLElement | nu
   return row;
 }
 
+/**
+ * One comment: who, its status and the person's words on one line where the card is wide
+ * enough (the words wrap under where it is not), where it stands on the plan now above them,
+ * the agent's reply under them.
+ */
 function commentItem(ctx: CardContext, comment: PlanComment): HTMLElement {
   const who = comment.by?.name ?? "someone";
   const where = anchorWords(comment, ctx.plan);
   const status = STATUS_WORDS[comment.status] ?? comment.status;
-  const item = h(
+  return h(
     "li",
     { class: `jp-plans-comment jp-plans-comment-${comment.status}`, attrs: { "data-comment-id": comment.id } },
+    where ? h("div", "jp-plans-comment-anchor", where) : null,
     h(
-      "div",
+      "span",
       "jp-plans-comment-head",
       h("span", "jp-plans-comment-who", who),
       h("span", `jp-plans-comment-status jp-plans-comment-status-${comment.status}`, status),
       h("code", "jp-plans-comment-id", comment.id),
-      h("span", "jp-plans-spacer"),
-      statusButtons(ctx, comment),
     ),
-  );
-  if (where) item.append(h("div", "jp-plans-comment-anchor", where));
-  item.append(h("div", "jp-plans-comment-text", comment.text));
-  if (comment.reply) {
+    h("span", "jp-plans-comment-text", comment.text),
+    statusButtons(ctx, comment),
     // Model-authored: as text, and labelled as the agent's, never as the person's words.
-    item.append(
-      h("div", "jp-plans-comment-reply", h("span", "jp-plans-comment-reply-label", "The agent replied: "), comment.reply),
-    );
-  }
-  return item;
+    comment.reply
+      ? h("div", "jp-plans-comment-reply", h("span", "jp-plans-comment-reply-label", "The agent replied: "), comment.reply)
+      : null,
+  );
 }
 
 function commentForm(ctx: CardContext, key: string, what: string, stepId: string | null): HTMLElement {
@@ -174,9 +175,15 @@ function commentForm(ctx: CardContext, key: string, what: string, stepId: string
   );
 }
 
-/** The "Comment" button that opens a thread's form. */
-function commentToggle(ctx: CardContext, key: string, what: string): HTMLElement {
+/**
+ * The "Comment" button that opens a thread's form: on a step's own row, its icon alone (shown
+ * on hover and focus, always reachable by keyboard and screen reader; its name and tooltip say
+ * which step), or under the plan, with its words, for the plan as a whole.
+ */
+export function commentToggle(ctx: CardContext, stepId: string | null, what: string, words?: string): HTMLElement | null {
   const { state } = ctx;
+  if (!ctx.actions?.comment) return null;
+  const key = threadKey(stepId);
   const open = state.commentOn === key;
   return button(
     {
@@ -193,40 +200,42 @@ function commentToggle(ctx: CardContext, key: string, what: string): HTMLElement
       },
     },
     icon("comment"),
-    "Comment",
+    words ? h("span", "jp-plans-comment-toggle-words", words) : srOnly("Comment"),
   );
 }
 
-/** A thread: its comments, then (where comments can be sent) Comment and its form. */
+/** A thread: its comments, then the form where it is open; null when neither is there. */
 function thread(ctx: CardContext, comments: PlanComment[], stepId: string | null, what: string): HTMLElement | null {
   const key = threadKey(stepId);
-  const canComment = Boolean(ctx.actions?.comment);
-  if (!comments.length && !canComment) return null;
+  const form = ctx.actions?.comment && ctx.state.commentOn === key ? commentForm(ctx, key, what, stepId) : null;
+  if (!comments.length && !form) return null;
   const block = h("div", { class: "jp-plans-thread", attrs: { "data-thread": key } });
   if (comments.length) {
     const items = comments.map((comment) => commentItem(ctx, comment));
     block.append(h("ul", { class: "jp-plans-comments", attrs: { "aria-label": `Comments ${what}` } }, ...items));
   }
-  if (canComment) {
-    if (ctx.state.commentOn === key) block.append(commentForm(ctx, key, what, stepId));
-    else block.append(commentToggle(ctx, key, what));
-  }
+  if (form) block.append(form);
   return block;
 }
 
-/** Under a step: its comments, and Comment. */
+/** Under a step: its comments, and the form while it is open (its Comment is on the row). */
 export function stepThread(ctx: CardContext, step: Step): HTMLElement | null {
   const found = commentsOf(ctx).filter((comment) => comment.step_id === step.id);
   return thread(ctx, found, step.id, `on step ${step.id}`);
 }
 
-/** After the steps: the comments on the plan as a whole (and Comment), and those on removed steps. */
+/**
+ * After the steps: the comments on the plan as a whole and on removed steps, and one small
+ * "Comment on the plan".
+ */
 export function otherThreads(ctx: CardContext): HTMLElement | null {
   const comments = commentsOf(ctx);
   const steps = new Set((ctx.plan?.steps ?? []).map((step) => step.id));
-  const whole = thread(ctx, comments.filter((comment) => comment.step_id === null), null, "on the plan as a whole");
+  const what = "on the plan as a whole";
+  const whole = thread(ctx, comments.filter((comment) => comment.step_id === null), null, what);
   const removed = comments.filter((comment) => comment.step_id !== null && !steps.has(comment.step_id));
-  if (!whole && !removed.length) return null;
+  const toggle = commentToggle(ctx, null, what, "Comment on the plan");
+  if (!whole && !removed.length && !toggle) return null;
   const block = h("section", { class: "jp-plans-other-threads", attrs: { "aria-label": "Comments beside the steps" } });
   if (whole) block.append(h("div", "jp-plans-thread-title", "On the plan as a whole"), whole);
   if (removed.length) {
@@ -236,5 +245,6 @@ export function otherThreads(ctx: CardContext): HTMLElement | null {
       h("ul", { class: "jp-plans-comments", attrs: { "aria-label": "Comments on removed steps" } }, ...items),
     );
   }
+  if (toggle) block.append(toggle);
   return block;
 }

@@ -219,9 +219,11 @@ export function decisionBanner(ctx: CardContext, hash: string): HTMLElement {
   const commented = decisionCommentsHint(ctx);
   if (commented) banner.append(commented);
   if (actions) {
-    banner.append(decisionButtons(ctx, actions, hash));
+    // `%plan approve HASH` ends the buttons' row where the banner is wide enough for both.
+    const row = decisionButtons(ctx, actions, hash);
+    row.append(copyHint(ctx, hash, "or run"));
+    banner.append(row);
     if (state.reviseOpen) banner.append(reviseForm(ctx));
-    banner.append(copyHint(ctx, hash, "or run"));
   } else {
     banner.append(copyHint(ctx, hash, "to approve, run"));
   }

@@ -75,6 +75,29 @@ export function button(options: ButtonOptions, ...children: Child[]): HTMLButton
   );
 }
 
+/** Longer pieces of code than this may break anywhere, as a last resort in a narrow card. */
+const WHOLE_PIECE_CHARS = 24;
+
+/**
+ * Code (a command, a path, an identifier) that wraps only between its words or after a `/`,
+ * never inside a word: `--trust` stays whole, `.codex/hooks.json` breaks after `.codex/`.
+ */
+export function codeText(text: string, className: string | null = "jp-plans-inline-code"): HTMLElement {
+  const code = h("code", className);
+  for (const part of text.split(/( +)/)) {
+    if (part === "") continue;
+    if (part.trim() === "") {
+      code.append(part);
+      continue;
+    }
+    part.split(/(?<=\/)/).forEach((piece, index) => {
+      if (index > 0) code.append(h("wbr"));
+      code.append(piece.length > WHOLE_PIECE_CHARS ? piece : h("span", "jp-plans-nowrap", piece));
+    });
+  }
+  return code;
+}
+
 /**
  * Text with `backtick` spans shown as code, the way agents write identifiers. The split is
  * on characters only; no other markup is recognised.
@@ -84,9 +107,7 @@ export function inlineText(text: string): Node {
   const parts = text.split(/`([^`\n]+)`/);
   parts.forEach((part, index) => {
     if (part === "") return;
-    fragment.appendChild(
-      index % 2 === 1 ? h("code", "jp-plans-inline-code", part) : document.createTextNode(part),
-    );
+    fragment.appendChild(index % 2 === 1 ? codeText(part) : document.createTextNode(part));
   });
   return fragment;
 }

@@ -10,6 +10,7 @@ import type { Draft, DraftStep } from "./state";
 /** Bounds of DESIGN.md section 2 that an edit can break. */
 export const MAX_STEPS = 32;
 export const MAX_DESCRIPTION_BYTES = 240;
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** Characters that make text read otherwise than it is stored (DESIGN.md section 2). */
 const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;

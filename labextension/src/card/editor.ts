@@ -81,19 +81,15 @@ function editRow(ctx: CardContext, draft: Draft, phaseIndex: number, step: Draft
   );
 }
 
-export function editor(ctx: CardContext, draft: Draft): HTMLElement {
-  const { state, plan, actions, snapshot } = ctx;
-  const busy = state.inflight !== null;
-  const saving = state.inflight?.kind === "edit";
-  const stale = plan !== null && plan.revision !== draft.baseRevision;
-  const root = h("div", { class: "jp-plans-editor", attrs: { role: "group", "aria-label": "Edit the plan's steps" } });
-
+/** What the editor says above the steps: what saving does, and when it no longer can. */
+function editorNotes(ctx: CardContext, draft: Draft, stale: boolean): HTMLElement[] {
+  const { plan, snapshot } = ctx;
   const note = snapshot.pending_proposal_hash
     ? `Editing rev ${draft.baseRevision}. Saving makes a new revision by you; the waiting proposal moves to your text, with a new hash.`
     : `Editing rev ${draft.baseRevision}. Saving makes a new revision by you; the agent is told what you changed.`;
-  root.append(h("div", "jp-plans-editor-note", icon("pencil"), note));
-  if (stale) {
-    root.append(
+  const notes = [h("div", "jp-plans-editor-note", icon("pencil"), note)];
+  if (stale && plan) {
+    notes.push(
       h(
         "div",
         { class: "jp-plans-editor-stale", attrs: { role: "alert" } },
@@ -101,8 +97,45 @@ export function editor(ctx: CardContext, draft: Draft): HTMLElement {
       ),
     );
   }
+  return notes;
+}
 
-  const inputs: HTMLInputElement[] = [];
+/** One phase of the draft: its steps, each a row to edit, and its "Add step". */
+function editPhase(ctx: CardContext, draft: Draft, phaseIndex: number, rows: (step: DraftStep) => HTMLElement): HTMLElement {
+  const { state } = ctx;
+  const phase = draft.phases[phaseIndex];
+  const busy = state.inflight !== null;
+  const full = stepCount(draft) >= MAX_STEPS;
+  const block = h("div", "jp-plans-phase");
+  if (phase.title) block.append(phaseHeader(phaseIndex, phase.title, phase.steps.length));
+  const list = h("ol", "jp-plans-edit-list", ...phase.steps.map(rows));
+  if (phase.steps.length === 0) {
+    list.append(h("li", "jp-plans-edit-empty", "No steps: this phase is left out when you save, unless you add one."));
+  }
+  const add = button(
+    {
+      class: "jp-plans-button-ghost jp-plans-add-step",
+      key: `add:${phaseIndex}`,
+      title: full ? `A plan holds at most ${MAX_STEPS} steps` : undefined,
+      disabled: busy || full,
+      onClick: () => {
+        const id = addStep(draft, phaseIndex);
+        if (id) state.focusNext = `desc:${id}`;
+        ctx.rerender();
+      },
+    },
+    icon("plus"),
+    phase.title ? `Add step to ${phase.title}` : "Add step",
+  );
+  block.append(list, add);
+  return block;
+}
+
+/** Save (held while the draft is unchanged, stale or breaks a bound) and Cancel. */
+function editorActions(ctx: CardContext, draft: Draft, stale: boolean, inputs: HTMLInputElement[]) {
+  const { state, actions } = ctx;
+  const busy = state.inflight !== null;
+  const saving = state.inflight?.kind === "edit";
   const save = button(
     {
       class: "jp-plans-button-primary",
@@ -130,43 +163,6 @@ export function editor(ctx: CardContext, draft: Draft): HTMLElement {
     status.textContent = first.done ? (unchanged ? "No changes yet." : "") : first.value;
     status.classList.toggle("jp-plans-editor-problem", !first.done);
   };
-
-  sizeIdColumn(root, draft.phases.flatMap((phase) => phase.steps.map((step) => step.id)));
-  const dependsOn = effectiveDependsOn(draft);
-  const full = stepCount(draft) >= MAX_STEPS;
-  draft.phases.forEach((phase, phaseIndex) => {
-    const block = h("div", "jp-plans-phase");
-    if (phase.title) block.append(phaseHeader(phaseIndex, phase.title, phase.steps.length));
-    const list = h("ol", "jp-plans-edit-list");
-    for (const step of phase.steps) {
-      const row = editRow(ctx, draft, phaseIndex, step, dependsOn.get(step.id) ?? [], refresh, busy);
-      inputs.push(row.querySelector("input")!);
-      list.append(row);
-    }
-    if (phase.steps.length === 0) {
-      list.append(h("li", "jp-plans-edit-empty", "No steps: this phase is left out when you save, unless you add one."));
-    }
-    block.append(
-      list,
-      button(
-        {
-          class: "jp-plans-button-ghost jp-plans-add-step",
-          key: `add:${phaseIndex}`,
-          title: full ? `A plan holds at most ${MAX_STEPS} steps` : undefined,
-          disabled: busy || full,
-          onClick: () => {
-            const id = addStep(draft, phaseIndex);
-            if (id) state.focusNext = `desc:${id}`;
-            ctx.rerender();
-          },
-        },
-        icon("plus"),
-        phase.title ? `Add step to ${phase.title}` : "Add step",
-      ),
-    );
-    root.append(block);
-  });
-
   const cancel = button(
     {
       class: "jp-plans-button-secondary",
@@ -180,7 +176,28 @@ export function editor(ctx: CardContext, draft: Draft): HTMLElement {
     },
     "Cancel",
   );
-  root.append(h("div", "jp-plans-row jp-plans-editor-actions", save, cancel, status));
-  refresh();
+  return { row: h("div", "jp-plans-row jp-plans-editor-actions", save, cancel, status), refresh };
+}
+
+export function editor(ctx: CardContext, draft: Draft): HTMLElement {
+  const { state, plan } = ctx;
+  const stale = plan !== null && plan.revision !== draft.baseRevision;
+  const root = h("div", { class: "jp-plans-editor", attrs: { role: "group", "aria-label": "Edit the plan's steps" } });
+  root.append(...editorNotes(ctx, draft, stale));
+  const inputs: HTMLInputElement[] = [];
+  const actions = editorActions(ctx, draft, stale, inputs);
+  sizeIdColumn(root, draft.phases.flatMap((phase) => phase.steps.map((step) => step.id)));
+  const dependsOn = effectiveDependsOn(draft);
+  draft.phases.forEach((_, phaseIndex) => {
+    const row = (step: DraftStep) => {
+      const busy = state.inflight !== null;
+      const made = editRow(ctx, draft, phaseIndex, step, dependsOn.get(step.id) ?? [], actions.refresh, busy);
+      inputs.push(made.querySelector("input")!);
+      return made;
+    };
+    root.append(editPhase(ctx, draft, phaseIndex, row));
+  });
+  root.append(actions.row);
+  actions.refresh();
   return root;
 }

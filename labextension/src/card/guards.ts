@@ -1,12 +1,17 @@
 /**
- * What shows that plan mode holds outside the kernel (DESIGN section 15): in plan mode, each
- * guard heard from and how long ago ("guard: Claude Code 2.1.332, 4 s ago"), kept current by
- * one timer for the page without a new drawing; and, plainly, each guard installed for this
- * plan that was not heard from since plan mode began. Names and versions go in as text.
+ * What shows that plan mode holds outside the kernel (DESIGN section 15): a warning that it is
+ * not enforced somewhere (Codex before its hooks are trusted, a bridged agent that approves
+ * itself); in plan mode, plainly, each guard installed for this plan that was not heard from
+ * since plan mode began; and each guard heard from and how long ago ("guard: Claude Code
+ * 2.1.332, 4 s ago"), kept current by one timer for the page without a new drawing. A warning
+ * is one line, its headline: why and what fixes it wait behind a disclosure, so the decision
+ * above stays in view. Names, versions and commands go in as text.
  */
 
 import type { CardData, GuardSeen, Guards, GuardSilent } from "../types";
-import { h } from "./dom";
+import type { CardContext } from "./context";
+import type { Child } from "./dom";
+import { codeText, h, inlineText } from "./dom";
 import { icon } from "./icons";
 
 const AT_ATTR = "data-jp-plans-seen-at";
@@ -51,34 +56,65 @@ function seenLine(seen: GuardSeen, offset: number): HTMLElement {
   );
 }
 
-function silentLine(silent: GuardSilent, since: number | null): HTMLElement {
-  const when = since === null ? "" : " since plan mode began";
-  return h(
-    "div",
-    { class: "jp-plans-guard-silent", attrs: { role: "note" } },
+/**
+ * One warning: its headline on one line, the rest behind a disclosure that keeps its state
+ * across drawings (keyed, so focus on it comes back too).
+ */
+function folded(ctx: CardContext, key: string, kind: string, headline: Child, detail: Child[]): HTMLElement {
+  const { state } = ctx;
+  const summary = h(
+    "summary",
+    { class: "jp-plans-guard-summary", key: `guard:${key}` },
     icon("alert"),
+    h("span", `jp-plans-guard-headline jp-plans-${kind}-text`, headline),
+    icon("chevron"),
+  );
+  const details = h("details", "jp-plans-guard-details", summary, h("div", "jp-plans-guard-detail", ...detail));
+  details.open = state.expanded.has(key);
+  details.addEventListener("toggle", () => {
+    if (details.open) state.expanded.add(key);
+    else state.expanded.delete(key);
+  });
+  // A note, as the rest of the card's warnings; the disclosure inside keeps its own role.
+  return h("div", { class: `jp-plans-guard jp-plans-${kind}`, attrs: { role: "note" } }, details);
+}
+
+/** A warning from the server or the kernel: its first line the headline, the rest why and the fix. */
+function warningLine(ctx: CardContext, text: string): HTMLElement {
+  const [headline, ...rest] = text.split("\n");
+  return folded(ctx, "warning", "guard-warning", headline, rest.map((line) => h("p", null, inlineText(line))));
+}
+
+function silentLine(ctx: CardContext, silent: GuardSilent, since: number | null): HTMLElement {
+  const when = since === null ? "" : " since plan mode began";
+  return folded(ctx, `silent:${silent.agent}`, "guard-silent", h("strong", null, `${silent.agent}'s guard has not been heard from${when}`), [
     h(
-      "span",
-      "jp-plans-guard-silent-text",
-      h("strong", null, `${silent.agent}'s guard has not been heard from${when}.`),
-      ` Its hooks were installed for this notebook, yet nothing shows that ${silent.agent} runs ` +
-        `them: plan mode may not hold there. `,
-      h("code", null, silent.doctor),
+      "p",
+      null,
+      `Its hooks were installed for this notebook, yet nothing shows that ${silent.agent} runs them: ` +
+        "plan mode may not hold there. In this notebook's folder, ",
+      codeText(silent.doctor, null),
       " says why.",
     ),
-  );
+  ]);
 }
 
 /** The card's lines about its guards, or null where there is nothing to say. */
-export function guardLines(data: CardData, frozen: boolean): HTMLElement | null {
+export function guardLines(ctx: CardContext): HTMLElement | null {
+  const data: CardData = ctx.data;
+  const warning = data.guard_warning ?? null;
   const guards = data.guards;
   const holding = data.snapshot.mode === "plan" || data.snapshot.pending_proposal_hash !== null;
-  if (!guards || frozen || !holding || (!guards.seen.length && !guards.silent.length)) return null;
-  const offset = offsetOf(guards);
+  const heard = Boolean(guards && !ctx.frame.frozen && holding && (guards.seen.length || guards.silent.length));
+  if (!warning && !heard) return null;
   const box = h("div", "jp-plans-guards");
-  for (const silent of guards.silent) box.append(silentLine(silent, guards.since));
-  for (const seen of guards.seen) box.append(seenLine(seen, offset));
-  keepTicking();
+  if (warning) box.append(warningLine(ctx, warning));
+  if (guards && heard) {
+    const offset = offsetOf(guards);
+    for (const silent of guards.silent) box.append(silentLine(ctx, silent, guards.since));
+    for (const seen of guards.seen) box.append(seenLine(seen, offset));
+    if (guards.seen.length) keepTicking();
+  }
   return box;
 }
 

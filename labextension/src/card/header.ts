@@ -17,16 +17,6 @@ export function errorBar(error: string): HTMLElement {
   );
 }
 
-/** Plan mode is not enforced where the person may think it is: one line, as text. */
-export function guardWarning(text: string): HTMLElement {
-  return h(
-    "div",
-    { class: "jp-plans-guard-warning", attrs: { role: "note" } },
-    icon("alert"),
-    h("span", "jp-plans-guard-warning-text", text),
-  );
-}
-
 function baseName(path: string): string {
   const parts = path.split(/[\\/]/);
   return parts[parts.length - 1] || path;
@@ -80,6 +70,22 @@ function modeChip(ctx: CardContext, planMode: boolean): HTMLElement {
   );
 }
 
+/**
+ * The session, only where the plan file holds others (a saved card, which does not know, names
+ * any but `default`); "session-2" is not said as "session session-2".
+ */
+function sessionChip(ctx: CardContext): HTMLElement | null {
+  const id = ctx.snapshot.session_id;
+  const count = ctx.data.sessions;
+  if (!id || (count === undefined ? id === "default" : count < 2)) return null;
+  return h(
+    "span",
+    { class: "jp-plans-session", attrs: { title: `Session ${id} of this plan file` } },
+    /^session\b/i.test(id) ? null : "session ",
+    h("code", null, id),
+  );
+}
+
 export function header(ctx: CardContext): HTMLElement {
   const { snapshot, plan, actions, state } = ctx;
   const planMode = snapshot.mode === "plan";
@@ -107,9 +113,8 @@ export function header(ctx: CardContext): HTMLElement {
   }
   const commented = openCommentsBadge(ctx);
   if (commented) bar.append(commented);
-  if (snapshot.session_id && snapshot.session_id !== "default") {
-    bar.append(h("span", "jp-plans-session", "session ", h("code", null, snapshot.session_id)));
-  }
+  const session = sessionChip(ctx);
+  if (session) bar.append(session);
   bar.append(h("span", "jp-plans-spacer"));
   if (actions?.edit && plan && !state.draft) {
     bar.append(

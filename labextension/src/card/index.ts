@@ -7,21 +7,14 @@
 import type { CardActions, CardData, CardFrame } from "../types";
 import type { CardContext } from "./context";
 import { otherThreads } from "./comments";
+import type { Child } from "./dom";
 import { KEY_ATTR, h } from "./dom";
 import { editor } from "./editor";
 import { announce } from "./announce";
 import { MODEL_ID_ATTR, SUPERSEDED_BY_ATTR, freeze, noticeBar } from "./frame";
 import { guardLines } from "./guards";
 import { decisionBanner } from "./decision";
-import {
-  emptyState,
-  errorBar,
-  explanation,
-  guardWarning,
-  header,
-  notesLine,
-  activityBanner,
-} from "./header";
+import { activityBanner, emptyState, errorBar, explanation, header, notesLine } from "./header";
 import { questionBanner } from "./question";
 import { currentReview, finishedBanner } from "./review";
 import { collapsible, decisionList, footer, progress, textList } from "./sections";
@@ -67,11 +60,10 @@ function restoreFocus(host: HTMLElement, memory: FocusMemory | null, preferred: 
   }
 }
 
-function build(ctx: CardContext, error: string | null): HTMLElement {
-  const { snapshot, plan, state, changes, frame } = ctx;
-  const planMode = snapshot.mode === "plan";
-  const card = h("div", {
-    class: `jp-plans-card${planMode ? " jp-plans-mode-plan" : ""}`,
+function cardRoot(ctx: CardContext): HTMLElement {
+  const { frame } = ctx;
+  return h("div", {
+    class: `jp-plans-card${ctx.snapshot.mode === "plan" ? " jp-plans-mode-plan" : ""}`,
     // Keyed, so focus on the card itself (where a decision leaves it) stays on the new one.
     key: "card",
     attrs: {
@@ -82,48 +74,63 @@ function build(ctx: CardContext, error: string | null): HTMLElement {
       [SUPERSEDED_BY_ATTR]: frame.supersededBy,
     },
   });
+}
+
+/**
+ * What waits on the person, first after the header wherever the card is shown (a projector, a
+ * narrow panel): a proposal's decision, the agent's question.
+ */
+function waitingOnThePerson(ctx: CardContext): Child[] {
+  const hash = ctx.snapshot.pending_proposal_hash;
+  const question = ctx.data.question ?? null;
+  return [hash ? decisionBanner(ctx, hash) : null, question ? questionBanner(ctx, question) : null];
+}
+
+/** Where the plan stands: what it is for, the final review, what the agent does, the notes. */
+function standing(ctx: CardContext): Child[] {
+  const { snapshot, plan } = ctx;
+  const review = currentReview(ctx);
+  // While its question is open the agent is waiting for the person, not researching.
+  const idle = snapshot.mode === "plan" && !snapshot.pending_proposal_hash && !ctx.data.question;
+  const notes = ctx.data.notes;
+  return [
+    plan?.explanation ? explanation(plan.explanation) : null,
+    review ? finishedBanner(ctx, review) : null,
+    idle ? activityBanner(ctx) : null,
+    notes ? notesLine(notes) : null,
+  ];
+}
+
+/** The plan itself: progress, findings, objectives, the steps (or the editor), the threads. */
+function thePlan(ctx: CardContext): Child[] {
+  const { plan, state, changes, snapshot } = ctx;
+  if (!plan) return [emptyState(snapshot.mode === "plan")];
+  const parts: Child[] = [plan.steps.length ? progress(plan) : null];
+  if (plan.findings.length) {
+    parts.push(collapsible(ctx, "findings", "Findings", plan.findings.length, textList(plan.findings)));
+  }
+  if (plan.objectives.length) {
+    parts.push(collapsible(ctx, "objectives", "Objectives", plan.objectives.length, textList(plan.objectives)));
+  }
+  if (state.draft && ctx.actions?.edit) parts.push(editor(ctx, state.draft));
+  else if (plan.steps.length || changes?.removed.length) parts.push(stepList(ctx, plan, changes));
+  else parts.push(h("div", "jp-plans-empty", "The plan has no steps."));
+  parts.push(state.draft ? null : otherThreads(ctx));
+  return parts;
+}
+
+function build(ctx: CardContext, error: string | null): HTMLElement {
+  const { snapshot, plan, frame } = ctx;
+  const card = cardRoot(ctx);
   if (frame.notice) card.append(noticeBar(frame.notice));
   if (error) card.append(errorBar(error));
   card.append(header(ctx));
-  if (ctx.data.guard_warning) card.append(guardWarning(ctx.data.guard_warning));
-  const guards = guardLines(ctx.data, Boolean(frame.frozen));
-  if (guards) card.append(guards);
-  const body = h("div", "jp-plans-body");
-  card.append(body);
-
-  if (plan?.explanation) body.append(explanation(plan.explanation));
-  const review = currentReview(ctx);
-  if (review) body.append(finishedBanner(ctx, review));
-  const hash = snapshot.pending_proposal_hash;
-  const question = ctx.data.question ?? null;
-  if (hash) body.append(decisionBanner(ctx, hash));
-  // While its question is open the agent is waiting for the person, not researching.
-  if (question) body.append(questionBanner(ctx, question));
-  else if (planMode && !hash) body.append(activityBanner(ctx));
-  const notes = ctx.data.notes;
-  if (notes) body.append(notesLine(notes));
-
-  if (!plan) {
-    body.append(emptyState(planMode));
-  } else {
-    if (plan.steps.length) body.append(progress(plan));
-    if (plan.findings.length) {
-      body.append(collapsible(ctx, "findings", "Findings", plan.findings.length, textList(plan.findings)));
-    }
-    if (plan.objectives.length) {
-      body.append(collapsible(ctx, "objectives", "Objectives", plan.objectives.length, textList(plan.objectives)));
-    }
-    if (state.draft && ctx.actions?.edit) body.append(editor(ctx, state.draft));
-    else if (plan.steps.length || changes?.removed.length) body.append(stepList(ctx, plan, changes));
-    else body.append(h("div", "jp-plans-empty", "The plan has no steps."));
-    const threads = state.draft ? null : otherThreads(ctx);
-    if (threads) body.append(threads);
-  }
-  if (snapshot.decisions.length) {
-    body.append(
-      collapsible(ctx, "decisions", "Decisions", snapshot.decisions.length, decisionList(snapshot.decisions)),
-    );
-  }
+  const decisions = snapshot.decisions.length
+    ? collapsible(ctx, "decisions", "Decisions", snapshot.decisions.length, decisionList(snapshot.decisions))
+    : null;
+  card.append(
+    h("div", "jp-plans-body", ...waitingOnThePerson(ctx), guardLines(ctx), ...standing(ctx), ...thePlan(ctx), decisions),
+  );
   if (plan) card.append(footer());
   if (frame.frozen) freeze(card);
   return card;

@@ -58,6 +58,8 @@ export interface UiState {
   error: string | null;
   frame: CardFrame;
   collapsed: Set<string>;
+  /** The disclosures the person opened (a guard warning's why and fix), closed by default. */
+  expanded: Set<string>;
   reviseOpen: boolean;
   reviseNote: string;
   /** A half-typed answer to the agent's question, and the question it was typed for. */
@@ -100,6 +102,7 @@ export function stateFor(host: HTMLElement): UiState {
       error: null,
       frame: {},
       collapsed: new Set(),
+      expanded: new Set(),
       reviseOpen: false,
       reviseNote: "",
       answerText: "",

@@ -1,8 +1,8 @@
 /** The phases and their steps, with what changed since the proposal the person saw. */
 
-import type { Changes, Phase, Plan, Step } from "../types";
+import type { CellRun, Changes, Phase, Plan, Step } from "../types";
 import { changedRuns, citedText, runsOf, stepCells } from "./cells";
-import { stepThread } from "./comments";
+import { commentToggle, stepThread } from "./comments";
 import type { CardContext } from "./context";
 import type { Child } from "./dom";
 import { h, inlineText, plural, srOnly } from "./dom";
@@ -52,11 +52,15 @@ function tag(kind: "added" | "reworded" | "removed" | "active", text: string): H
   return h("span", `jp-plans-tag jp-plans-tag-${kind}`, text);
 }
 
-function stepRow(ctx: CardContext, step: Step, before: string | null, added: boolean): HTMLElement {
-  const status = step.status;
-  const change = added ? "added" : before !== null ? "reworded" : null;
-  const runs = runsOf(ctx.snapshot, step.id);
-  const changedAfter = changedRuns(step, runs).length > 0;
+/** What a step's row says of it: a change since the proposal the person saw, else in progress. */
+function stepTag(change: "added" | "reworded" | null, status: Step["status"]): HTMLElement | null {
+  if (change === "added") return tag("added", "+ added");
+  if (change === "reworded") return tag("reworded", "~ reworded");
+  return status === "in_progress" ? tag("active", "in progress") : null;
+}
+
+/** The description, its earlier wording above it, and under it what it waits on, evidence, cells. */
+function stepBody(ctx: CardContext, step: Step, before: string | null, runs: CellRun[]): HTMLElement {
   const body = h("div", "jp-plans-step-body");
   if (before !== null) {
     body.append(h("div", "jp-plans-step-before", srOnly("was: "), h("del", null, before)), srOnly("now: "));
@@ -76,8 +80,22 @@ function stepRow(ctx: CardContext, step: Step, before: string | null, added: boo
   }
   const cells = stepCells(ctx, step, runs);
   if (cells) body.append(cells);
-  const comments = stepThread(ctx, step);
-  if (comments) body.append(comments);
+  return body;
+}
+
+/**
+ * A step's id and its tag: in a wide card each in a column of its own (the tag at the row's
+ * end), in a narrow one side by side above the description.
+ */
+function stepHead(id: HTMLElement, tag: HTMLElement | null): HTMLElement {
+  return h("span", "jp-plans-step-head", id, tag);
+}
+
+function stepRow(ctx: CardContext, step: Step, before: string | null, added: boolean): HTMLElement {
+  const status = step.status;
+  const change = added ? "added" : before !== null ? "reworded" : null;
+  const runs = runsOf(ctx.snapshot, step.id);
+  const changedAfter = changedRuns(step, runs).length > 0;
   return h(
     "li",
     {
@@ -87,15 +105,11 @@ function stepRow(ctx: CardContext, step: Step, before: string | null, added: boo
       attrs: { "data-step-id": step.id, "aria-current": status === "in_progress" ? "step" : undefined },
     },
     h("span", "jp-plans-step-icon", statusIcon(status)),
-    h("code", "jp-plans-step-id", step.id),
-    body,
-    change === "added"
-      ? tag("added", "+ added")
-      : change === "reworded"
-        ? tag("reworded", "~ reworded")
-        : status === "in_progress"
-          ? tag("active", "in progress")
-          : null,
+    stepHead(h("code", "jp-plans-step-id", step.id), stepTag(change, status)),
+    stepBody(ctx, step, before, runs),
+    commentToggle(ctx, step.id, `on step ${step.id}`),
+    // Under the step, as wide as the row: its comments, and the form while it is open.
+    stepThread(ctx, step),
   );
 }
 
@@ -104,9 +118,8 @@ function removedRow(step: Step): HTMLElement {
     "li",
     { class: "jp-plans-step jp-plans-change-removed", attrs: { "data-step-id": step.id } },
     h("span", "jp-plans-step-icon", statusIcon("pending")),
-    h("code", "jp-plans-step-id", h("del", null, step.id)),
+    stepHead(h("code", "jp-plans-step-id", h("del", null, step.id)), tag("removed", "− removed")),
     h("div", "jp-plans-step-body", srOnly("removed: "), h("div", "jp-plans-step-desc", h("del", null, step.description))),
-    tag("removed", "− removed"),
   );
 }
 

@@ -47,25 +47,49 @@ function baseName(path: string): string {
   return path.split("/").pop() || path;
 }
 
-export function addCommands(app: JupyterFrontEnd, context: CommandContext): void {
-  const { api, activePath } = context;
+type Decide = (make: (path: string) => Promise<Intent | null>, done: (path: string) => string) => Promise<void>;
 
-  /** Runs a decision for the active notebook's current session and says how it went. */
-  const decide = async (make: (path: string) => Promise<Intent | null>, done: (path: string) => string) => {
-    const path = activePath();
+/** Runs a decision for the active notebook's current session and says how it went. */
+function decider(context: CommandContext): Decide {
+  return async (make, done) => {
+    const path = context.activePath();
     if (path === null) return;
     try {
       const intent = await make(path);
       if (intent === null) return;
-      await api.decide({ path, session: intent.session }, intent.decision, "palette");
+      await context.api.decide({ path, session: intent.session }, intent.decision, "palette");
       Notification.success(done(path), { autoClose: 4000 });
     } catch (error) {
       Notification.error(`${baseName(path)}: ${errorMessage(error)}`, { autoClose: 8000 });
     }
     context.decided(path);
   };
+}
 
-  const hasNotebook = () => activePath() !== null;
+/** Approve: the waiting proposal shown first, then exactly the hash shown approved. */
+function approveWaiting(api: PlansApi, decide: Decide): Promise<void> {
+  let approved = "";
+  return decide(
+    async (path) => {
+      const snapshot = await api.snapshot({ path });
+      const hash = snapshot.pending_proposal_hash;
+      if (!hash) {
+        Notification.info(`${baseName(path)}: no proposal is waiting for a decision.`, { autoClose: 5000 });
+        return null;
+      }
+      if (!(await confirmApproval(baseName(path), snapshot))) return null;
+      approved = hash;
+      // Exactly the hash shown, in the session read: if the agent re-submitted while the
+      // dialog was open, the server refuses it and the refusal is shown, never retried.
+      return { decision: { action: "approve", hash }, session: snapshot.session_id };
+    },
+    (path) => `${baseName(path)}: proposal ${shortHash(approved)} approved.`,
+  );
+}
+
+export function addCommands(app: JupyterFrontEnd, context: CommandContext): void {
+  const decide = decider(context);
+  const hasNotebook = () => context.activePath() !== null;
   app.commands.addCommand(CommandIDs.on, {
     label: "Enter Plan Mode",
     caption: "The agent researches and proposes, and waits for your approval; a proposal still waiting is dropped",
@@ -90,25 +114,7 @@ export function addCommands(app: JupyterFrontEnd, context: CommandContext): void
     label: "Approve the Waiting Proposal…",
     caption: "Show the proposal waiting in the active notebook's current plan session, and approve it",
     isEnabled: hasNotebook,
-    execute: () => {
-      let approved = "";
-      return decide(
-        async (path) => {
-          const snapshot = await api.snapshot({ path });
-          const hash = snapshot.pending_proposal_hash;
-          if (!hash) {
-            Notification.info(`${baseName(path)}: no proposal is waiting for a decision.`, { autoClose: 5000 });
-            return null;
-          }
-          if (!(await confirmApproval(baseName(path), snapshot))) return null;
-          approved = hash;
-          // Exactly the hash shown, in the session read: if the agent re-submitted while the
-          // dialog was open, the server refuses it and the refusal is shown, never retried.
-          return { decision: { action: "approve", hash }, session: snapshot.session_id };
-        },
-        (path) => `${baseName(path)}: proposal ${shortHash(approved)} approved.`,
-      );
-    },
+    execute: () => approveWaiting(context.api, decide),
   });
   app.commands.addCommand(CommandIDs.openPanel, {
     label: (args: ReadonlyPartialJSONObject) => (args.toolbar ? "Plan" : "Show the Plan Panel"),

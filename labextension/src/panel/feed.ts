@@ -44,7 +44,7 @@ export class PlanFeed {
   private refreshing: Promise<void> | null = null;
   /** A refresh asked for while one runs: whether it is forced, and the newest list sent. */
   private refreshAgain: { force: boolean; sent: SessionList | null } | null = null;
-  /** The guards' heartbeats of the last session list, as text. */
+  /** The guards' heartbeats and hook installs of the last session list, as text. */
   private heard = "";
 
   constructor(
@@ -189,7 +189,7 @@ export class PlanFeed {
     const session = this.chosenSession ?? sessions.current ?? sessions.sessions[0].session_id;
     const shown = this.shown.kind === "card" ? this.shown.data.snapshot : null;
     const summary = sessions.sessions.find((s) => s.session_id === session);
-    const heard = JSON.stringify(sessions.guards ?? []);
+    const heard = JSON.stringify([sessions.guards ?? [], sessions.installs ?? []]);
     const guardsMoved = heard !== this.heard;
     this.heard = heard;
     if (!force && !guardsMoved && shown !== null && shown.session_id === session && summary?.cursor === shown.cursor) {
