@@ -14,7 +14,6 @@ cannot tell whether plan mode holds there, so it refuses (target.py).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +29,11 @@ PROMPT_LIMIT = 2000
 MIN_LIMIT = 2000
 
 
-@dataclass
 class _Plan:
     """What the hook read: the snapshot JSON, where it came from, and the agent's context."""
 
-    snapshot: dict
-    where: str
-    context: str | None = None
+    def __init__(self, snapshot: dict, where: str) -> None:
+        self.snapshot, self.where, self.context = snapshot, where, None
 
 
 def _read_plan(args: argparse.Namespace, limit: int | None = None) -> tuple[Any, str | None]:
@@ -49,7 +46,7 @@ def _read_plan(args: argparse.Namespace, limit: int | None = None) -> tuple[Any,
         label = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
         store.check_schema()
         session = PlanSession.of(store, args.session)
-        snapshot = session.snapshot().model_dump(mode="json")
+        snapshot = session.snapshot_data()  # the snapshot's JSON, made without the models
         plan = _Plan(snapshot, f"{label}, session {snapshot['session_id']}")
         if limit is not None:
             from ..agents.context import context_block
