@@ -3,12 +3,10 @@
 same folder says it was moved from that notebook; then the hook follows it, and says once
 that `hook install` should be run again for the new name.
 
-Imported by the hook's PreToolUse (tool_use.py): a notebook that is there costs one stat, and
-pathlib and the rest load only for one that is not."""
+The hook's PreToolUse (tool_use.py) asks only for a notebook that is not plainly there."""
 
 from __future__ import annotations
 
-from ..store.preflight import file_mode, plain_path
 from .seen import host_of
 
 TYPE_CHECKING = False
@@ -26,9 +24,7 @@ class Target:
 
 
 def locate(notebook: str, payload: dict | None) -> Target:
-    """The notebook whose plan the hook reads; only a missing notebook costs more than a stat."""
-    if plain_path(notebook) and file_mode(notebook) is not None:
-        return Target(notebook)
+    """The notebook whose plan the hook reads."""
     import contextlib
     from pathlib import Path
 

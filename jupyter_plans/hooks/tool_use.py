@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-from fnmatch import fnmatchcase
 from types import SimpleNamespace
 
 from .seen import beat
@@ -111,6 +110,10 @@ def locate(args: Any, payload: dict | None) -> tuple[str | None, str | None]:
     args.payload = payload
     if not args.notebook:
         return None, None
+    from ..store.preflight import file_mode, plain_path
+
+    if plain_path(args.notebook) and file_mode(args.notebook) is not None:
+        return None, None  # there: one stat
     from .target import locate as target_of
 
     target = target_of(args.notebook, payload)
@@ -199,7 +202,17 @@ def _guarded(tool: str, patterns: tuple[str, ...]) -> bool:
         tool.startswith("mcp__") and tool.split("__")[-1] in RESERVED_NAMES
     ):
         return False
-    return any(fnmatchcase(tool, pattern) for pattern in patterns)
+    return any(_matches(tool, pattern) for pattern in patterns)
+
+
+def _matches(tool: str, pattern: str) -> bool:
+    """fnmatchcase's answer; a name without a wildcard is compared as it is, as fnmatch would
+    (which compiles each pattern to a regular expression first: the default list is names)."""
+    if not any(wildcard in pattern for wildcard in "*?["):
+        return tool == pattern
+    from fnmatch import fnmatchcase
+
+    return fnmatchcase(tool, pattern)
 
 
 def deny(reason: str) -> dict:

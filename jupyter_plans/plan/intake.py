@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from ..lazy import LazyModule, LazyPattern
+from .ids import MAX_SESSION_ID_BYTES
 from .validation import BIDI_CONTROLS, is_blank, quote, utf8_len
 
 TYPE_CHECKING = False  # typing is not loaded at run time: the hook checks a session id
@@ -17,8 +18,6 @@ hashlib = LazyModule("hashlib")
 orjson = LazyModule("orjson")
 
 MAX_PERSON_TEXT_BYTES = 65536
-MAX_SESSION_ID_BYTES = 128
-DEFAULT_SESSION = "default"  # a store's current session until `%plan new` makes another
 MAX_CALL_ID_BYTES = 128
 MAX_TOOL_NAME_BYTES = 64
 MAX_SEQ = 2**63 - 1  # the largest event seq a store holds: an `after` beyond it is no number

@@ -21,10 +21,8 @@ import os
 import sqlite3
 
 from ..errors import PlanStoreError
-from ..plan.intake import DEFAULT_SESSION, session_id_refusal
+from ..plan.ids import DEFAULT_SESSION, plainly_a_session_id
 from .compiled import StatementCache
-from .driver_errors import first_line as _line
-from .driver_errors import from_psycopg, from_sqlite
 from .guards import HEARTBEAT_MS, WRITE_WAIT_SECONDS, beat_params, now_ms
 from .migrations import LATEST
 from .preflight import check_plan_file, file_mode, plain_path, reading_uri
@@ -58,11 +56,16 @@ class ReadOnlyStore:
         self._begin = driver["begin"]
         self._placeholder = driver["placeholder"]
         self.driver_error = driver["error"]
-        self.translate = driver["translate"]  # a driver's error as ours (driver_errors.py)
         self.plan_cache: dict[str, tuple[int, dict]] = {}
 
     def __repr__(self) -> str:
         return self.where
+
+    def translate(self, error: Exception, words: str) -> PlanStoreError:
+        """A driver's error as ours (driver_errors.py, loaded with the first error)."""
+        from .driver_errors import from_psycopg, from_sqlite
+
+        return (from_sqlite if self._placeholder == "?" else from_psycopg)(error, words)
 
     def read(self) -> Tx:
         from .transaction import Tx
@@ -101,9 +104,12 @@ class ReadOnlyStore:
         from columns every schema version has, so an upgrade never lifts plan mode."""
         if session_id is None:
             session_id = self.current_session_id()
-        problem = session_id_refusal(session_id)  # store.py's check_session_id, without the store
-        if problem:
-            raise PlanStoreError(problem)
+        if not plainly_a_session_id(session_id):  # store.py's check_session_id, without the store
+            from ..plan.intake import session_id_refusal
+
+            problem = session_id_refusal(session_id)
+            if problem:
+                raise PlanStoreError(problem)
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         return (row[0], row[1]) if row is not None else ("default", None)
@@ -200,7 +206,6 @@ def _sqlite(path: str) -> ReadOnlyStore:
         begin="BEGIN",
         placeholder="?",
         error=sqlite3.Error,
-        translate=from_sqlite,
     )
 
 
@@ -212,6 +217,8 @@ def _postgres(url: Any) -> ReadOnlyStore:
             "PostgreSQL needs psycopg 3: pip install 'jupyter-plans[postgres]'"
         ) from None
     from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+
+    from .driver_errors import first_line as _line
 
     where = url.render_as_string(hide_password=True)
     try:
@@ -231,7 +238,6 @@ def _postgres(url: Any) -> ReadOnlyStore:
         begin=begin,
         placeholder="%s",
         error=psycopg.Error,
-        translate=from_psycopg,
     )
 
 
@@ -271,6 +277,8 @@ def _pg_connect(psycopg: Any, url: Any) -> tuple[Any, str]:
 def _pg_version(psycopg: Any, connection: Any, where: str) -> int:
     """The database's plan schema version; refused, in one line, where there is no plan or
     one newer than this code."""
+    from .driver_errors import first_line as _line
+
     try:
         row = connection.execute("SELECT max(version) FROM plans_schema_version").fetchone()
     except psycopg.errors.UndefinedTable:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanStoreError
-from ..plan.intake import DEFAULT_SESSION, session_id_refusal
+from ..plan.ids import DEFAULT_SESSION
+from ..plan.intake import session_id_refusal
 from . import migrations
 from .compiled import StatementCache
 from .driver_errors import first_line
