@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,18 @@ log = logging.getLogger("jupyter_plans")
 # Tries of a link while another process holds the plan file's write lock, each waiting the
 # store's busy timeout (10 s): about ten minutes.
 LOCK_ATTEMPTS = 60
+
+
+_PLAN_LINE = re.compile(r"\s*(%+plan\b|%(load|reload|unload)_ext\s+jupyter_plans\s*$)")
+
+
+def plan_verbs_only(code: str) -> bool:
+    """Whether a cell's code is plan verbs only (`%plan ...` lines, the extension loaded), its
+    comments and blank lines aside: such a cell is no work on a step (DESIGN section 13)."""
+    lines = [
+        line for line in code.splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
+    return bool(lines) and all(_PLAN_LINE.match(line) for line in lines)
 
 
 class _Outer:
@@ -82,6 +95,8 @@ class CellLinker:
         cell_id = outer.cell_id
         if result is None or not cell_id or cell_id_refusal(cell_id) is not None:
             return
+        if plan_verbs_only(outer.code):
+            return  # a cell that runs plan verbs (`%plan on`) does no step's work
         # Code run inside the cell is linked as the cell's own run.
         count = result.execution_count if outer is this else outer.count
         code = outer.code

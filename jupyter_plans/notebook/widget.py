@@ -251,7 +251,12 @@ class PlanCard(anywidget.AnyWidget):
             # Who: the identity the JupyterLab page holds for its user, sent with the click;
             # where it has none, the kernel's person (as for %plan).
             page = content.get("by")
-            verbs[action](person(page if isinstance(page, str) else None, "card"))
+            if isinstance(page, dict) and isinstance(page.get("name"), str):
+                # {name, display}: the display name is shown beside the name it records.
+                page = {"name": page["name"], "display": page.get("display"), "via": "card"}
+            elif not isinstance(page, str):
+                page = None
+            verbs[action](person(page, "card"))
         except (DecisionRefused, PlanStoreError) as refusal:
             self.error = str(refusal)
         else:

@@ -50,9 +50,12 @@ def local_person() -> str | None:
 
 def person(by: Any = None, via: str = "api") -> dict:
     """`by` as events store it. None: this process's person; a str: that name; a dict: its
-    name and via (checked). A name that no person has is refused in one line."""
+    name and via (checked), and the person's display name (`display`, Jupyter's identity's
+    `display_name`), kept beside the name where it says another. A name that no person has is
+    refused in one line."""
+    display = None
     if isinstance(by, dict):
-        name, via = by.get("name"), by.get("via", via)
+        name, via, display = by.get("name"), by.get("via", via), by.get("display")
     elif by is None:
         name = local_person()
     else:
@@ -71,7 +74,22 @@ def person(by: Any = None, via: str = "api") -> dict:
             problem = person_text_refusal("by: the name", name) or _unseen(name)
         if problem:
             raise DecisionRefused(problem)
-    return {"name": name, "via": via}
+    found = {"name": name, "via": via}
+    display = display_name(display)
+    if name is not None and display is not None and display != name:
+        found["display"] = display
+    return found
+
+
+def display_name(display: Any) -> str | None:
+    """A display name fit to show beside a name (one visible line, the bounds of a name), else
+    None: it is shown, never recorded in the name's place."""
+    if not isinstance(display, str) or not display.strip():
+        return None
+    try:
+        return person(display.strip())["name"]
+    except DecisionRefused:
+        return None
 
 
 # What a name may not hold, as the rules of a person's text (section 9) say: characters that do
@@ -123,11 +141,21 @@ def said(by: dict | None) -> str:
     where = _WHERE.get(by.get("via"), "")
     if by.get("via") == "agent":
         return where
-    return f"by {by.get('name') or 'someone'} {where}".strip()
+    return f"by {shown_name(by) or 'someone'} {where}".strip()
+
+
+def shown_name(by: dict | None) -> str | None:
+    """The recorded name, with the display name beside it where it says another: "dana (Dana
+    Scully)"."""
+    if not isinstance(by, dict) or not by.get("name"):
+        return None
+    display = by.get("display")
+    return f"{by['name']} ({display})" if display and display != by["name"] else by["name"]
 
 
 def who_and_where(by: dict | None) -> tuple[str | None, str]:
-    """(the name, or None; where, in words) of an event's `by`, for the journal."""
+    """(the name, with the display name beside it, or None; where, in words) of an event's
+    `by`, for the journal."""
     if not isinstance(by, dict):
         return None, ""
-    return by.get("name"), _WHERE.get(by.get("via"), "")
+    return shown_name(by), _WHERE.get(by.get("via"), "")

@@ -13,7 +13,7 @@ from tornado import web
 
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.models import Snapshot
-from .handlers import PlansHandler, person_name
+from .handlers import PlansHandler, person_by
 from .threads import off_loop
 
 
@@ -61,7 +61,7 @@ class CommentHandler(PlansHandler):
     def _act(self, body: CommentBody) -> Snapshot:
         session, _ = self.session(create=True)
         # Who: the identity Jupyter authenticated for this request, never one the body names.
-        by = {"name": person_name(self.current_user), "via": body.via or "server"}
+        by = person_by(self.current_user, body.via or "server")
         if body.resolve is not None:
             return session.resolve_comment(body.resolve, by=by)
         if body.reopen is not None:

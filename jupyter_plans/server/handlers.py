@@ -215,7 +215,7 @@ class DecisionHandler(PlansHandler):
     def _decide(self, body: DecisionBody) -> Snapshot:
         session, _ = self.session(create=True)
         # Who: the identity Jupyter authenticated for this request, never one the body names.
-        by = {"name": person_name(self.current_user), "via": body.via or "server"}
+        by = person_by(self.current_user, body.via or "server")
         verbs = {
             "on": lambda: session.on(by=by),
             "off": lambda: session.off(by=by),
@@ -223,6 +223,13 @@ class DecisionHandler(PlansHandler):
             "revise": lambda: session.revise(body.notes or "", by=by),
         }
         return verbs[body.action]()
+
+
+def person_by(user: Any, via: str) -> dict:
+    """`by` of a person's act through the routes: the identity's name (see `person_name`), and
+    its display name to show beside it where that says another."""
+    display = getattr(user, "display_name", None) if user is not None else None
+    return {"name": person_name(user), "via": via, "display": display}
 
 
 def person_name(user: Any) -> str | None:

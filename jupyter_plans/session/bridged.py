@@ -20,7 +20,7 @@ MAX_PROPOSAL_TEXT_BYTES = 65536
 AGENT_GONE = "the agent that asked for it is gone"
 
 MAX_ANSWER_CHARS = 200  # the words of the option an approval answers, as the card shows them
-STATUS_KEYS = ("agent", "mode", "mode_words", "edits", "asks", "working", "last_mode")
+STATUS_KEYS = ("agent", "mode", "mode_words", "edits", "asks", "working", "ended", "last_mode")
 
 
 @_reconnecting
@@ -135,7 +135,8 @@ def record_unguarded(session: SessionReads, agent: str, text: str) -> None:
 def record_agent_status(session: SessionReads, status: dict) -> None:
     """What the card says of the bridged agent (the bridge's status of it): `agent` (its
     name, None once no agent is bridged), `mode` (the mode id it last announced), what
-    edits do there, and whether a prompt of its client runs (`working`)."""
+    edits do there, whether a prompt of its client runs (`working`), and why the bridge
+    ended its last turn, if it did (`ended`)."""
     data = {key: status.get(key) for key in STATUS_KEYS}
     data["working"] = bool(status.get("working"))
     with session.writing() as change:

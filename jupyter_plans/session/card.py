@@ -297,7 +297,10 @@ def _said_html(data: dict[str, Any], snapshot: dict, agent: dict | None) -> str:
         asked += f"<p><strong>Changes you asked for</strong>: {escape(data['notes'])}</p>"
     if data.get("activity") in ACTIVITY_WORDS:
         name = agent["agent"] if agent else "The agent"
-        asked += f"<p>{escape(ACTIVITY_WORDS[data['activity']].format(agent=name))}</p>"
+        said = ACTIVITY_WORDS[data["activity"]].format(agent=name)
+        if data["activity"] == "chat" and agent and agent.get("ended"):
+            said = f"{agent['ended']} {said}"
+        asked += f"<p>{escape(said)}</p>"
     if data.get("bridged") and snapshot["pending_proposal_hash"]:
         answer = data["bridged"].get("approve")
         said = f": approving answers it &ldquo;{escape(answer)}&rdquo;" if answer else ""

@@ -71,9 +71,16 @@ def off(session: SessionReads, by: Any = None) -> None:
 
 
 @_reconnecting
-def approve(session: SessionReads, hash: str | None = None, by: Any = None) -> str:  # noqa: A002
+def approve(
+    session: SessionReads,
+    hash: str | None = None,  # noqa: A002
+    by: Any = None,
+    asking: str | None = None,
+) -> str:
     """Approve the waiting proposal (only it: a given hash must match in full); returns its
-    hash."""
+    hash. `asking`: what the approval's notice tells the agent of what asks from now on, where
+    the approver knows better than that each action still asks (a client's option that stops
+    edits asking)."""
     by = person(by)
     with session.writing() as change:
         change.by = by
@@ -93,7 +100,7 @@ def approve(session: SessionReads, hash: str | None = None, by: Any = None) -> s
         follow = open_comments(change.tx, s.session_id)
         decide(change, "approved", [c["id"] for c in follow])
         set_mode(change, "default")
-        queue(change, "notice", _approval_notice(s.plan, pending, follow))
+        queue(change, "notice", _approval_notice(s.plan, pending, follow, asking))
     return pending
 
 
@@ -248,9 +255,17 @@ def with_comments(notes: str, comments: list[dict]) -> str:
     return text
 
 
-def _approval_notice(plan: dict, digest: str, follow: list[dict] = ()) -> str:
-    """Tell the agent its proposal was approved, quoting it as the agent's own words; and the
-    comments it was approved with, as the person's words."""
+STILL_ASKS = (
+    "Each action that changes the world still asks the person unless they opted into "
+    "automatic runs."
+)
+
+
+def _approval_notice(
+    plan: dict, digest: str, follow: list[dict] = (), asking: str | None = None
+) -> str:
+    """Tell the agent its proposal was approved, quoting it as the agent's own words; the
+    comments it was approved with, as the person's words; and what asks from now on."""
     lines = [
         f"The person approved your proposal {digest[:12]} (revision {plan['revision']}).",
         "Carry out the plan as you proposed it, below; it is your own text, quoted:",
@@ -263,8 +278,5 @@ def _approval_notice(plan: dict, digest: str, follow: list[dict] = ()) -> str:
             "with comment_reply once you have addressed it):"
         )
         lines.extend(f"- [{c['id']}] {comment_line(c)}" for c in follow)
-    lines.append(
-        "Each action that changes the world still asks the person unless they opted into "
-        "automatic runs."
-    )
+    lines.append(asking or STILL_ASKS)
     return "\n".join(lines)

@@ -7,17 +7,23 @@
  * `jupyter-config-data`; a page without it (another front end) has no identity to give.
  */
 
-let asked: Promise<string | null> | null = null;
+let asked: Promise<PagePerson | null> | null = null;
 /** A server that does not answer in this time gives no name: a click never waits longer. */
 const ASK_MS = 3000;
 
-/** The page's Jupyter user name, or null where the page has none. */
-export function pageUser(): Promise<string | null> {
+/** The page's person: the name an act records, and the display name shown beside it. */
+export interface PagePerson {
+  name: string;
+  display: string | null;
+}
+
+/** The page's Jupyter user, or null where the page has none. */
+export function pageUser(): Promise<PagePerson | null> {
   asked ??= ask().catch(() => null);
   return asked;
 }
 
-async function ask(): Promise<string | null> {
+async function ask(): Promise<PagePerson | null> {
   const config = document.getElementById("jupyter-config-data")?.textContent;
   if (!config) return null;
   const data = JSON.parse(config) as { baseUrl?: unknown; token?: unknown };
@@ -33,7 +39,11 @@ async function ask(): Promise<string | null> {
   const me = (await reply.json()) as {
     identity?: { username?: unknown; display_name?: unknown; name?: unknown };
   };
-  return personName(me.identity ?? {});
+  const identity = me.identity ?? {};
+  const name = personName(identity);
+  if (name === null) return null;
+  const display = typeof identity.display_name === "string" ? identity.display_name : null;
+  return { name, display: display && display !== name ? display : null };
 }
 
 /** The name a person's act records, from a Jupyter identity (see the module's comment). */

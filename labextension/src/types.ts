@@ -104,6 +104,8 @@ export interface AgentStatus {
   asks?: boolean | null;
   /** Whether a prompt of its client runs (else it waits for the person's next message). */
   working: boolean;
+  /** Why the bridge ended its last turn (its refusals' follow-ups stopped), if it did. */
+  ended?: string | null;
 }
 
 /**
@@ -144,6 +146,8 @@ export interface FinalReview {
 export interface DecidedBy {
   name: string | null;
   via: string;
+  /** The person's display name, shown beside the name where it says another. */
+  display?: string | null;
 }
 
 export interface CardData {

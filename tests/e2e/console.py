@@ -4,10 +4,15 @@ Two errors are not counted, each someone else's and matched narrowly:
 - JupyterLab's debugger extension logs "Could not restore the debugger state" when a kernel
   restarts while it asks the kernel for its debug state, a race inside JupyterLab that no
   extension causes or can prevent.
-- Notebook 7's keyboard shortcuts plugin throws "Cannot read properties of undefined (reading
-  'schema')" as a notebook page loads (its pluginChanged handler reads a plugin it was not
-  given), with or without jupyter-plans installed. It is not counted only when the stack's
-  first frame is in Notebook 7's own bundle, so the same words thrown by our code still fail.
+- Notebook 7 (7.6.5) throws "Cannot read properties of undefined (reading 'schema')" as a
+  notebook page loads (its keyboard shortcuts plugin's pluginChanged handler reads a plugin it
+  was not given). It is Notebook 7's own: loading a notebook page in Chromium, it was thrown
+  alike with every extension enabled, with jupyter-plans disabled (its labextension in the
+  page config's disabledExtensions, its server extension off), and with every third-party
+  labextension disabled (jupyter-plans, Jupyter AI's, the chat's, ipywidgets', anywidget,
+  jupyterlab_pygments), its first frame in notebook_core each time. It is not counted only
+  when the stack's first frame is in Notebook 7's own bundle, so the same words thrown by our
+  code still fail.
 """
 
 from __future__ import annotations

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.acp.real import BY_NAME, claude_env, require
+from tests.agents.acp.real import BY_NAME, RealAgent, require
 from tests.e2e.conftest import CHROMIUM, require_chromium
 from tests.jupyter_process import free_port, jupyter
 from tests.lanes import needs
-from tests.standins.anthropic import AnthropicStandin
 
 REPO = Path(__file__).parents[2]
 VENV = REPO / "build" / "jupyter-ai-venv"
@@ -61,19 +60,19 @@ def require_jupyter_ai() -> None:
 
 
 @contextlib.contextmanager
-def chat_lab(tmp_path: Path, script):
+def chat_lab(tmp_path: Path, script, agent: RealAgent = AGENT):
     """JupyterLab from the Jupyter AI environment on tmp_path/root (analysis.ipynb in it), the
-    persona running the real claude-agent-acp 0.101 behind the bridge, its model answering
-    SCRIPT. Yields {base, token, root, model, server}."""
+    persona running the real AGENT (claude-agent-acp 0.101 unless told) behind the bridge, its
+    model answering SCRIPT. Yields {base, token, root, model, server}."""
     require_chromium()
     require_jupyter_ai()
-    require(AGENT)
+    require(agent)
     root, home, config = tmp_path / "root", tmp_path / "home", tmp_path / "config"
     for folder in (root, config, root / ".settings"):
         folder.mkdir(parents=True)
     (root / "analysis.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
     (config / "jupyter_server_config.py").write_text(
-        f"c.PlanCardPersona.agent = {AGENT.command!r}\n"
+        f"c.PlanCardPersona.agent = {agent.command!r}\n"
         f"c.PersonaManager.default_persona_id = {PERSONA!r}\n"
         # Jupyter AI's own MCP server, which it gives its agents: on a free port, not 3001.
         f"c.MCPExtensionApp.mcp_port = {free_port()}\n",
@@ -95,9 +94,9 @@ def chat_lab(tmp_path: Path, script):
         f"--LabApp.user_settings_dir={root / '.user-settings'}",
         f"--LabApp.workspaces_dir={root / '.workspaces'}",
     )
-    with AnthropicStandin(script) as model:
+    with agent.standin(script) as model:
         env = {
-            **claude_env(home, model),
+            **agent.env(home, model),
             "JUPYTER_CONFIG_DIR": str(config),
             "PATH": os.pathsep.join([str(VENV / "bin"), os.environ.get("PATH", "")]),
             # As root with IS_SANDBOX set, Claude Code asks for a mode it then refuses.
@@ -154,11 +153,16 @@ def processes_under(pid: int) -> list[str]:
     return found
 
 
-def bridges_and_agents(pid: int) -> tuple[int, int]:
-    """How many bridges and claude-agent-acp processes the server runs."""
+def bridges_and_agents(pid: int, agent: RealAgent = AGENT) -> tuple[int, int]:
+    """How many bridges and AGENT adapter processes the server runs."""
     commands = processes_under(pid)
     bridges = [c for c in commands if " acp --notebook " in c]
-    agents = [c for c in commands if "claude-agent-acp" in c and " acp --notebook " not in c]
+    # The adapter itself (node running its bin), not the CLI it starts (Codex's app server).
+    agents = [
+        c
+        for c in commands
+        if f"/{agent.bin} " in f"{c} " and " acp --notebook " not in c and "app-server" not in c
+    ]
     return len(bridges), len(agents)
 
 
@@ -166,3 +170,47 @@ def copy_shots(shots: list[Path], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for shot in shots:
         shutil.copy(shot, folder / shot.name)
+
+
+def open_lab(page, lab) -> None:
+    page.goto(f"{lab['base']}/lab?token={lab['token']}")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=60_000)
+
+
+def open_chat(page, command: str, args: str) -> None:
+    """The chat in the left side panel, made wide enough to read beside the notebook."""
+    page.evaluate(f"() => window.jupyterapp.commands.execute('{command}', {args}).then(() => null)")
+    page.locator(".jp-chat-input-container textarea").first.wait_for(timeout=30_000)
+    handle = page.locator("#jp-main-split-panel > .lm-SplitPanel-handle").first
+    box = handle.bounding_box()
+    if box is not None and box["x"] < 400:
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 300)
+        page.mouse.down()
+        page.mouse.move(560, box["y"] + 300, steps=8)
+        page.mouse.up()
+
+
+def chat(page):
+    return page.locator(".jp-chat-messages-container").first
+
+
+def send(page, words: str) -> None:
+    box = page.locator(".jp-chat-input-container textarea").first
+    box.click()
+    box.fill(words)
+    box.press("Enter")
+
+
+def open_the_notebook(page) -> None:
+    """Open analysis.ipynb, wait for its kernel, and run its one cell (it shows the card)."""
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('docmanager:open', "
+        "{path: 'analysis.ipynb'}).then(() => null)"
+    )
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=30_000)
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
+        timeout=60_000,
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
+    page.locator(".jp-Notebook .jp-plans-card").first.wait_for(timeout=60_000)

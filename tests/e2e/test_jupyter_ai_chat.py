@@ -17,7 +17,16 @@ import pytest
 
 from tests.agents.acp.dialects import CLAUDE_DEFERRED as CLAUDE
 from tests.agents.acp.dialects import PLAN, STEPS
-from tests.e2e.jupyter_ai import bridges_and_agents, browser, chat_lab
+from tests.e2e.jupyter_ai import (
+    bridges_and_agents,
+    browser,
+    chat,
+    chat_lab,
+    open_chat,
+    open_lab,
+    open_the_notebook,
+    send,
+)
 from tests.e2e.lab_actions import run_new_cell
 
 SHOTS = Path(__file__).parents[2] / "build" / "screenshots" / "jupyter-ai-chat"
@@ -47,24 +56,6 @@ def script(cwd: Path) -> list:
     ]
 
 
-def open_lab(page, lab) -> None:
-    page.goto(f"{lab['base']}/lab?token={lab['token']}")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=60_000)
-
-
-def open_chat(page, command: str, args: str) -> None:
-    """The chat in the left side panel, made wide enough to read beside the notebook."""
-    page.evaluate(f"() => window.jupyterapp.commands.execute('{command}', {args}).then(() => null)")
-    page.locator(".jp-chat-input-container textarea").first.wait_for(timeout=30_000)
-    handle = page.locator("#jp-main-split-panel > .lm-SplitPanel-handle").first
-    box = handle.bounding_box()
-    if box is not None and box["x"] < 400:
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 300)
-        page.mouse.down()
-        page.mouse.move(560, box["y"] + 300, steps=8)
-        page.mouse.up()
-
-
 def card(page):
     return page.locator(".jp-Notebook .jp-plans-card").first
 
@@ -72,17 +63,6 @@ def card(page):
 def banner_text(page) -> str:
     found = card(page).locator(".jp-plans-banner")
     return found.first.inner_text() if found.count() else ""
-
-
-def chat(page):
-    return page.locator(".jp-chat-messages-container").first
-
-
-def send(page, words: str) -> None:
-    box = page.locator(".jp-chat-input-container textarea").first
-    box.click()
-    box.fill(words)
-    box.press("Enter")
 
 
 def shot(page, shots: list[Path], name: str) -> None:
@@ -121,17 +101,7 @@ def journey(page, lab, cwd: Path, shots: list[Path]) -> None:
     if True:
         open_lab(page, lab)
         # Plan mode in the notebook, before any agent.
-        page.evaluate(
-            "() => window.jupyterapp.commands.execute('docmanager:open', "
-            "{path: 'analysis.ipynb'}).then(() => null)"
-        )
-        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=30_000)
-        page.wait_for_function(
-            "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
-            timeout=60_000,
-        )
-        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
-        card(page).wait_for(timeout=60_000)
+        open_the_notebook(page)
         card(page).get_by_text("Plan mode waits for an agent").wait_for(timeout=30_000)
         assert "researching" not in banner_text(page)
         shot(page, shots, "plan-mode-waits-for-an-agent")

@@ -188,3 +188,13 @@ def test_a_blank_cell_id_links_nothing(kernel, tmp_path):
         for blank in ("   ", "\u3000"):
             with pytest.raises(ValueError, match="is blank; it names no cell"):
                 session.cell_ran(blank, 1, True, "x = 1")
+
+
+def test_a_cell_of_plan_verbs_is_never_linked(kernel, tmp_path):
+    """A cell that runs plan verbs (`%plan on`, `%plan`) is no work on the step in progress."""
+    plan_file = start(kernel, tmp_path)
+    execute(kernel, "%load_ext jupyter_plans\n# the plan\n%plan", "verbs")
+    execute(kernel, "%plan status", "status")
+    execute(kernel, "%plan\ndates = ['2024-03-01']", "mixed")  # it does work too: linked
+    cells = linked(plan_file, lambda c: len(c.get("parse", [])) >= 1)
+    assert [c["cell_id"] for c in cells["parse"]] == ["mixed"]

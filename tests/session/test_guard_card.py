@@ -60,7 +60,10 @@ def test_an_installed_guard_is_silent_until_heard_from_since_plan_mode_began(ses
     data = guard_data(session, session.snapshot_data(), NOTEBOOK)
     assert data["seen"] == [] and data["since"] <= data["now"]
     assert [s["agent"] for s in data["silent"]] == ["Claude Code", "Codex"]
-    assert data["silent"][1]["doctor"] == f"jupyter-plans hook doctor codex --notebook {NOTEBOOK}"
+    # As run in the notebook's folder, where the card says to run it.
+    assert (
+        data["silent"][1]["doctor"] == "jupyter-plans hook doctor codex --notebook analysis.ipynb"
+    )
     heard(store, "Codex", "0.171.0")
     data = guard_data(session, session.snapshot_data(), NOTEBOOK)
     assert [s["agent"] for s in data["silent"]] == ["Claude Code"]

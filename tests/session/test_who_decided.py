@@ -216,3 +216,20 @@ def test_the_cli_decides_as_the_system_user_or_by(tmp_path):
         {"name": "erin", "via": "cli"},
         {"name": getpass.getuser(), "via": "cli"},  # no --by: the system's user
     ]
+
+
+def test_the_display_name_is_shown_beside_the_recorded_name(session):
+    """Jupyter's identity has a display name ("Dana Scully") beside its username ("dana"): the
+    record keeps the username, and the display name is shown beside it where it says another."""
+    session.on(by={"name": "dana", "display": "Dana Scully", "via": "panel"})
+    assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
+    session.approve(by={"name": "bob", "display": "bob", "via": "card"})  # the same: not kept
+    on = next(e for e in session.events() if e.kind == "mode_changed")
+    approved = next(e for e in session.events() if e.kind == "decision")
+    assert on.data["by"] == {"name": "dana", "via": "panel", "display": "Dana Scully"}
+    assert approved.data["by"] == {"name": "bob", "via": "card"}
+    assert describe_event(on).endswith("mode is now plan by dana (Dana Scully) in the panel")
+    # A display name that does not show as itself is left out, never recorded in its place.
+    session.on(by={"name": "eve", "display": "E\u200bve", "via": "panel"})
+    last = [e for e in session.events() if e.kind == "mode_changed"][-1]
+    assert last.data["by"] == {"name": "eve", "via": "panel"}

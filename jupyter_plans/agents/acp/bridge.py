@@ -25,6 +25,7 @@ from .recorder import PlanRecorder
 from .settings import hook_command, with_guard
 from .state import Known, Sessions
 from .status import AgentStatus
+from .told import tell
 from .watch import DecisionWatch
 from .wire import PERSON_METHOD, Peer, encode, id_key, warn
 
@@ -49,10 +50,18 @@ class Bridge:
         self.recorder = PlanRecorder(self.mirror.adapt, self.plans)
         self.plans.plans_sent = self.recorder.flush
         self.status = AgentStatus(self.plans.record_status, self.known)
-        self.follow_ups = FollowUps(self.call_agent, self.spawn, self._finish_turn)
-        self.guard = Guard(self.plans, agent, self.known, self.follow_ups.refused)
+        self.follow_ups = FollowUps(
+            self.call_agent, self.spawn, self._finish_turn, self._follow_ups_stopped
+        )
+        self.guard = Guard(self.plans, agent, client, self.known, self.follow_ups.refused)
         self.proposals = Proposals(
-            self.plans, agent, self.known, self.mirror, self.recorder.flush, self.sessions.person
+            self.plans,
+            agent,
+            client,
+            self.known,
+            self.mirror,
+            self.recorder.flush,
+            self.sessions.person,
         )
         self.modes = Modes(
             self.plans,
@@ -218,6 +227,12 @@ class Bridge:
         await self.status.settled()
         await self.client.send_line(line)
 
+    async def _follow_ups_stopped(self, session_id: str, why: str, tool_call_id: Any) -> None:
+        """The turn ends with its refusals: said in the chat (the last refused call's update)
+        and on the card (the agent's status), before the client hears the turn is over."""
+        self.status.stopped(why)
+        await tell(self.client, session_id, tool_call_id, "failed", why)
+
     async def _update(self, message: dict) -> None:
         """Record what an update tells: the agent's plan, and its modes and options."""
         params = message.get("params")
@@ -275,6 +290,8 @@ class Bridge:
             if method == "session/prompt" and isinstance(params, dict):
                 line = await self._prompt(message, key, params, line)
             elif method in ("session/set_mode", "session/set_config_option"):
+                if await self.modes.client_repeats(message, method, params):
+                    return  # the value the client sent before: no switch, answered here
                 self.track(key, method, params, await self.modes.client_sets(method, params))
             elif method in SESSION_METHODS:
                 self.track(key, method, params)
@@ -288,8 +305,10 @@ class Bridge:
         of the chat's message), whose answers there are that person's decisions."""
         if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
             return
-        name = params.get("name")
-        self.sessions.known(params["sessionId"]).person = name if isinstance(name, str) else None
+        name, display = params.get("name"), params.get("display")
+        known = self.sessions.known(params["sessionId"])
+        known.person = name if isinstance(name, str) else None
+        known.display = display if isinstance(display, str) else None
 
     def _with_guard(self, message: dict, params: Any, line: bytes) -> bytes:
         """A session request, with the guard's hook in the settings the agent takes at session

@@ -16,7 +16,9 @@ every run: `python -m jupyter_plans.agents.acp.demo_agent [--scenario FILE | --n
   (options allow_always / allow / reject), `{"write": [PATH, TEXT]}` (fs/write_text_file),
   `{"terminal": COMMAND}`, `{"read": [TITLE, PATH, RESULT]}` (a read tool call),
   `{"wait_cancel": SECONDS}` (until session/cancel), `{"say": TEXT}` and `{"mode": ID}` (the
-  agent takes mode ID by itself, as Claude Code's EnterPlanMode does).
+  agent takes mode ID by itself, as Claude Code's EnterPlanMode does); `{"stray": ID}`: the next
+  session/set_mode it takes is followed, before its answer, by its own switch to mode ID;
+  `{"end": REASON}` ends the turn there with that stop reason.
 - `--start-mode ID` starts each session in mode ID (`bypassPermissions` approves itself).
 - `--fail-new TEXT` answers every session/new with an error saying TEXT (an agent that cannot
   start a session here).
@@ -111,6 +113,7 @@ class DemoAgent:
         self.conn: Any = None
         self.mode: dict[str, str] = {}
         self.cancelled: dict[str, asyncio.Event] = {}
+        self.stray: dict[str, str] = {}  # session -> the mode it takes after its next set_mode
         self.count = 0
         self.calls = 0
 
@@ -151,6 +154,9 @@ class DemoAgent:
             raise RequestError.invalid_params({"modeId": mode_id})
         self.mode[session_id] = mode_id
         await self.report(session_id, event="set_mode", mode=mode_id)
+        stray = self.stray.pop(session_id, None)
+        if stray is not None:  # its own switch, landing while the client's change is answered
+            await self.switch(session_id, stray)
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -248,6 +254,10 @@ class DemoAgent:
             await self.say(session_id, value)
         elif name == "mode":
             await self.switch(session_id, value)
+        elif name == "stray":
+            self.stray[session_id] = value
+        elif name == "end":  # the turn ends here, with this stop reason
+            return value
         return None
 
     async def exit_plan_mode(self, session_id: str, markdown: str) -> str | None:

@@ -24,6 +24,12 @@ AFTER = (
 )
 
 
+ENDED = (
+    f"The turn ended: the plan guard refused what the agent tried after {MAX_FOLLOW_UPS} "
+    "follow-ups, the most one turn gets. Send your next message to go on."
+)
+
+
 def follow_up_prompt(refusals: list[str]) -> list[dict]:
     """The follow-up's prompt: the refusals' words first, then what to do."""
     text = "\n\n".join([*refusals, AFTER])
@@ -36,13 +42,17 @@ class FollowUps:
         call_agent: CallAgent,
         spawn: Spawn,
         finish: Callable[[str, Any, dict], Awaitable[None]],
+        stopped: Callable[[str, str, Any], Awaitable[None]],
     ) -> None:
         """`finish(key, session_id, answer)` answers the client's prompt `key` with the
-        agent's `answer` (its id made the client's)."""
+        agent's `answer` (its id made the client's); `stopped(session_id, why, tool_call_id)`
+        says that the follow-ups stopped, and why, before the turn's end is answered."""
         self.call_agent = call_agent
         self.spawn = spawn
         self.finish = finish
+        self.stopped = stopped
         self._refused: dict[str, list[str]] = {}  # session -> turn-ending refusals' words
+        self._last_call: dict[str, Any] = {}  # session -> the tool call last refused
         self._sent: dict[str, int] = {}  # session -> follow-ups sent this turn
         self._stopped: set[str] = set()  # sessions whose turn the client or person cancelled
 
@@ -52,18 +62,20 @@ class FollowUps:
             self._sent[session_id] = 0
             self._stopped.discard(session_id)
 
-    def refused(self, session_id: Any, words: str) -> None:
+    def refused(self, session_id: Any, words: str, tool_call_id: Any = None) -> None:
         """The guard answered with a reject that ends the agent's turn."""
         if isinstance(session_id, str):
             self._refused.setdefault(session_id, []).append(words)
+            self._last_call[session_id] = tool_call_id
 
     def cancelled(self, session_id: Any) -> None:
         """The client or the person cancelled the running turn: no follow-up goes."""
         if isinstance(session_id, str):
             self._stopped.add(session_id)
 
-    def _due(self, session_id: str, answer: dict) -> list[str]:
-        """The refusals a follow-up must tell, when the turn ended because of them."""
+    def _due(self, session_id: str, answer: dict) -> list[str] | str:
+        """The refusals a follow-up must tell, when the turn ended because of them; where the
+        turn had its follow-ups, why it ends (a str)."""
         refusals = self._refused.pop(session_id, [])
         result = answer.get("result")
         if (
@@ -75,7 +87,7 @@ class FollowUps:
             return []
         if self._sent.get(session_id, 0) >= MAX_FOLLOW_UPS:
             warn(f"the turn ended after {MAX_FOLLOW_UPS} follow-ups of refusals; it ends here")
-            return []
+            return ENDED
         return refusals
 
     def hold(self, key: str, session_id: Any, answer: dict) -> bool:
@@ -89,9 +101,17 @@ class FollowUps:
         self.spawn(self._follow(key, session_id, refusals, answer))
         return True
 
-    async def _follow(self, key: str, session_id: str, refusals: list[str], held: dict) -> None:
+    async def _say_stopped(self, session_id: str) -> None:
+        try:
+            await self.stopped(session_id, ENDED, self._last_call.get(session_id))
+        except Exception as exc:  # noqa: BLE001 - the turn's end is answered either way
+            warn(f"could not say why the turn ended ({type(exc).__name__}: {exc})")
+
+    async def _follow(
+        self, key: str, session_id: str, refusals: list[str] | str, held: dict
+    ) -> None:
         answer = held
-        while refusals:
+        while isinstance(refusals, list) and refusals:
             self._sent[session_id] = self._sent.get(session_id, 0) + 1
             params = {"sessionId": session_id, "prompt": follow_up_prompt(refusals)}
             try:
@@ -101,4 +121,6 @@ class FollowUps:
                 answer = held
                 break
             refusals = self._due(session_id, answer)
+        if refusals == ENDED:
+            await self._say_stopped(session_id)
         await self.finish(key, session_id, answer)

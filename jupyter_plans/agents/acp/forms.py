@@ -91,9 +91,34 @@ def learn(agent_session: AgentSession, result: dict) -> None:
     options = read_options(result.get("configOptions"))
     if options is not None:
         agent_session.options = options
+        agent_session.raw_options = [o for o in result["configOptions"] if isinstance(o, dict)]
         mirror = _mirror(agent_session)
         if mirror is not None:
             agent_session.mode = options[mirror].current
+
+
+def current_options(agent_session: AgentSession) -> list[dict]:
+    """The agent's config options as it last sent them, each select at the value the bridge
+    knows it holds now."""
+    return [
+        {**raw, "currentValue": agent_session.options[raw["id"]].current}
+        if raw.get("id") in agent_session.options
+        else raw
+        for raw in agent_session.raw_options
+    ]
+
+
+def told(update: dict, switch: str, agent_session: AgentSession) -> Any:
+    """The value an agent's mode or option update gives `switch` (the session mode, or a
+    config option), or None when it says nothing of it."""
+    mirror = _mirror(agent_session)
+    if update.get("sessionUpdate") == "current_mode_update":
+        return update.get("currentModeId") if switch in (MODE, mirror) else None
+    wanted = mirror if switch == MODE else switch
+    for option in update.get("configOptions") or []:
+        if isinstance(option, dict) and option.get("id") == wanted:
+            return option.get("currentValue")
+    return None
 
 
 def value(agent_session: AgentSession, switch: str) -> Any:

@@ -17,6 +17,7 @@ from .ports import GuardStore, Replies
 from .seen import Heartbeat
 from .state import Known
 from .text import clean, cut, well_formed
+from .told import tell
 from .wire import REFUSED_BY_GUARD, warn
 
 GUARDED_KINDS = ("edit", "delete", "move", "execute")
@@ -30,12 +31,14 @@ class Guard:
         self,
         store: GuardStore,
         agent: Replies,
+        client: Replies,
         known: Known,
-        turn_ended: Callable[[Any, str], None],
+        turn_ended: Callable[[Any, str, Any], None],
     ) -> None:
-        """`turn_ended(session_id, words)`: a refusal ended the agent's turn."""
+        """`turn_ended(session_id, words, tool_call_id)`: a refusal ended the agent's turn."""
         self.store = store
         self.agent = agent
+        self.client = client
         self.known = known
         self.turn_ended = turn_ended
         self.heartbeat = Heartbeat(store)  # the card shows that the guard runs
@@ -85,13 +88,16 @@ class Guard:
         title = call.title or f"{call.kind} tool call {call.tool_call_id}"
         outcome, ends = reject_choice(request.options, self.known.profile)
         await self.agent.respond(message["id"], {"outcome": outcome})
-        words = (
+        line = (
             f"{REFUSED}: {reason}, so the agent's {call.kind} {title!r} was answered with "
-            f"its reject option. {GO_ON}"
+            "its reject option."
         )
+        words = f"{line} {GO_ON}"
+        # The client may have shown the call (the agent's tool_call): it shows it refused.
+        await tell(self.client, request.session_id, call.tool_call_id, "failed", line)
         await self._record(request.session_id, title, words)
         if ends:
-            self.turn_ended(request.session_id, words)
+            self.turn_ended(request.session_id, words, call.tool_call_id)
         return True
 
     async def unreadable(self, message: dict) -> bool:
@@ -109,7 +115,7 @@ class Guard:
         )
         await self._record(session_id, "session/request_permission", words)
         if isinstance(session_id, str):
-            self.turn_ended(session_id, words)
+            self.turn_ended(session_id, words, None)
         return True
 
     async def call(self, message: dict) -> bool:

@@ -29,6 +29,7 @@ from traitlets import List, Unicode
 
 try:
     from jupyter_ai_acp_client.base_acp_persona import BaseAcpPersona
+    from jupyter_ai_acp_client.default_acp_client import JaiAcpClient
 except ImportError as missing:  # Jupyter AI without its ACP client: a warning, not an error
     raise PersonaRequirementsUnmet(
         "The jupyter-plans persona runs ACP agents: pip install jupyter-ai-acp-client"
@@ -37,6 +38,7 @@ except ImportError as missing:  # Jupyter AI without its ACP client: a warning, 
 from ...plan.who import jupyter_name
 from . import persona as binding
 from .launch import DEFAULT_AGENT
+from .told import META_KEY
 
 AVATAR = str(Path(__file__).with_name("persona.svg"))
 STOP_SECONDS = 5.0
@@ -46,8 +48,26 @@ class SessionNotStarted(RuntimeError):
     """The agent could not start the chat's session; its one line is the chat's message."""
 
 
+class PlanCardClient(JaiAcpClient):
+    """Jupyter AI's ACP client, closing a permission request the person decided on another
+    surface: the bridge's update of the request's tool call names the option the agent got
+    (`_meta`), and the chat's request is answered with it, so its buttons give way to the
+    answer (else they would wait until the next message, then answer 404)."""
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        await super().session_update(session_id, update, **kwargs)
+        meta = getattr(update, "field_meta", None)
+        ours = meta.get(META_KEY) if isinstance(meta, dict) else None
+        answered = ours.get("answered") if isinstance(ours, dict) else None
+        tool_call_id = getattr(update, "tool_call_id", None)
+        if isinstance(answered, str) and isinstance(tool_call_id, str):
+            self.resolve_permission(session_id, tool_call_id, answered)
+
+
 class PlanCardPersona(BaseAcpPersona):
     """An ACP agent behind the bridge, one bridge per chat, bound to one notebook's plan."""
+
+    acp_client_class = PlanCardClient
 
     agent = List(
         Unicode(),
@@ -162,11 +182,13 @@ class PlanCardPersona(BaseAcpPersona):
         except Exception:  # noqa: BLE001 - a chat that cannot list its users: the sender's id
             user = None
         display = getattr(user, "display_name", None) or getattr(user, "name", None)
-        sender = jupyter_name(sender, display) or sender
+        name = jupyter_name(sender, display) or sender
         try:
             client = await self.get_client()
             connection = await client.get_connection()
-            params = {"sessionId": await self.get_session_id(), "name": sender}
+            params = {"sessionId": await self.get_session_id(), "name": name}
+            if isinstance(display, str) and display != name:
+                params["display"] = display  # shown beside the name, never in its place
             await connection.ext_notification(binding.PERSON_METHOD.lstrip("_"), params)
         except Exception:  # noqa: BLE001 - the message still goes; its answers are the server's user's
             self.log.warning("%s: could not tell the bridge who writes", self.name, exc_info=True)

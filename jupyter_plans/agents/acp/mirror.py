@@ -13,6 +13,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
+from . import align
 from .text import ELLIPSIS, active_form_of, clean, cut, has_forbidden, is_blank, well_formed
 
 MAX_STEPS = 32
@@ -38,11 +39,12 @@ def step(step_id: str, description: str, status: str) -> dict:
 class PlanMirror:
     """Turns each complete list of plan entries into steps (see `adapt`).
 
-    Ids are `e1`, `e2`, ... by first appearance of a content; the k-th entry with a given
-    content keeps the k-th id that content was given. An entry whose wording changed at the
-    same place in the list as it started or ended being `in_progress` keeps the id it had
-    there, and the step keeps its last wording outside `in_progress`. Seeded from the stored
-    plan, so that a bridge started again keeps the ids it gave before.
+    Ids are `e1`, `e2`, ... by first appearance of a content; an entry keeps the id of the
+    previous step it is aligned with (`align`: equal content, else a rewording between
+    aligned entries), else the id its content was given before. An entry whose wording
+    changed at the same place in the list as it started or ended being `in_progress` keeps
+    the id it had there, and the step keeps its last wording outside `in_progress`. Seeded
+    from the stored plan, so that a bridge started again keeps the ids it gave before.
     """
 
     def __init__(self, stored_steps: list[dict] | None = None) -> None:
@@ -50,6 +52,9 @@ class PlanMirror:
         self._ids: OrderedDict[str, list[str]] = OrderedDict()
         self._count = 0
         self.latest: list[dict] | None = None  # the steps of the agent's latest plan
+        # Whether `latest` is a plan the agent sent (a plan update), not one a proposal's
+        # Markdown made: a later proposal takes its own list, never an earlier one's.
+        self.sent = False
         self._previous: list[dict] = []  # the steps stored last, the stored plan's at first
         self.seed(stored_steps)
 
@@ -62,9 +67,10 @@ class PlanMirror:
                 self._given(stored["description"]).append(stored["id"])
                 self._count = max(self._count, int(found.group(1)))
 
-    def adapt(self, entries: list[Any]) -> tuple[list[dict], list[str]]:
-        """The steps for `entries` (the `entries` of a plan update, as sent) and the
-        sentences that name each adaptation made to fit the plan's bounds."""
+    def adapt(self, entries: list[Any], sent: bool = True) -> tuple[list[dict], list[str]]:
+        """The steps for `entries` (the `entries` of a plan update, as sent; `sent` False for
+        a proposal's list items) and the sentences that name each adaptation made to fit the
+        plan's bounds."""
         notes: list[str] = []
         kept = entries[:MAX_STEPS]
         if len(entries) > MAX_STEPS:
@@ -83,22 +89,19 @@ class PlanMirror:
                 status = "pending"
             texts.append((description, status))
         active_forms = self._active_forms(texts)
-        claimed = set(active_forms.values())
+        ids = self._ids_for(texts, active_forms)
         steps: list[dict] = []
         in_progress = False
         for number, (description, status) in enumerate(texts, start=1):
-            step_id = active_forms.get(number - 1)
-            if step_id is not None:
+            step_id = ids[number - 1]
+            if number - 1 in active_forms:
                 before = self._previous[number - 1]
                 if status == "in_progress":
                     description = before["description"]  # its wording outside in_progress
                 elif step_id not in self._given(description):
                     self._given(description).append(step_id)
-            else:
-                step_id = self._id_for(description, claimed)
-                claimed.add(step_id)
-                if status == "in_progress":
-                    description = self._plain_wording(number - 1, step_id, description)
+            elif status == "in_progress":
+                description = self._plain_wording(number - 1, step_id, description)
             if status == "in_progress":
                 if in_progress:
                     notes.append(
@@ -109,8 +112,56 @@ class PlanMirror:
                 in_progress = True
             steps.append(step(step_id, description, status))
         self.latest = self._previous = steps
+        self.sent = sent
         self._forget()
         return steps, notes
+
+    def _ids_for(self, texts: list[tuple[str, str]], active_forms: dict[int, str]) -> list[str]:
+        """Each entry's id: the place's where only its active form changed; the previous
+        step's it is aligned with on equal content; the one its content was given before;
+        the previous step's it pairs with between aligned entries (a rewording, whose words
+        are then remembered with that id); else a new one. A new plan's first entry, started
+        in progress where an earlier plan's step was, pairs with none."""
+        # A step of the previous plan the mirror did not name (a person's edit, another
+        # agent's plan) is no step of the agent's to align with.
+        before = [
+            str(s.get("description")) if _MIRROR_ID.fullmatch(str(s.get("id"))) else None
+            for s in self._previous
+        ]
+        now = [description for description, _ in texts]
+        ids: dict[int, str] = dict(active_forms)
+        claimed = set(ids.values())
+        anchors = [(i, j) for i, j in align.equal_content(before, now) if j not in ids]
+        anchors = [(i, j) for i, j in anchors if self._previous[i]["id"] not in claimed]
+        for i, j in anchors:
+            ids[j] = self._previous[i]["id"]
+            claimed.add(ids[j])
+        for j, description in enumerate(now):
+            known = next((k for k in self._given(description) if k not in claimed), None)
+            if j not in ids and known is not None:
+                ids[j] = known
+                claimed.add(known)
+        new_plan = bool(before) and 0 not in ids and bool(texts) and texts[0][1] == "in_progress"
+        pairs = align.in_gaps(
+            before,
+            now,
+            [*anchors, *((j, j) for j in active_forms)],
+            lambda i: before[i] is not None and self._previous[i]["id"] not in claimed,
+            lambda j: j not in ids and not (j == 0 and new_plan),
+            lambda i, j: (
+                self._previous[i].get("status") != "completed" or texts[j][1] == "completed"
+            ),
+        )
+        for i, j in pairs:
+            ids[j] = self._previous[i]["id"]
+            claimed.add(ids[j])
+            if ids[j] not in self._given(now[j]):
+                self._given(now[j]).append(ids[j])
+        for j, description in enumerate(now):
+            if j not in ids:
+                ids[j] = self._id_for(description, claimed)
+                claimed.add(ids[j])
+        return [ids[j] for j in range(len(now))]
 
     def _plain_wording(self, index: int, step_id: str, description: str) -> str:
         """The wording the step at `index` had, where `description` is its active form (the
@@ -163,17 +214,17 @@ class PlanMirror:
         return found if unchanged else {}
 
     def take_words(self, items: list[str]) -> list[dict] | None:
-        """The latest steps, where a step's words are the active form of one of `items` (a
-        list of the agent's own plan text: "Loading sales.csv" for "Load sales.csv"), with
+        """The agent's latest plan (None where it sent none, or the latest steps were made from
+        an earlier proposal's list), where a step's words are the active form of one of `items`
+        (a list of the agent's own plan text: "Loading sales.csv" for "Load sales.csv"), with
         that item's words; the step keeps its id, and its new wording is remembered."""
-        if self.latest is None:
+        if self.latest is None or not self.sent:
             return None
-        steps = []
+        steps, taken = [], set()
         for stored in self.latest:
-            item = next(
-                (item for item in items if active_form_of(stored["description"], item)), None
-            )
+            item = _item_for(stored["description"], items, taken)
             if item is not None and stored["description"] not in items:
+                taken.add(item)
                 item = cut(clean(item), MAX_DESCRIPTION_BYTES)
                 if not is_blank(item):
                     if stored["id"] not in self._given(item):
@@ -218,6 +269,14 @@ class PlanMirror:
         self._count += 1
         ids.append(f"e{self._count}")
         return ids[-1]
+
+
+def _item_for(description: str, items: list[str], taken: set[str]) -> str | None:
+    """The list item whose active form `description` is, one of as many words first; never
+    an item another step took."""
+    found = [i for i in items if i not in taken and active_form_of(description, i)]
+    same = [i for i in found if len(i.split()) == len(description.split())]
+    return (same or found or [None])[0]
 
 
 def _shown(value: Any) -> str:

@@ -17,17 +17,18 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ...errors import DecisionRefused
 from ...plan import who
 from .forms import (
     MODE,
     PLAN,
     asking_mode,
     assume,
+    current_options,
     in_plan,
     learn,
     out_of_plan,
     plan_switch,
+    told,
     value,
 )
 from .ports import CallAgent, ModeStore, Replies, Spawn
@@ -71,23 +72,11 @@ class Modes:
         assume(agent_session, switch, to)
         self.moved(agent_session)
 
-    def _by(self, session_id: Any) -> dict:
-        """The person behind the client's switch: the one the client named, else the bridge's
-        own user; via acp-client."""
-        name = self.sessions.person(session_id)
-        if name is not None:
-            try:
-                return who.person(name, "acp-client")
-            except DecisionRefused:
-                pass
-        return who.person(None, "acp-client")
-
     # The client's requests, passed on by the caller.
 
-    async def client_sets(self, method: str, params: Any) -> tuple | None:
-        """The client's session/set_mode or session/set_config_option: into plan mode it is the
-        person's `on`; out of it, the person's `off`. Returns what the agent's answer undoes
-        when it refuses (the switch and its value before), None when there is nothing to do."""
+    def _client_switch(self, method: str, params: Any) -> tuple | None:
+        """(session id, its AgentSession, the switch, the value) of the client's set_mode or
+        set_config_option, None when it names no select the bridge knows."""
         if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
             return None
         session_id = params["sessionId"]
@@ -100,6 +89,47 @@ class Modes:
                 return None
         if not isinstance(to, str):
             return None
+        return session_id, agent_session, switch, to
+
+    async def client_repeats(self, message: dict, method: str, params: Any) -> bool:
+        """The client's set_mode or set_config_option with the value that client sent before
+        (Jupyter AI sends its mode menu's value with every message): no switch, and not passed
+        on. It is answered here with the agent's modes as they are, and the client is told
+        them, so its menu shows the mode the agent is in. True when answered so."""
+        found = self._client_switch(method, params)
+        if found is None or "id" not in message:
+            return False
+        session_id, agent_session, switch, to = found
+        if switch not in agent_session.client_sent or agent_session.client_sent[switch] != to:
+            return False
+        result = {} if switch == MODE else {"configOptions": current_options(agent_session)}
+        await self.client.respond(message["id"], result)
+        await self.tell_client(session_id)
+        return True
+
+    async def tell_client(self, session_id: str) -> None:
+        """Tell the client the agent's mode and options as the bridge last heard them."""
+        agent_session = self.sessions.known(session_id)
+        updates = []
+        if agent_session.modes and isinstance(agent_session.mode, str):
+            updates.append(
+                {"sessionUpdate": "current_mode_update", "currentModeId": agent_session.mode}
+            )
+        if agent_session.raw_options:
+            options = current_options(agent_session)
+            updates.append({"sessionUpdate": "config_option_update", "configOptions": options})
+        for update in updates:
+            await self.client.notify("session/update", {"sessionId": session_id, "update": update})
+
+    async def client_sets(self, method: str, params: Any) -> tuple | None:
+        """The client's session/set_mode or session/set_config_option: into plan mode it is the
+        person's `on`; out of it, the person's `off`. Returns what the agent's answer undoes
+        when it refuses (the switch and its value before), None when there is nothing to do."""
+        found = self._client_switch(method, params)
+        if found is None:
+            return None
+        session_id, agent_session, switch, to = found
+        agent_session.client_sent[switch] = to
         was = in_plan(agent_session)
         before = value(agent_session, switch)
         self._assume(agent_session, switch, to)
@@ -109,7 +139,7 @@ class Modes:
         return switch, before
 
     async def _person_switched(self, session_id, agent_session, switch, before, now) -> None:
-        by = self._by(session_id)
+        by = self.sessions.person(session_id)
         try:
             snapshot = await self.store.snapshot()
             if now and snapshot["mode"] != PLAN:
@@ -195,7 +225,13 @@ class Modes:
         else:
             self.learn(agent_session, update)
         if agent_session.setting:
-            return  # an echo of the bridge's own change, which may be late
+            # An echo of the bridge's own change in flight, or the agent's own move meanwhile:
+            # that one is undone once the bridge's change is answered (see `set`).
+            for switch_set, to in agent_session.setting:
+                said = told(update, switch_set, agent_session)
+                if said is not None and said != to:
+                    agent_session.strayed.add(switch_set)
+            return
         now = in_plan(agent_session)
         asking = asking_mode(agent_session, profile)
         if was == now and (asking is None or agent_session.mode == asking_before):
@@ -244,6 +280,15 @@ class Modes:
             agent_session.restore.setdefault(MODE, agent_session.mode)
             self.spawn(self.set(session_id, MODE, asking))
 
+    async def _hold_if_held(self, session_id: str) -> None:
+        try:
+            snapshot = await self.store.snapshot()
+        except Exception as exc:  # noqa: BLE001 - the next update is checked again
+            warn(f"could not read the session ({type(exc).__name__}: {exc})")
+            return
+        if snapshot["mode"] == PLAN or snapshot["pending_proposal_hash"] is not None:
+            await self.hold(session_id)
+
     async def release(self, session_id: str) -> None:
         """Give the agent back the values it had before plan mode."""
         agent_session = self.sessions.known(session_id)
@@ -269,13 +314,19 @@ class Modes:
         else:
             method = "session/set_config_option"
             params = {"sessionId": session_id, "configId": switch, "value": to}
-        agent_session.setting += 1
+        in_flight = (switch, to)
+        agent_session.setting.append(in_flight)
         try:
             answer = await self.call_agent(method, params)
         except (asyncio.TimeoutError, ConnectionError) as exc:
             answer = {"error": {"message": f"no answer ({type(exc).__name__})"}}
         finally:
-            agent_session.setting -= 1
+            agent_session.setting.remove(in_flight)
+        if agent_session.strayed and not agent_session.setting:
+            # The agent moved by itself while this change was in flight: what it said last
+            # holds, and plan mode, where the session holds it, is set again.
+            agent_session.strayed.clear()
+            self.spawn(self._hold_if_held(session_id))
         if "error" in answer:
             if value(agent_session, switch) == to:
                 self._assume(agent_session, switch, before)

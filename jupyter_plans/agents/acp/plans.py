@@ -149,10 +149,14 @@ class BridgedSession:
     async def off(self, by: dict) -> None:
         await self.db(self.session.off, by)
 
-    async def decide_for_client(self, action: str, digest: str, by: dict) -> tuple[str, int | None]:
-        return await self.db(self._decide_for_client, action, digest, by)
+    async def decide_for_client(
+        self, action: str, digest: str, by: dict, asking: str | None = None
+    ) -> tuple[str, int | None]:
+        return await self.db(self._decide_for_client, action, digest, by, asking)
 
-    def _decide_for_client(self, action: str, digest: str, by: dict) -> tuple[str, int | None]:
+    def _decide_for_client(
+        self, action: str, digest: str, by: dict, asking: str | None
+    ) -> tuple[str, int | None]:
         """Record the client's answer as the person's decision (in the store's thread):
         ("won", the approval notice's message id when it approved), ("lost", None) when
         another decision came first, or ("unbound", None) when the session refused it with
@@ -161,7 +165,7 @@ class BridgedSession:
         try:
             before = session.cursor()
             if action == "approve":
-                session.approve(digest, by=by)
+                session.approve(digest, by=by, asking=asking)
             else:
                 session.request_changes(digest, by=by)
             return "won", _approval_notice(session.event_data(before), digest)

@@ -43,7 +43,7 @@ class ProposalStore(Protocol):
     async def withdraw_proposal(self, digest: str) -> None: ...
 
     async def decide_for_client(
-        self, action: str, digest: str, by: dict
+        self, action: str, digest: str, by: dict, asking: str | None = None
     ) -> tuple[str, int | None]: ...
 
 

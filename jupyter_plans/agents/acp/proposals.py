@@ -11,8 +11,6 @@ from typing import Any
 from acp.schema import PermissionOption, RequestPermissionRequest, RequestPermissionResponse
 from pydantic import ValidationError
 
-from ...errors import DecisionRefused
-from ...plan.who import person
 from .mirror import PlanMirror
 from .options import (
     approve_option_name,
@@ -24,11 +22,21 @@ from .options import (
 from .ports import ProposalStore, Replies
 from .state import Known
 from .text import clean, cut, first_paragraph, is_blank, list_items, well_formed
+from .told import tell
 from .wire import id_key, warn
 
 MAX_EXPLANATION_BYTES = 500
 KEPT_ANSWERED = 64  # answered requests kept, so a client's later answer is known and ignored
 NO_EXPLANATION = "The agent asks to leave plan mode and start working."
+# What the client is told of a request the person answered on another surface.
+ANSWERED = {
+    "approved": "Approved outside this chat (on the plan's card, in the panel or with %plan).",
+    "changes_requested": "Changes were asked for outside this chat (on the plan's card, in the "
+    "panel or with %plan); they go to the agent with your next message.",
+    "left": "Plan mode was left outside this chat: the request was cancelled.",
+    "dropped": "This request was superseded (plan mode was entered again, or the plan "
+    "proposed anew).",
+}
 
 
 @dataclass
@@ -40,6 +48,7 @@ class Waiting:
     digest: str  # the session's waiting proposal this request became
     seq: int  # the proposal_submitted event: decisions before it are not about this request
     session_id: Any = None  # the ACP session that asked
+    tool_call_id: Any = None  # its tool call, which the client shows with the request
     state: str = "waiting"  # then "deciding" (the client's answer is being recorded), "answered"
     stashed: str | None = None  # the person's decision seen while the client's was recorded
 
@@ -49,15 +58,17 @@ class Proposals:
         self,
         store: ProposalStore,
         agent: Replies,
+        client: Replies,
         known: Known,
         mirror: PlanMirror,
         plans_sent: Callable[[], Awaitable[None]],
-        person_of: Callable[[Any], str | None],
+        person_of: Callable[[Any], dict],
     ) -> None:
         """`plans_sent()` waits until the agent's plans sent so far are recorded;
-        `person_of(session_id)` is the person the client named for an ACP session, if any."""
+        `person_of(session_id)` is `by` of the client's answer in an ACP session."""
         self.store = store
         self.agent = agent
+        self.client = client
         self.known = known
         self.mirror = mirror
         self.plans_sent = plans_sent
@@ -104,7 +115,8 @@ class Proposals:
         # an entry was sent in its active form.
         steps = self.mirror.take_words(items)
         if steps is None and items:  # the plan's Markdown list, as steps
-            steps, _ = self.mirror.adapt([{"content": i, "status": "pending"} for i in items])
+            entries = [{"content": i, "status": "pending"} for i in items]
+            steps, _ = self.mirror.adapt(entries, sent=False)
         try:
             digest, seq = await self.store.submit_proposal(
                 request.session_id,
@@ -121,7 +133,12 @@ class Proposals:
             if older.state == "waiting":
                 await self._answer(older, "dropped")
         self.requests[id_key(message["id"])] = Waiting(
-            message["id"], request.options, digest, seq, request.session_id
+            message["id"],
+            request.options,
+            digest,
+            seq,
+            request.session_id,
+            request.tool_call.tool_call_id,
         )
         answered = [key for key, w in self.requests.items() if w.state == "answered"]
         for key in answered[:-KEPT_ANSWERED]:  # the oldest: a client's late answer is rare
@@ -154,11 +171,12 @@ class Proposals:
             return False
         if waiting.state != "waiting":
             return True  # the person answered first: this later answer is ignored
-        action = _client_action(message, waiting.options)
+        action, chosen = _client_action(message, waiting.options)
         if action is not None:
             waiting.state = "deciding"
-            by = _client_person(self.person_of(waiting.session_id))
-            verdict, notice = await self.store.decide_for_client(action, waiting.digest, by)
+            by = self.person_of(waiting.session_id)
+            asking = _asking_after(chosen)
+            verdict, notice = await self.store.decide_for_client(action, waiting.digest, by, asking)
             if verdict == "lost":
                 waiting.state = "waiting"
                 if waiting.stashed is not None:
@@ -199,6 +217,8 @@ class Proposals:
                 await self._answer(waiting, "dropped")
 
     async def _answer(self, waiting: Waiting, action: str) -> None:
+        """Answer the agent's request with the person's decision made outside the client, and
+        close the request in the client: its tool call's update says how it was answered."""
         profile = self.known.profile
         if action == "approved":
             outcome = approve_outcome(waiting.options, profile)
@@ -209,6 +229,13 @@ class Proposals:
             outcome = reject_outcome(waiting.options, profile)
         waiting.state = "answered"
         await self.agent.respond(waiting.request_id, {"outcome": outcome})
+        option = outcome.get("optionId")
+        name = next((o.name for o in waiting.options if o.option_id == option), None)
+        line = ANSWERED.get(action, ANSWERED["dropped"])
+        if name:
+            line += f" The agent got its option {name!r}."
+        status = "completed" if action == "approved" else "failed"
+        await tell(self.client, waiting.session_id, waiting.tool_call_id, status, line, option)
 
 
 def proposal_text(request: RequestPermissionRequest, where: tuple[str, ...]) -> str:
@@ -237,30 +264,36 @@ def _text_at(request: RequestPermissionRequest, place: str) -> str:
     return ""
 
 
-def _client_person(name: str | None) -> dict:
-    """`by` of the client's answer: the person the client named (the chat's user), else the
-    bridge's own user; via acp-client either way."""
-    if name is not None:
-        try:
-            return person(name, "acp-client")
-        except DecisionRefused as refusal:
-            warn(f"the client named its person with what no name may hold ({refusal})")
-    return person(None, "acp-client")
-
-
-def _client_action(message: dict, options: list[PermissionOption]) -> str | None:
-    """approve for an allow option the client chose, revise for a reject one, else None."""
+def _client_action(
+    message: dict, options: list[PermissionOption]
+) -> tuple[str | None, PermissionOption | None]:
+    """approve for an allow option the client chose, revise for a reject one, else None; and
+    the option chosen."""
     if "result" not in message:
-        return None
+        return None, None
     try:
         outcome = RequestPermissionResponse.model_validate(message["result"]).outcome
     except ValidationError:
-        return None
+        return None, None
     if outcome.outcome != "selected":
-        return None
+        return None, None
+    chosen = next((o for o in options if o.option_id == outcome.option_id), None)
     kind = kind_of(options, outcome.option_id)
     if kind in ("allow_once", "allow_always"):
-        return "approve"
+        return "approve", chosen
     if kind in ("reject_once", "reject_always"):
-        return "revise"
-    return None
+        return "revise", chosen
+    return None, chosen
+
+
+def _asking_after(chosen: PermissionOption | None) -> str | None:
+    """What the approval's notice tells the agent asks from now on, where the person chose in
+    the client an option that stops edits asking (an allow_always); None where each action
+    still asks (the session's own words say so)."""
+    if chosen is None or chosen.kind != "allow_always":
+        return None
+    name = " ".join(chosen.name.split())[:200]
+    return (
+        f"The person chose your option {name!r} in their ACP client: your edits no longer ask "
+        "the person, in the mode that option put you in."
+    )

@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import DecisionRefused
+from ...plan import who
 from .profiles import Profile, default
-from .wire import id_key
+from .wire import id_key, warn
 
 
 @dataclass
@@ -25,11 +27,16 @@ class AgentSession:
     described: dict[str, str] = field(default_factory=dict)  # mode id -> the agent's words
     mode: str | None = None  # the agent's current mode
     options: dict[str, Select] = field(default_factory=dict)  # its select config options
+    raw_options: list = field(default_factory=list)  # its config options as it last sent them
     restore: dict[str, Any] = field(default_factory=dict)  # what plan mode changed, as it was
-    setting: int = 0  # the bridge's own changes of its modes or options in flight
+    # The bridge's own changes of its modes or options in flight: (switch, value) each.
+    setting: list[tuple[str, Any]] = field(default_factory=list)
+    strayed: set[str] = field(default_factory=set)  # switches the agent moved meanwhile
+    client_sent: dict[str, Any] = field(default_factory=dict)  # switch -> the client's last value
     prompts: set[str] = field(default_factory=set)  # running session/prompt requests
     prompted: bool = False  # its first prompt has gone (with the context block)
     person: str | None = None  # the client's person, as the client named them
+    display: str | None = None  # and their display name, where the client gave one
 
 
 @dataclass
@@ -52,10 +59,18 @@ class Sessions:
     def items(self) -> list[tuple[str, AgentSession]]:
         return list(self.by_id.items())
 
-    def person(self, session_id: Any) -> str | None:
-        """The person the client named for this session, if it did."""
+    def person(self, session_id: Any) -> dict:
+        """`by` of an answer or a switch in the client for this session: the person the client
+        named (with their display name beside, where it says another), else the bridge's own
+        user; via acp-client either way."""
         found = self.by_id.get(session_id) if isinstance(session_id, str) else None
-        return None if found is None else found.person
+        if found is not None and found.person is not None:
+            try:
+                named = {"name": found.person, "display": found.display}
+                return who.person({**named, "via": "acp-client"})
+            except DecisionRefused as refusal:
+                warn(f"the client named its person with what no name may hold ({refusal})")
+        return who.person(None, "acp-client")
 
     def running(self) -> bool:
         """Whether a prompt of the client runs in any session."""

@@ -1,5 +1,7 @@
 """What the card and the panel say of the bridged agent, kept in the session: its name, the mode
-it last announced and what edits do there (from its profile, else its own words for the mode),
+it last announced and what edits do there (from its profile, else its own words for the mode;
+where its ACP sessions run modes that differ in whether edits ask, the mode of one that does
+not ask, so the card never says that edits ask while one of them runs without asking),
 and whether a prompt of the client runs (else the agent waits for the person's next message
 in the client). Each change is recorded as an `agent_status` event, in the order it happened
 (the bridge waits for them before it tells the client a session started or a turn ended, so
@@ -9,7 +11,7 @@ that no agent is bridged any more."""
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 
 from .state import AgentSession, Known
@@ -25,20 +27,32 @@ class AgentStatus:
         self._mode: str | None = None
         self._described: str | None = None
         self._working = False
+        self._ended: str | None = None  # why the bridge ended the last turn, if it did
         self._engaged = False  # an ACP session of the agent runs
+        # The agent's ACP sessions with a mode, the one that moved last at the end.
+        self._sessions: OrderedDict[int, AgentSession] = OrderedDict()
         self._last = NO_AGENT  # the status last queued (recorded, or about to be)
         self._due: deque[dict] = deque()
         self._task: asyncio.Task | None = None
 
     def moved(self, agent_session: AgentSession) -> None:
-        """The agent's mode, as it announced it last."""
-        mode = agent_session.mode
-        if not isinstance(mode, str):
+        """The agent's mode in one of its ACP sessions, as it announced it last."""
+        if not isinstance(agent_session.mode, str):
             return
+        self._sessions[id(agent_session)] = agent_session
+        self._sessions.move_to_end(id(agent_session))
+        shown = self._shown()
         self._engaged = True
-        self._mode = mode
-        self._described = agent_session.described.get(mode)
+        self._mode = shown.mode
+        self._described = shown.described.get(shown.mode)
         self._changed()
+
+    def _shown(self) -> AgentSession:
+        """The session whose mode the card shows: the last to move among those whose mode
+        lets edits go without asking, else the last to move."""
+        sessions = [s for s in self._sessions.values() if isinstance(s.mode, str)]
+        unasked = [s for s in sessions if self.known.profile.asks(s.mode) is False]
+        return (unasked or sessions)[-1]
 
     def engaged(self) -> None:
         """An ACP session of the agent started (whether or not it offers modes)."""
@@ -46,7 +60,14 @@ class AgentStatus:
         self._changed()
 
     def working(self, running: bool) -> None:
+        if running:
+            self._ended = None
         self._working = running
+        self._changed()
+
+    def stopped(self, why: str) -> None:
+        """The bridge ended the running turn (its refusals' follow-ups stopped), for `why`."""
+        self._ended = why
         self._changed()
 
     def data(self) -> dict:
@@ -60,6 +81,7 @@ class AgentStatus:
             "edits": profile.edits(self._mode, self._described),
             "asks": profile.asks(self._mode),
             "working": self._working,
+            "ended": self._ended,
         }
 
     def _changed(self) -> None:

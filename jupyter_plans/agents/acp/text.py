@@ -90,13 +90,21 @@ def _words(text: str) -> list[str]:
 
 
 def active_form_of(active: str, item: str) -> bool:
-    """True when `active` is `item` in its active form: the same words, the first one in its
-    -ing form ("Loading sales.csv" for "Load sales.csv", "Fitting" for "Fit", "Writing" for
-    "Write")."""
+    """True when `active` is `item` in its active form: its first word the -ing form of the
+    item's first ("Loading sales.csv" for "Load sales.csv", "Fitting" for "Fit", "Writing"
+    for "Write"), every other word the item's own or its -ing form, in order. The item may go
+    on past them ("Loading sales.csv" for "Load sales.csv and inspect the columns"), where the
+    active form says more than its verb."""
     said, plain = _words(active), _words(item)
-    if len(said) != len(plain) or not said or said[1:] != plain[1:]:
+    if not said or len(said) > len(plain) or (len(said) == 1 and len(plain) > 1):
         return False
-    gerund, verb = said[0], plain[0]
+    if not _gerund_of(said[0], plain[0]):
+        return False
+    pairs = zip(said[1:], plain[1 : len(said)], strict=True)
+    return all(a == b or _gerund_of(a, b) for a, b in pairs)
+
+
+def _gerund_of(gerund: str, verb: str) -> bool:
     if not gerund.endswith("ing") or len(gerund) < 5:
         return False
     stem = gerund[:-3]

@@ -16,7 +16,8 @@ from typing import Any
 # As the SDK's run_agent: a prompt with images or a long file needs more than asyncio's 64 KiB.
 LINE_LIMIT = 50 * 1024 * 1024
 
-# The client names its person (the chat's user) for a session: {sessionId, name}. Jupyter AI's
+# The client names its person (the chat's user) for a session: {sessionId, name, display?}, the
+# display name shown beside the name where it says another. Jupyter AI's
 # persona sends it before each prompt; the bridge keeps it and passes it on to no agent.
 PERSON_METHOD = "_jupyter-plans/person"
 # A JSON-RPC error code of the implementation's own range, not one ACP gives a meaning.

@@ -12,6 +12,7 @@ import type { CardContext } from "./context";
 import { button, h, plural, srOnly } from "./dom";
 import { icon } from "./icons";
 import { startInflight } from "./state";
+import { shownName } from "./who";
 
 const PLAN_THREAD = "plan";
 
@@ -113,7 +114,7 @@ function statusButtons(ctx: CardContext, comment: PlanComment): HTMLElement | nu
  * the agent's reply under them.
  */
 function commentItem(ctx: CardContext, comment: PlanComment): HTMLElement {
-  const who = comment.by?.name ?? "someone";
+  const who = shownName(comment.by) ?? "someone";
   const where = anchorWords(comment, ctx.plan);
   const status = STATUS_WORDS[comment.status] ?? comment.status;
   return h(

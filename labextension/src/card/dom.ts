@@ -16,6 +16,20 @@ export interface Props {
 }
 
 export const KEY_ATTR = "data-jp-plans-key";
+/**
+ * On what says where things stand ("decided": the approval; "activity": what the agent does;
+ * "mode": the mode chip): where focus goes once the control that had it went with a decision.
+ */
+export const STANDING_ATTR = "data-jp-plans-standing";
+
+/** The focus key of every such line: focus on one goes, on the next drawing, to the first
+ * of them there (an approval that came meanwhile before the mode chip). */
+export const STANDING_KEY = "standing";
+
+/** The attributes that make a line of the card a place focus may land on, by its words. */
+export function standing(kind: string, label: string): Record<string, string | number> {
+  return { [STANDING_ATTR]: kind, [KEY_ATTR]: STANDING_KEY, tabindex: -1, "aria-label": label };
+}
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,

@@ -4,9 +4,10 @@ import type { DecidedBy } from "../types";
 import { openCommentsBadge } from "./comments";
 import { leaveButton } from "./compose";
 import type { CardContext } from "./context";
-import { button, h, inlineText, shortHash } from "./dom";
+import { button, h, inlineText, shortHash, standing } from "./dom";
 import { icon } from "./icons";
 import { startDraft } from "./draft";
+import { shownName } from "./who";
 
 export function errorBar(error: string): HTMLElement {
   return h(
@@ -39,7 +40,8 @@ const WHERE: Record<string, string> = {
 export function decidedBy(by: DecidedBy | null): string {
   if (!by) return "";
   const where = WHERE[by.via] ?? "";
-  return ` ${by.name ? `by ${by.name} ` : ""}${where}`.trimEnd();
+  const name = shownName(by);
+  return ` ${name ? `by ${name} ` : ""}${where}`.trimEnd();
 }
 
 /**
@@ -50,11 +52,15 @@ function modeChip(ctx: CardContext, planMode: boolean): HTMLElement {
   const agent = ctx.data.agent;
   const dot = h("span", { class: "jp-plans-chip-dot", attrs: { "aria-hidden": "true" } });
   if (planMode || !agent?.mode) {
+    const words = planMode ? "PLAN MODE" : "DEFAULT MODE";
     return h(
       "span",
-      { class: `jp-plans-chip ${planMode ? "jp-plans-chip-plan" : "jp-plans-chip-default"}` },
+      {
+        class: `jp-plans-chip ${planMode ? "jp-plans-chip-plan" : "jp-plans-chip-default"}`,
+        attrs: standing("mode", planMode ? "Plan mode" : "Default mode"),
+      },
       dot,
-      planMode ? "PLAN MODE" : "DEFAULT MODE",
+      words,
     );
   }
   const edits = agent.edits ? `: ${agent.edits}` : "";
@@ -63,7 +69,10 @@ function modeChip(ctx: CardContext, planMode: boolean): HTMLElement {
     "span",
     {
       class: `jp-plans-chip jp-plans-chip-agent${agent.asks === false ? " jp-plans-chip-no-ask" : ""}`,
-      attrs: { title: `${agent.agent} is in mode ${agent.mode}${own}` },
+      attrs: {
+        title: `${agent.agent} is in mode ${agent.mode}${own}`,
+        ...standing("mode", `${agent.agent} is in mode ${agent.mode}${edits}`),
+      },
     },
     dot,
     `${agent.mode}${edits}`,
@@ -100,10 +109,14 @@ export function header(ctx: CardContext): HTMLElement {
   bar.append(modeChip(ctx, planMode));
   const approved = snapshot.approved_proposal_hash;
   if (approved && !planMode && !snapshot.pending_proposal_hash) {
+    const said = `approved ${shortHash(approved)}${decidedBy(ctx.data.approved_by ?? null)}`;
     bar.append(
       h(
         "span",
-        { class: "jp-plans-approved", attrs: { title: `Approved proposal ${approved}` } },
+        {
+          class: "jp-plans-approved",
+          attrs: { title: `Approved proposal ${approved}`, ...standing("decided", said) },
+        },
         icon("check"),
         "approved ",
         h("code", null, shortHash(approved)),
@@ -146,7 +159,8 @@ function activityWords(ctx: CardContext): { kind: string; text: string } {
   const name = ctx.data.agent?.agent ?? "The agent";
   if (activity === "chat") {
     const notes = ctx.data.notes ? " Your requested changes go to it with that message." : "";
-    return { kind: "chat", text: `${name} waits for your next message in the chat.${notes}` };
+    const ended = ctx.data.agent?.ended ? `${ctx.data.agent.ended} ` : "";
+    return { kind: "chat", text: `${ended}${name} waits for your next message in the chat.${notes}` };
   }
   if (activity === "none") {
     return {
@@ -162,7 +176,10 @@ export function activityBanner(ctx: CardContext): HTMLElement {
   const { kind, text } = activityWords(ctx);
   return h(
     "div",
-    { class: `jp-plans-banner jp-plans-banner-researching jp-plans-banner-${kind}`, attrs: { role: "status" } },
+    {
+      class: `jp-plans-banner jp-plans-banner-researching jp-plans-banner-${kind}`,
+      attrs: { role: "status", ...standing("activity", text) },
+    },
     icon(kind === "researching" ? "search" : "pause"),
     h("span", "jp-plans-banner-text", text),
     actions ? leaveButton(ctx, actions) : null,

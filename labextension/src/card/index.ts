@@ -8,7 +8,7 @@ import type { CardActions, CardData, CardFrame } from "../types";
 import type { CardContext } from "./context";
 import { otherThreads } from "./comments";
 import type { Child } from "./dom";
-import { KEY_ATTR, h } from "./dom";
+import { KEY_ATTR, STANDING_ATTR, STANDING_KEY, h } from "./dom";
 import { editor } from "./editor";
 import { announce } from "./announce";
 import { MODEL_ID_ATTR, SUPERSEDED_BY_ATTR, freeze, noticeBar } from "./frame";
@@ -43,13 +43,18 @@ function rememberFocus(host: HTMLElement): FocusMemory | null {
 function restoreFocus(host: HTMLElement, memory: FocusMemory | null, preferred: string | null): void {
   const wanted = preferred ?? memory?.key;
   if (!wanted) return;
+  if (wanted === STANDING_KEY) {
+    afterDecision(host)?.focus({ preventScroll: true });
+    return;
+  }
   // Compared as attribute values, not put into a selector: keys hold model-authored ids.
   const target = Array.from(host.querySelectorAll<HTMLElement>(`[${KEY_ATTR}]`)).find(
     (element) => element.getAttribute(KEY_ATTR) === wanted,
   );
   if (!target || (target as HTMLButtonElement).disabled) {
-    // Keep keyboard users inside the card when their button was disabled (an action sent).
-    if (memory) host.querySelector<HTMLElement>(".jp-plans-card")?.focus({ preventScroll: true });
+    // Keep keyboard users inside the card when their button went or was disabled (a decision
+    // sent): on what says where things stand, visible and labelled, else the card itself.
+    if (memory) afterDecision(host)?.focus({ preventScroll: true });
     return;
   }
   target.focus({ preventScroll: true });
@@ -58,6 +63,16 @@ function restoreFocus(host: HTMLElement, memory: FocusMemory | null, preferred: 
       target.setSelectionRange(memory.selectionStart, memory.selectionEnd ?? memory.selectionStart);
     }
   }
+}
+
+/** Where focus goes once the control that had it is gone: the line that says where things
+ * stand now (the decision banner, what the agent does, the approval), else the card. */
+function afterDecision(host: HTMLElement): HTMLElement | null {
+  for (const kind of ["decided", "activity", "mode"]) {
+    const found = host.querySelector<HTMLElement>(`[${STANDING_ATTR}="${kind}"]`);
+    if (found) return found;
+  }
+  return host.querySelector<HTMLElement>(".jp-plans-card");
 }
 
 function cardRoot(ctx: CardContext): HTMLElement {

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from jupyter_plans.agents.acp.followup import ENDED
 from jupyter_plans.agents.context import OPEN
 from jupyter_plans.plan.who import local_person
 
@@ -43,6 +44,11 @@ from .real import answer_all
 CONTEXT = OPEN.split(" ")[0]  # the context block's opening tag, as JSON text holds it
 # What the bridge must never tell an agent whose person chose that edits stop asking.
 STILL_ASKS = "still asks the person"
+
+
+def said(update) -> str:
+    """The text a tool call's update carries."""
+    return " ".join(getattr(getattr(c, "content", None), "text", "") for c in update.content or [])
 
 
 @pytest.mark.parametrize("name", EVERY)
@@ -95,6 +101,9 @@ def test_plan_mode_the_guard_and_the_proposal(name, tmp_path):
             assert len(refused) == 2, refused
             for _, words in refused:
                 assert words.startswith(REFUSED) and "client" not in words
+            # Each refused call is marked so in the client: its update, failed, with the line.
+            told = [u for u in run.client.kinds("tool_call_update") if said(u).startswith(REFUSED)]
+            assert [u.status for u in told] == ["failed", "failed"], told
             if profile.turn_ending:  # its only reject ended the turn: a follow-up went on
                 assert follow_ups(run) >= 1
             # The guard proves itself: the bridge's is heard from by the agent's own name and
@@ -143,6 +152,9 @@ def test_a_refusal_that_ends_the_turn_is_followed_up_at_most_three_times(name, t
             assert follow_ups(run) == 3
             assert not [p.name for p in cwd.iterdir()]
             assert card(person)["activity"] == "chat"  # the turn is over
+            # Why it ended is said in the chat (the last refused call's update) and on the card.
+            assert card(person)["agent"]["ended"] == ENDED
+            assert [said(u) for u in run.client.kinds("tool_call_update")][-1] == ENDED
 
     run_real(main())
 

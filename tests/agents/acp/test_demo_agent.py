@@ -86,7 +86,8 @@ def test_the_scenario_plans_asks_to_leave_plan_mode_and_works_once_approved(note
 
         person.session.approve(snapshot["pending_proposal_hash"])
         working = chat.wait()
-        assert working[0] == "mode: default"
+        # The request answered from the notebook is closed in the client, then the agent works.
+        assert working[:2] == ["tool call call-2: completed", "mode: default"]
         assert working[-3:] == [
             "agent asks: Write clean.py (edit)",
             "  options: allow_always (allow_always), allow (allow_once), reject (reject_once)",

@@ -120,6 +120,83 @@ def test_the_proposal_takes_the_plan_texts_words_for_an_entry_in_its_active_form
     assert [s["description"] for s in other.take_words(["Load sales.csv"])] == ["Checking the data"]
 
 
+def test_a_reworded_entry_keeps_its_id():
+    """DESIGN section 10's alignment: equal contents align; between them, as many entries on
+    both sides pair in order, else by their words (half of the shorter one's in common, the
+    closest pair first); an old entry left unpaired is removed, a new one gets a new id."""
+    first = [("Read the sales data", "pending"), ("Drop empty rows", "pending")]
+    last = ("Plot monthly totals", "pending")
+
+    def rows(steps):
+        return [(s["id"], s["description"]) for s in steps]
+
+    mirror = PlanMirror()
+    mirror.adapt(entries(*first, last))
+    # In place, as many on both sides: paired in order, whatever the words.
+    steps, _ = mirror.adapt(entries(first[0], ("Remove rows with no amount", "pending"), last))
+    assert rows(steps) == [
+        ("e1", "Read the sales data"),
+        ("e2", "Remove rows with no amount"),
+        ("e3", "Plot monthly totals"),
+    ]
+    # One more entry between the same two: paired by words, the other is new.
+    steps, _ = mirror.adapt(
+        entries(
+            first[0],
+            ("Check the dates", "pending"),
+            ("Remove the rows with no amount", "pending"),
+            last,
+        )
+    )
+    assert rows(steps)[1:3] == [("e4", "Check the dates"), ("e2", "Remove the rows with no amount")]
+    # The closest pair first: two old entries share words with the new one; the second
+    # shares the most.
+    steps, _ = mirror.adapt(entries(first[0], ("Remove the dates with no amount", "pending"), last))
+    assert rows(steps)[1] == ("e2", "Remove the dates with no amount")
+    # Nothing in common with what was between: the old one is removed, the new one new.
+    steps, _ = mirror.adapt(entries(first[0], ("Fit", "pending"), ("Export", "pending"), last))
+    assert rows(steps)[1:3] == [("e5", "Fit"), ("e6", "Export")]
+    # A rewording is remembered: the words coming back keep the id.
+    steps, _ = mirror.adapt(entries(first[0], ("Remove rows with no amount", "pending"), last))
+    assert rows(steps)[1] == ("e2", "Remove rows with no amount")
+
+
+def test_a_reworded_step_keeps_its_comments_on_an_earlier_wording(tmp_path, person):
+    """The person comments on a step; the agent's next plan rewords it: the same step, shown
+    reworded on the card, its comment "on an earlier wording", none "on a removed step"."""
+    from jupyter_plans.session.card import card_data
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            before = [["Read the data", "pending"], ["Plot totals", "pending"]]
+            await prompt(conn, sid, script({"plan": before}))
+            await person("comment", "e2", "per month, please", "alice")
+            after = [["Read the data", "pending"], ["Plot the totals per month", "pending"]]
+            await prompt(conn, sid, script({"plan": after}))
+            await until(lambda: person.snapshot()["plan"]["revision"] == 2)
+            steps = [(s["id"], s["description"]) for s in person.snapshot()["plan"]["steps"]]
+            assert steps == [("e1", "Read the data"), ("e2", "Plot the totals per month")]
+            (comment,) = card_data(person.session, "a.ipynb")["snapshot"]["comments"]
+            assert comment["step_id"] == "e2"
+            from jupyter_plans.plan.comments import anchor_words
+
+            words = anchor_words(comment, person.snapshot()["plan"])
+            assert words == "on an earlier wording: Plot totals"
+
+    run(main())
+
+
+def test_the_proposal_takes_a_longer_list_items_words_for_an_active_form():
+    """The first plan's entry in its active form only ("Loading sales.csv"); the plan text's
+    item says more ("Load sales.csv and inspect the columns"): the item's words, all of them."""
+    mirror = PlanMirror()
+    mirror.adapt(entries(("Loading sales.csv", "in_progress"), ("Plotting the totals", "pending")))
+    items = ["Load sales.csv and inspect the columns", "Plot the totals by month, as bars"]
+    steps = mirror.take_words(items)
+    assert [(s["id"], s["description"]) for s in steps] == [("e1", items[0]), ("e2", items[1])]
+
+
 def test_active_forms_are_told_by_their_first_word():
     from jupyter_plans.agents.acp.text import active_form_of
 
@@ -129,6 +206,8 @@ def test_active_forms_are_told_by_their_first_word():
         ("Writing the report.", "Write the report"),
         ("Plotting **monthly** totals", "Plot monthly totals"),
         ("Reading the data", "read the data"),
+        ("Loading sales.csv", "Load sales.csv and inspect the columns"),
+        ("Loading sales.csv and inspecting the columns", "Load sales.csv and inspect the columns"),
     ]
     for active, item in pairs:
         assert active_form_of(active, item), (active, item)
@@ -137,6 +216,8 @@ def test_active_forms_are_told_by_their_first_word():
         ("Load sales.csv", "Load sales.csv"),
         ("Sing a song", "S a song"),
         ("Loading", "Load sales.csv"),
+        ("Loading sales.csv and more", "Load sales.csv"),
+        ("Loading orders.csv", "Load sales.csv and inspect the columns"),
     ]:
         assert not active_form_of(active, item), (active, item)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from jupyter_plans.plan.who import local_person
-from jupyter_plans.session.card import unguarded_note
+from jupyter_plans.session.card import UNGUARDED_HEADLINE, unguarded_note
 from tests import waiting
 
 from .harness import answers_to, bridged, new_session, prompt, run, script, until
@@ -144,7 +144,7 @@ def test_an_agent_that_approves_itself_and_cannot_be_made_to_ask_is_said_so(tmp_
             assert unguarded_note(person.session, person.snapshot()) is None
             await person("on")
             note = unguarded_note(person.session, person.snapshot())
-            assert note == event.data["text"]
+            assert note == f"{UNGUARDED_HEADLINE}\n{event.data['text']}"
         lines = (tmp_path / "bridge.stderr").read_text().splitlines()
         assert sum("its own promise" in line for line in lines) == 1
 
@@ -181,3 +181,75 @@ def test_a_continued_session_gets_back_the_mode_that_asked(tmp_path, person):
 
 async def until_mode(person, mode: str) -> None:
     await until(lambda: person.snapshot()["agent_mode"] == mode, what=f"agent_mode {mode}")
+
+
+def test_the_clients_mode_sent_again_with_a_message_is_no_switch(tmp_path, person):
+    """Jupyter AI sends its mode menu's value with every message: plan chosen in the menu, the
+    plan approved on the card, then the next message with the menu still on plan. That is no
+    switch: the session stays out of plan mode, the agent keeps its mode, and the client is
+    told the mode the agent is in."""
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+            assert person.snapshot()["mode"] == "plan"
+            running = prompt(conn, sid, script({"exit_plan_mode": "# Plan\n\n1. Fit"}))
+            await client.next_asked()
+            await person("approve", person.snapshot()["pending_proposal_hash"])
+            await asyncio.wait_for(running, 10)
+            assert person.snapshot()["mode"] == "default"
+            told_before = len(client.kinds("current_mode_update"))
+            await conn.set_session_mode(session_id=sid, mode_id="plan")  # "Thanks!"
+            await prompt(conn, sid, "Thanks!")
+            assert person.snapshot()["mode"] == "default"
+            assert [e.data["mode"] for e in person.events("mode_changed")] == ["plan", "default"]
+            assert [r["mode"] for r in client.reports("set_mode")] == ["plan"]  # never passed on
+            told = [u.current_mode_id for u in client.kinds("current_mode_update")]
+            assert told[told_before:] == ["default"]
+            # A value the client did not send before is a switch again.
+            await conn.set_session_mode(session_id=sid, mode_id="acceptEdits")
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+            assert person.snapshot()["mode"] == "plan"
+
+    run(main())
+
+
+def test_the_agents_own_switch_while_the_bridge_sets_plan_is_undone(tmp_path, person):
+    """The agent takes a mode by itself while the bridge's set_mode(plan) is in flight (its
+    update comes before the answer): the bridge's echo check must not swallow it. Plan mode
+    holds, so the agent is put back in plan, and the client is told plan last."""
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await prompt(conn, sid, script({"stray": "acceptEdits"}))
+            await person("on")
+            assert (await client.report("set_mode", 2))["mode"] == "plan"
+            await asyncio.sleep(0.3)  # on purpose: nothing more comes of it, in this while
+            assert [r["mode"] for r in client.reports("set_mode")] == ["plan", "plan"]
+            told = [u.current_mode_id for u in client.kinds("current_mode_update")]
+            assert told[-1] == "plan" and "acceptEdits" in told
+            assert person.snapshot()["agent_mode"] == "plan"
+
+    run(main())
+
+
+def test_the_card_never_says_edits_ask_while_another_session_runs_without_asking(tmp_path, person):
+    """Two ACP sessions of one agent on one plan: one runs bypassPermissions, the other is set
+    to default. The card shows the mode in which nothing asks, not "edits ask"."""
+
+    async def main():
+        args = ["--start-mode", "bypassPermissions"]
+        async with bridged(tmp_path, agent_args=args) as (client, conn, _):
+            first = await new_session(conn, tmp_path)
+            await prompt(conn, first, "Hello")
+            second = await new_session(conn, tmp_path)
+            await conn.set_session_mode(session_id=second, mode_id="default")
+            await client.report("set_mode")
+            await asyncio.sleep(0.3)  # on purpose: the status is recorded, in this while
+            status = person.session.agent_status()
+            assert (status["mode"], status["asks"]) == ("bypassPermissions", False)
+            assert person.snapshot()["agent_mode"] == "bypassPermissions"
+
+    run(main())

@@ -184,6 +184,14 @@ def test_the_clients_allow_is_the_persons_approval_with_the_option_it_chose(tmp_
             assert (snapshot["mode"], snapshot["approved_proposal_hash"]) == ("default", digest)
             with pytest.raises(DecisionRefused):  # later, from the card: nothing waits
                 await person("approve", digest)
+            # The notice the approval queued says what is so: edits no longer ask.
+            (notice,) = [
+                e.data["text"]
+                for e in person.events("message_queued")
+                if e.data.get("source") == "notice"
+            ]
+            assert "still asks" not in notice
+            assert "'Yes, and auto-accept edits'" in notice and "no longer ask" in notice
 
     run(main())
 
@@ -441,5 +449,33 @@ def test_a_proposal_whose_agent_is_gone_is_dropped_and_plan_mode_stays(tmp_path,
         assert "gone" in decision["why"]
         with pytest.raises(DecisionRefused):
             await person("approve", digest)
+
+    run(main())
+
+
+def test_a_second_proposal_of_markdown_only_takes_its_own_list(tmp_path, person):
+    """An agent that sends no todo list (Codex in plan mode): each proposal's steps are its own
+    Markdown's list, never an earlier proposal's; a reworded item keeps its step's id."""
+    first = "# Plan\n\nClean it.\n\n1. Read the data\n2. Drop empty rows\n"
+    second = "# Plan\n\nClean it.\n\n1. Read the data\n2. Drop the rows with no amount\n"
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await person("on")
+            await client.report("set_mode")
+            running = prompt(conn, sid, script({"exit_plan_mode": first}))
+            await client.next_asked()
+            await person("revise", "say which rows")
+            await running
+            running = prompt(conn, sid, script({"exit_plan_mode": second}))
+            await client.next_asked()
+            steps = person.snapshot()["plan"]["steps"]
+            assert [(s["id"], s["description"]) for s in steps] == [
+                ("e1", "Read the data"),
+                ("e2", "Drop the rows with no amount"),
+            ]
+            await person("off")
+            await running
 
     run(main())
