@@ -75,6 +75,12 @@ TARGETS = [
     ("hook", "PreToolUse, deny (--db) p95 / python -c pass", 2.5, "  denying, named by --db"),
     ("hook", "PreToolUse, allow p95 / python -c pass", 2.5, "  allowing (default mode)"),
     ("hook", "PreToolUse, heartbeat p95 / python -c pass", 2.5, "  writing its heartbeat"),
+    (
+        "hook",
+        "PreToolUse, heartbeat, kernel open p95 / python -c pass",
+        2.5,
+        "  the same, the kernel's connection open",
+    ),
     ("hook", "SessionStart p95 ms", 80, "hook SessionStart p95, ms (the context block)"),
     ("cell_links", "no step in progress, us", 100, "a cell's cost, no step in progress, us"),
     ("cell_links", "a step in progress / its write", 1.0, "  with one / the link's write it skips"),
