@@ -1,4 +1,5 @@
-# The README's commands. Everything runs from a virtual environment in .venv.
+# The commands of the README and docs/development.md. Everything runs from a virtual
+# environment in .venv.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,13 +13,14 @@ JUPYTER_AI_VENV := build/jupyter-ai-venv
 FRONT_END := $(wildcard labextension/package.json labextension/yarn.lock labextension/tsconfig*.json \
   labextension/src/*.ts labextension/src/*/*.ts labextension/style/* labextension/schema/*.json)
 
-.PHONY: demo test lab bench lint screenshots chromium agents acp-sdk jupyter-ai-env clean notebooks nbval-copy \
+.PHONY: demo test lab bench lint docs screenshots chromium agents acp-sdk jupyter-ai-env clean \
+  notebooks nbval-copy \
   test-fast test-postgres test-slow test-agents test-browser test-jupyter-ai
 
 $(STAMP): pyproject.toml $(FRONT_END)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,postgres,acp,mcp]'
+	$(PY) -m pip install --quiet -e '.[test,postgres,acp,mcp,lint,docs]'
 	touch $(STAMP)
 
 # The quickstart notebook, run headlessly; prints the card as text.
@@ -75,11 +77,12 @@ nbval-copy:
 	rm -rf build/nbval && mkdir -p build/nbval && cp notebooks/*.ipynb build/nbval/
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
 
-# Every test: a throwaway PostgreSQL on a free port of 127.0.0.1 serves the PostgreSQL half.
-test: $(STAMP) chromium agents acp-sdk jupyter-ai-env nbval-copy
+# Lint, the documentation site, and every test: a throwaway PostgreSQL on a free port of
+# 127.0.0.1 serves the PostgreSQL half.
+test: $(STAMP) lint docs chromium agents acp-sdk jupyter-ai-env nbval-copy
 	scripts/with-postgres.sh $(PY) -m pytest $(TESTS) $(NBVAL)
 
-# The lanes (tests/lanes.py; README, Development): each test is in one, so together they are
+# The lanes (tests/lanes.py; docs/development.md): each test is in one, so together they are
 # `make test`. TESTS narrows one to a file or a folder: make test-fast TESTS=tests/plan
 TESTS ?= tests build/nbval
 NBVAL := --nbval --nbval-current-env
@@ -99,7 +102,7 @@ test-agents: $(STAMP) agents
 	$(PY) -m pytest --lane real_agents $(TESTS) $(NBVAL)
 
 test-browser: $(STAMP) chromium
-	$(PY) -m pytest --lane browser $(TESTS) $(NBVAL)
+	scripts/with-postgres.sh $(PY) -m pytest --lane browser $(TESTS) $(NBVAL)
 
 test-jupyter-ai: $(STAMP) chromium agents jupyter-ai-env
 	$(PY) -m pytest --lane jupyter_ai $(TESTS) $(NBVAL)
@@ -117,11 +120,22 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet 'langgraph-checkpoint-sqlite>=3' 'eventsourcing>=9.4'  # the [bench] extra's peers
 	JUPYTER_PLANS_PG_MAX_CONNECTIONS=100 scripts/with-postgres.sh $(PY) benchmarks/run.py
 
+# ruff as pinned in the lint extra, over what pyproject.toml's [tool.ruff] includes, and ESLint
+# over the front end.
 lint: $(STAMP)
-	$(PY) -m pip install --quiet ruff
-	$(VENV)/bin/ruff check jupyter_plans tests benchmarks scripts
-	$(VENV)/bin/ruff format --check jupyter_plans tests benchmarks scripts
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/ruff format --check
 	cd labextension && node_modules/.bin/eslint --max-warnings 0 src demo
+
+# The documentation site from docs/ into build/docs/html: any warning fails it (a page in no
+# table of contents, a picture no page shows, a link to a page or heading that is not there, a
+# link out that docs/conf.py does not list), then Sphinx's link check, which fetches nothing
+# that docs/conf.py lists and fails on anything else it cannot reach.
+DOCS_BUILD := build/docs
+docs: $(STAMP)
+	rm -rf $(DOCS_BUILD)
+	$(VENV)/bin/sphinx-build -W --keep-going -n -q -b html -d $(DOCS_BUILD)/doctrees docs $(DOCS_BUILD)/html
+	$(VENV)/bin/sphinx-build -W --keep-going -n -q -b linkcheck -d $(DOCS_BUILD)/doctrees docs $(DOCS_BUILD)/linkcheck
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info jupyter_plans/static labextension/node_modules

@@ -27,6 +27,7 @@ BENCHMARKS = [
     "hook",
     "cell_links",
     "comments",
+    "team_plans",
 ]
 TARGETS = [
     ("update_plan", "jupyter-plans update_plan @1", 1.3, "update_plan / sqlite3 floor, 1 step"),
@@ -85,6 +86,10 @@ TARGETS = [
     ("cell_links", "no step in progress, us", 100, "a cell's cost, no step in progress, us"),
     ("cell_links", "a step in progress / its write", 1.0, "  with one / the link's write it skips"),
     ("comments", "comment / update_plan", 1.0, "a comment (64 held) / update_plan, 32 steps"),
+    ("team_plans", "snapshot postgresql / sqlite", 2.0, "server snapshot, PostgreSQL / plan file"),
+    ("team_plans", "card postgresql / sqlite", 3.0, "panel's card route, PostgreSQL / plan file"),
+    ("team_plans", "stream wake postgresql / sqlite", 1.5, "commit to stream, PostgreSQL / file"),
+    ("team_plans", "rename while writing / idle, postgresql", 3.0, "shared rename, kernel writing"),
 ]
 
 

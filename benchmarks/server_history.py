@@ -26,8 +26,8 @@ ROUNDS = 200
 TOKEN = "bench-token"
 
 
-def fetch(base: str, route: str) -> float:
-    request = urllib.request.Request(f"{base}{route}", headers={"Authorization": f"token {TOKEN}"})
+def fetch(base: str, route: str, token: str = TOKEN) -> float:
+    request = urllib.request.Request(f"{base}{route}", headers={"Authorization": f"token {token}"})
     start = time.perf_counter()
     with urllib.request.urlopen(request, timeout=30) as response:
         body = response.read()

@@ -102,8 +102,10 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
     return [{"src": "labextension", "dest": "jupyter-plans"}]
 
 
-def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": "jupyter_plans.server"}]
+def _jupyter_server_extension_points() -> list[dict]:
+    from .server import _jupyter_server_extension_points as points
+
+    return points()
 
 
 def current_session() -> PlanSession:

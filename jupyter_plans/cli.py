@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 
@@ -53,22 +54,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _with_session(commands: Any, name: str, help: str) -> argparse.ArgumentParser:
-    """A command on one session of a plan file or database (--db, --session)."""
-    sub = commands.add_parser(name, help=help, description=help)
-    sub.add_argument("--db", required=True, help="a SQLAlchemy URL or the path of a plan file")
-    sub.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
-    )
+def _with_session(
+    commands: Any, name: str, help: str, description: str | None = None
+) -> argparse.ArgumentParser:
+    """A command on one session of a plan file or database (--notebook, --db, --session)."""
+    from .store.locate import add_where_options
+
+    sub = commands.add_parser(name, help=help, description=description or help)
+    add_where_options(sub)
     return sub
 
 
 def _session_commands(commands: Any) -> None:
     """snapshot, events, call and plan."""
-
-    def with_session(name: str, help: str) -> argparse.ArgumentParser:
-        return _with_session(commands, name, help)
-
+    with_session = functools.partial(_with_session, commands)
     with_session("snapshot", "print the session's snapshot as JSON")
 
     events = with_session("events", "print the session's events as JSON Lines")
@@ -96,26 +95,18 @@ def _session_commands(commands: Any) -> None:
 
 
 def _mcp_command(commands: Any) -> None:
-    mcp = commands.add_parser(
+    _with_session(
+        commands,
         "mcp",
-        help="serve the session's plan tools to an MCP client on stdio",
-        description="An MCP server on stdio bound to one plan session. It needs the mcp package "
-        "2.3 or newer: pip install 'jupyter-plans[mcp]'.",
-    )
-    where = mcp.add_mutually_exclusive_group(required=True)
-    where.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
-    where.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to use")
-    mcp.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
+        "serve the session's plan tools to an MCP client on stdio",
+        "An MCP server on stdio bound to one plan session. It needs the mcp package 2.3 or "
+        "newer: pip install 'jupyter-plans[mcp]'.",
     )
 
 
 def _journal_commands(commands: Any) -> None:
     """export and context."""
-
-    def with_session(name: str, help: str) -> argparse.ArgumentParser:
-        return _with_session(commands, name, help)
-
+    with_session = functools.partial(_with_session, commands)
     export = with_session(
         "export", "write the session's journal (checkpoint, plan, decisions, progress) as Markdown"
     )
@@ -134,8 +125,10 @@ def _journal_commands(commands: Any) -> None:
 
 
 def _other_commands(commands: Any) -> None:
-    """move, hook, acp and demo."""
+    """where, sessions, move, hook, acp and demo."""
+    from .notebook.where import add_commands
 
+    add_commands(commands)
     move = commands.add_parser(
         "move",
         help="move a notebook and its plan file together (a rename outside Jupyter)",
@@ -167,12 +160,9 @@ def _other_commands(commands: Any) -> None:
         help="run the scripted demo session and print the plan as it goes",
         description="Run a scripted agent through plan mode against a fresh plan file.",
     )
-    demo.add_argument(
-        "--db", default=None, help="where to keep the plan (default: a new temp folder)"
-    )
+    demo.add_argument("--db", help="where to keep the plan (default: a new temp folder)")
     demo.add_argument(
         "--notebook",
-        default=None,
         help="run this notebook headlessly instead (in a copy) and print its last card",
     )
 
@@ -189,7 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .agents.acp.command import main as acp_main
 
         return acp_main(argv[1:])
-    args = _parser().parse_args(argv)
+    args = (parser := _parser()).parse_args(argv)
+    if args.command not in ("demo", "move", "where") and args.db is None and not args.notebook:
+        parser.error(f"{args.command} needs --notebook NB or --db DB: which plan to use")
     try:
         return _run(args)
     except (PlanStoreError, DecisionRefused) as exc:
@@ -224,6 +216,11 @@ def _run(args: argparse.Namespace) -> int:
 
         return serve(db=args.db, notebook=args.notebook, session=args.session)
 
+    if args.command in ("where", "sessions"):
+        from .notebook.where import run
+
+        return run(args)
+
     if args.command == "move":
         from pathlib import Path
 
@@ -232,10 +229,14 @@ def _run(args: argparse.Namespace) -> int:
         print(move_notebook(Path(args.old), Path(args.new)))
         return 0
 
-    from .session import PlanStore
+    from .session import open_plan
 
-    with PlanStore(args.db) as store:
-        session = store.session(args.session)
+    if args.command == "plan":
+        from .notebook.comment_verbs import refuse_without_a_plan
+
+        refuse_without_a_plan(args.notebook, args.db, args.session, args.verb.lower(), args.rest)
+    store, session = open_plan(args.notebook, args.db, args.session)
+    with store:
         if args.command == "snapshot":
             print(session.snapshot().model_dump_json())
             return 0

@@ -30,7 +30,7 @@ from tests.e2e.lab_actions import (  # noqa: E402
     set_theme,
     settled,
 )
-from tests.e2e.test_browser import cell_index, open_notebook, run_cells  # noqa: E402
+from tests.e2e.notebook_page import cell_index, open_notebook, run_cells  # noqa: E402
 from tests.jupyter_process import jupyter_lab  # noqa: E402
 
 DOCS = REPO / "docs"

@@ -73,7 +73,7 @@ done
 echo "PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT for the tests"
 export JUPYTER_PLANS_TEST_POSTGRES="postgresql+psycopg://postgres@127.0.0.1:$PORT/postgres"
 
-# PgBouncer in transaction pooling, as a team puts it in front of the server (see the README).
+# PgBouncer in transaction pooling, as a team puts it in front of the server (docs/teams.md).
 # It does not run as root, so it runs as the server's owner.
 start_pgbouncer() {
   cat >"$DIR/pgbouncer.ini" <<INI

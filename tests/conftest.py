@@ -9,7 +9,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
 from tests.engines import ENGINES, database
-from tests.jupyter_process import jupyter
+from tests.jupyter_process import SERVER_TOKEN, jupyter
 from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
     pytest_addoption,
     pytest_collection_modifyitems,
@@ -18,8 +18,6 @@ from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
     pytest_sessionfinish,
     pytest_testnodedown,
 )
-
-SERVER_TOKEN = "plans-server-token"
 
 
 @pytest.fixture(params=ENGINES)
@@ -58,6 +56,8 @@ def ip(tmp_path, monkeypatch):
     shell = InteractiveShell.instance()
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    for name in ("JUPYTER_PLANS_DATABASE", "JUPYTER_PLANS_SESSION_ID", "JUPYTER_PLANS_SERVER_ROOT"):
+        monkeypatch.delenv(name, raising=False)
     for name in ("__session__", "__vsc_ipynb_file__"):
         shell.user_ns.pop(name, None)
     shell.config.PlanMagics.auto_display = False

@@ -122,3 +122,21 @@ def dump_tables(location: str) -> dict:
             }
     finally:
         engine.dispose()
+
+
+def server(url: str):
+    """An autocommit connection to the database `url` names, on the server itself."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    database = make_url(url).database
+    direct = make_url(postgres_base_url()).set(drivername="postgresql", database=database)
+    return psycopg.connect(direct.render_as_string(hide_password=False), autocommit=True)
+
+
+def connections(direct, tag: str) -> list[tuple[str, object]]:
+    """(the query each last ran, when it began) of the server's connections named `tag`."""
+    return direct.execute(
+        "SELECT query, backend_start FROM pg_stat_activity WHERE application_name = %s",
+        (tag,),
+    ).fetchall()

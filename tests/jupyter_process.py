@@ -9,6 +9,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+SERVER_TOKEN = "plans-server-token"  # the token of the `server` fixture (tests/conftest.py)
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -75,9 +77,9 @@ QUIET_LAB = {
 
 
 @contextlib.contextmanager
-def jupyter_lab(root: Path, token: str, env: dict | None = None):
+def jupyter_lab(root: Path, token: str, *extra: str, env: dict | None = None):
     """JupyterLab serving ROOT with `window.jupyterapp` exposed and settings, user settings and
-    workspaces of its own under ROOT; yields its base URL."""
+    workspaces of its own under ROOT, and the EXTRA options; yields its base URL."""
     import json
 
     settings = root / ".settings"
@@ -88,6 +90,7 @@ def jupyter_lab(root: Path, token: str, env: dict | None = None):
         f"--LabApp.app_settings_dir={settings}",
         f"--LabApp.user_settings_dir={root / '.user-settings'}",
         f"--LabApp.workspaces_dir={root / '.workspaces'}",
+        *extra,
     )
     with jupyter("lab", root, token, *options, log=root / "lab.log", env=env) as (_, base):
         yield base

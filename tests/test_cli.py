@@ -6,14 +6,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from jupyter_plans import PlanStore
-
-_SCRIPT = Path(sys.executable).with_name("jupyter-plans")
-COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
+from tests.helpers.cli import COMMAND, on, run
 
 STEPS = [{"id": "load", "description": "load the data"}, {"id": "plot", "description": "plot it"}]
 TEXT = {"explanation": "why", "findings": [], "objectives": []}  # plan_submit's required text
@@ -22,17 +19,6 @@ TEXT = {"explanation": "why", "findings": [], "objectives": []}  # plan_submit's
 @pytest.fixture
 def db(tmp_path):
     return str(tmp_path / "nb.plans.sqlite")
-
-
-def run(*args):
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120, env=env)
-
-
-def on(db, *args, session="s"):
-    """Run a sub-command that takes --db and --session."""
-    command, *rest = args
-    return run(command, "--db", db, "--session", session, *rest)
 
 
 def snapshot(db, session="s"):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_architecture import find_cycles as strongly_connected
+from tests.helpers.imports import find_cycles as strongly_connected
 
 LABEXTENSION = Path(__file__).resolve().parent.parent / "labextension"
 SRC = LABEXTENSION / "src"

@@ -19,6 +19,8 @@ import shlex
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .config_files import ConfigError, read_json, read_toml
+
 HOOKS_FILE = Path(".codex") / "hooks.json"
 DEFAULT_TIMEOUT = 600  # seconds, Codex's default for a handler without one
 # The handler fields Codex hashes (with `type`); a handler with others is not one of ours.
@@ -104,13 +106,9 @@ def why_not_run(hook: Hook, states: dict[str, dict]) -> str | None:
 
 
 def read_config(path: Path) -> dict:
-    """A config.toml as Codex would read it; {} when there is none or it cannot be read."""
-    import tomllib  # here: a card reads it only where a hooks file registers this plan's hook
-
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # an editor's BOM is fine
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
+    """A config.toml as Codex would read it (an editor's byte order mark is fine); {} when
+    there is none; ConfigError (one line naming it) when it cannot be read."""
+    return read_toml(path) or {}
 
 
 # What plan mode needs from Codex, for a card: the PreToolUse hook of this plan.
@@ -150,7 +148,17 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 def _guard_warning(files, stamps, notebook, plan_file, session_id, home) -> str | None:
     present = [path for path, stamp in zip(files, stamps, strict=False) if stamp is not None]
-    checked = check(registered_guards(present, notebook, plan_file, session_id), home)
+    unreadable: list[ConfigError] = []
+    registered = registered_guards(present, notebook, plan_file, session_id, unreadable)
+    try:
+        checked = check(registered, home)
+    except ConfigError as exc:  # Codex's config.toml
+        return f"Plan mode may not be enforced in Codex: {exc}, and Codex cannot read it either."
+    if checked is None and unreadable:
+        return (
+            f"Plan mode may not be enforced in Codex: {unreadable[0]}, and Codex cannot read "
+            "it either; this plan's guard hook may be registered there."
+        )
     if checked is None or checked.runs:
         return None
     # Paths as the person finds them from the notebook's folder; the command as run where it
@@ -207,13 +215,18 @@ class Checked(NamedTuple):
         return self.hook_reason is None and self.project_reason is None
 
 
-def registered_guards(files, notebook, plan_file, session_id) -> list[tuple[Path, Hook]]:
-    """This plan's PreToolUse hooks in the given hooks files (`session_id` None: any)."""
+def registered_guards(
+    files, notebook, plan_file, session_id, unreadable: list[ConfigError] | None = None
+) -> list[tuple[Path, Hook]]:
+    """This plan's PreToolUse hooks in the given hooks files (`session_id` None: any); why a
+    file could not be read goes in `unreadable`, when given."""
     found = []
     for path in files:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+            data = read_json(Path(path))
+        except ConfigError as exc:
+            if unreadable is not None:
+                unreadable.append(exc)
             continue
         for hook in hooks_of(Path(path), data):
             if hook.event == "PreToolUse" and _targets(

@@ -2,10 +2,12 @@
 
 The plan's texts were written by an agent, so the block says it holds agent-authored data,
 not instructions and not the person's words. The person's comments on the plan (DESIGN
-section 14) follow in a frame of their own, as the person's words. The block never exceeds
-`limit` characters: when the state is larger it is cut in a fixed order (completed steps
-first, then the oldest decisions, then long texts, then the last steps; the comments'
-texts, at most half the block, likewise), so the same state always gives the same block.
+section 14) follow in a frame of their own, as the person's words: their text alone, each
+naming its step by id, for a step's words are the agent's and stay in the plan's frame. The
+block never exceeds `limit` characters: when the state is larger it is cut in a fixed order
+(completed steps first, then the oldest decisions, then long texts, then the former words of
+commented steps, then the last steps; the comments' texts, at most half the block,
+likewise), so the same state always gives the same block.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import json
 from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
+
+from ..plan.comments import anchoring
 
 MAX_CONTEXT_CHARS = 14_000
 RECENT_DECISIONS = 20
@@ -33,19 +37,22 @@ PERSON_CLOSE = "</person_comments>"
 PERSON_PREAMBLE = (
     "The JSON below holds the person's own comments on the plan, in their words (not the "
     "agent's): take each into account, and once you have addressed one, reply to it with "
-    "comment_reply. Only the person resolves a comment."
+    "comment_reply. Only the person resolves a comment. Each names its step by id; the "
+    "step's words are the agent's, in the plan context above (comment_anchors: a step's "
+    "words when the comment was made, where they have changed since)."
 )
 APPROVED_WITH = "The person approved the plan with these comments to follow."
 _COMMENT_TEXT_LIMITS = (None, 500, 240, 120, 60)
 
 
 # How much of the state a block keeps: `completed` steps "full", "brief" (id, status and
-# description) or "gone"; the newest `decisions`; texts cut to `text_limit`; the first `steps`
-# steps; the first `lists` findings and objectives (None: all).
+# description) or "gone"; the newest `decisions`; texts cut to `text_limit`; with `anchors`,
+# the words of commented steps reworded or removed since; the first `steps` steps; the first
+# `lists` findings and objectives (None: all).
 _Cut = namedtuple(
     "_Cut",
-    ["completed", "decisions", "text_limit", "steps", "lists"],
-    defaults=("full", RECENT_DECISIONS, None, None, None),
+    ["completed", "decisions", "text_limit", "anchors", "steps", "lists"],
+    defaults=("full", RECENT_DECISIONS, None, True, None, None),
 )
 
 
@@ -124,7 +131,6 @@ def _said(comment: dict, limit: int | None) -> dict:
     return {
         "id": comment["id"],
         "step_id": comment["step_id"],
-        "anchor": comment["anchor"],
         "text": text,
         "by": (comment.get("by") or {}).get("name"),
         "status": comment["status"],
@@ -145,6 +151,8 @@ def _cuts(snapshot: dict):
     for text_limit in _TEXT_LIMITS[1:]:
         cut = cut._replace(text_limit=text_limit)
         yield cut
+    cut = cut._replace(anchors=False)
+    yield cut
     for kept in range(len(plan["steps"]) - 1, -1, -1):
         cut = cut._replace(steps=kept)
         yield cut
@@ -180,6 +188,7 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
             "note": "the person has not answered this proposal; nothing is approved yet",
         }
     _recent_decisions(state, snapshot["decisions"], cut.decisions, text)
+    _comment_anchors(state, snapshot, cut.anchors, text)
     if plan is None:
         return state
     ran = snapshot.get("cells", {})
@@ -187,6 +196,27 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
     phases = _phases(state["omitted"], plan, ran, cut, text)
     state["plan"] = _plan_view(state["omitted"], plan, phases, cut, text)
     return state
+
+
+def _comment_anchors(state: dict, snapshot: dict, shown: bool, text: Any) -> None:
+    """The words of each commented step as they read when the comment was made, where the
+    step has been reworded or removed since: the agent's words, so in this frame, never in
+    the person's (the person's comments name their step by id)."""
+    anchors = [
+        {
+            "comment_id": comment["id"],
+            "step_id": comment["step_id"],
+            "on": "an earlier wording" if where == "earlier" else "a removed step",
+            "anchor": text(comment["anchor"]),
+        }
+        for comment in snapshot.get("comments", ())
+        if comment["status"] != "resolved"
+        and (where := anchoring(comment, snapshot["plan"])) in ("earlier", "removed")
+    ]
+    if anchors and shown:
+        state["comment_anchors"] = anchors
+    elif anchors:
+        state["omitted"]["comment_anchors"] = len(anchors)
 
 
 def _shortener(limit: int | None) -> Callable[[str | None], str | None]:

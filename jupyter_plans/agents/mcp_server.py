@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -41,9 +40,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..errors import PlanStoreError
 from ..plan.catalog import every_step_completed
-from ..session import PlanSession, PlanStore
-from ..store import follow
-from ..store.locate import DEFAULT_TEMPLATE, plan_database
+from ..session import PlanSession, open_plan
 from ..store.wake import Wake
 from .mcp_lines import CheckedLines
 from .toolbox import Toolbox
@@ -327,27 +324,12 @@ async def _quietly(sending: Any) -> None:
         _log.debug("the client has gone; a notification was dropped")
 
 
-def open_session(
-    db: str | None, notebook: str | None, session_id: str | None
-) -> tuple[PlanStore, PlanSession]:
-    """The store and session named on the command line (raises PlanStoreError)."""
-    if notebook is not None:
-        db = plan_database(DEFAULT_TEMPLATE, Path(notebook))
-    notebook_path = Path(notebook).absolute() if notebook else None
-    store = follow.open_for(notebook_path, db, PlanStore, "jupyter-plans mcp")
-    try:
-        return store, store.session(session_id)
-    except BaseException:
-        store.close()
-        raise
-
-
 def serve(db: str | None = None, notebook: str | None = None, session: str | None = None) -> int:
     """Run the server for `jupyter-plans mcp` until the client disconnects."""
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="jupyter-plans mcp: %(message)s"
     )
-    _store, plan_session = open_session(db, notebook, session)
+    _store, plan_session = open_plan(notebook, db, session, "jupyter-plans mcp")
     try:
         anyio.run(PlanMCPServer(plan_session).run)
     except KeyboardInterrupt:

@@ -11,12 +11,13 @@ not); hooks of every file run together, but the highest-precedence file that set
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..agents.config_files import ConfigError, read_json
 
 
 @dataclass(frozen=True)
@@ -55,15 +56,11 @@ def layers(folder: Path) -> list[Layer]:
 
 def _layer(name: str, path: Path) -> Layer:
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        data = read_json(path)  # bounded: a FIFO or /dev/zero at the name is not read
+    except ConfigError as exc:
+        return Layer(name, path, None, exc.reason)
+    if data is None:
         return Layer(name, path, None)
-    except (OSError, UnicodeDecodeError) as exc:
-        return Layer(name, path, None, f"cannot be read ({exc})")
-    try:
-        data = json.loads(text or "{}")
-    except ValueError as exc:
-        return Layer(name, path, None, f"is not valid JSON ({exc})")
     if not isinstance(data, dict):
         return Layer(name, path, None, "does not hold a settings object")
     return Layer(name, path, data)

@@ -15,9 +15,8 @@ import copy
 import json
 import os
 import re
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 from ..agents.codex_trust import (
     Hook,
@@ -27,6 +26,7 @@ from ..agents.codex_trust import (
     project_trust,
     why_not_run,
 )
+from ..agents.config_files import ConfigError, read_json, read_text, toml_of
 from .files import replace_file
 
 _HEADER = r"""^\s*\[\s*{table}\s*\.\s*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')\s*\]\s*(?:\#.*)?$"""
@@ -34,8 +34,9 @@ HOOKS_STATE = ("hooks", "state")
 
 
 def registered(hooks_file: Path, commands: set[str]) -> list[Hook]:
-    """Our handlers in the hooks file as written, with Codex's key and hash for each."""
-    data = json.loads(hooks_file.read_text(encoding="utf-8"))
+    """Our handlers in the hooks file as written, with Codex's key and hash for each;
+    ConfigError (a ValueError) when it cannot be read."""
+    data = read_json(hooks_file)
     return [hook for hook in hooks_of(hooks_file, data) if hook.command in commands]
 
 
@@ -162,11 +163,12 @@ def _set_trust(
 
 
 def _text_of(config: Path) -> str:
-    """The file's text exactly as it is (no line ending translated)."""
+    """The file's text exactly as it is (no line ending translated, a byte order mark kept),
+    read with the bounds of any config file."""
     try:
-        return config.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{config} is not valid TOML ({exc}); it was left as it is") from None
+        return read_text(config, encoding="utf-8") or ""
+    except ConfigError as exc:
+        raise ValueError(f"{exc}; it was left as it is") from None
 
 
 def _tables(config: dict, table: tuple[str, ...]) -> dict[str, dict]:
@@ -184,9 +186,9 @@ def _split_bom(text: str) -> tuple[str, str]:
 
 def _parsed(config: Path, text: str) -> dict:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{config} is not valid TOML ({exc}); it was left as it is") from None
+        return toml_of(config, text)
+    except ConfigError as exc:
+        raise ValueError(f"{exc}; it was left as it is") from None
 
 
 def _read(config: Path) -> dict:

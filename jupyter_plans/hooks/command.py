@@ -26,16 +26,19 @@ def _parser_class():
             print(f"{self.prog}: {text} (see {self.prog} --help)", file=sys.stderr)
             sys.exit(1)
 
+        def parse_args(self, *args, **kwargs):  # type: ignore[override]
+            parsed = super().parse_args(*args, **kwargs)
+            if getattr(parsed, "notebook", 0) is None and getattr(parsed, "db", 0) is None:
+                self.error("give --notebook NB or --db DB: which plan to use")
+            return parsed
+
     return _Parser
 
 
 def _where(parser) -> None:
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to read")
-    target.add_argument("--db", help="a plan file's path or a SQLAlchemy URL")
-    parser.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
-    )
+    from ..store.locate import add_where_options
+
+    add_where_options(parser, "the notebook whose plan to read")
     parser.add_argument(
         "--guard",
         type=guard_names,

@@ -10,12 +10,14 @@ above it, and those the plan file says the hooks were installed in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents.codex_trust import HOOKS_FILE, check, codex_home, registered_guards, targets
+from ..agents.config_files import ConfigError
 from . import claude
 
 HOSTS = ("claude-code", "codex")
@@ -52,11 +54,14 @@ class Finding:
 
 
 def plan_of(notebook: str | None, db: str | None, session: str | None) -> Plan:
-    from ..store.locate import plan_file
+    from ..errors import PlanStoreError
+    from ..store.locate import for_command, plan_file
 
     nb = Path(os.path.abspath(notebook)) if notebook else None
-    if nb is not None:
+    if nb is not None:  # found as every surface finds it; install records are kept there
         plan, where = plan_file(nb), str(plan_file(nb))
+        with contextlib.suppress(PlanStoreError):  # a template the hook itself says is wrong
+            where = for_command(str(nb), db, session).database
     elif "://" in db:
         plan, where = Path(db), db  # a URL: compared as the hook command names it
     else:
@@ -81,17 +86,30 @@ def _installed(where: str) -> dict[str, Path]:
 
 
 def diagnose(host: str, plan: Plan) -> Finding:
-    return _codex(plan) if host == "codex" else _claude_code(plan)
+    unread: list[str] = []  # the settings files that could not be read, one line each
+    finding = _codex(plan, unread) if host == "codex" else _claude_code(plan, unread)
+    if not unread:
+        return finding
+    # A FIFO, a device, too large or too deep: the agent cannot read it either; said in the
+    # host's one line, once each.
+    said = "; ".join(dict.fromkeys(unread))
+    return Finding(host, finding.holds, f"{finding.line} (not read: {said})", finding.registered)
 
 
-def _claude_code(plan: Plan) -> Finding:
+def _layers(folder: Path, unread: list[str]) -> list[claude.Layer]:
+    found = claude.layers(folder)
+    unread.extend(f"{layer.path} {layer.error}" for layer in found if layer.error)
+    return found
+
+
+def _claude_code(plan: Plan, unread: list[str]) -> Finding:
     fix = f"jupyter-plans hook install claude-code {plan.words} --write"
     candidates = []  # (folder, the file that registers ours)
     for folder in plan.folders("claude-code"):
-        for layer in claude.layers(folder)[1:3]:
+        for layer in _layers(folder, unread)[1:3]:
             if any(plan.ours(c) for c in claude.pre_tool_commands(layer.data)):
                 candidates.append((folder, layer))
-    user = claude.layers(Path.cwd())[3]
+    user = _layers(Path.cwd(), unread)[3]
     if not candidates and any(plan.ours(c) for c in claude.pre_tool_commands(user.data)):
         candidates.append((plan.folders("claude-code")[0], user))
     if not candidates:
@@ -105,7 +123,7 @@ def _claude_code(plan: Plan) -> Finding:
         )
     reasons = []
     for folder, layer in candidates:
-        off = claude.why_off(claude.layers(folder), plan.ours)
+        off = claude.why_off(_layers(folder, unread), plan.ours)
         if off is None:
             return Finding(
                 "claude-code",
@@ -129,11 +147,18 @@ def _claude_code(plan: Plan) -> Finding:
     )
 
 
-def _codex(plan: Plan) -> Finding:
+def _codex(plan: Plan, unread: list[str]) -> Finding:
     home = codex_home()
     config = home / "config.toml"
     files = [folder / HOOKS_FILE for folder in plan.folders("codex")]
-    checked = check(registered_guards(files, plan.notebook, plan.plan, plan.session), home)
+    unreadable: list[ConfigError] = []
+    registered = registered_guards(files, plan.notebook, plan.plan, plan.session, unreadable)
+    unread.extend(str(exc) for exc in unreadable)
+    try:
+        checked = check(registered, home)
+    except ConfigError as exc:  # its config.toml
+        fix = f"make {config} a readable TOML file, then run: jupyter-plans hook doctor codex"
+        return Finding("codex", False, f"codex: no: {exc}, and Codex cannot read it either; {fix}")
     if checked is None:
         fix = f"jupyter-plans hook install codex {plan.words} --trust"
         return Finding(

@@ -15,7 +15,9 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
+from ..agents.config_files import ConfigError, read_json
 from .files import replace_file
 from .points import DEFAULT_GUARD, EVENTS
 
@@ -77,10 +79,11 @@ def _record(args, path: Path) -> None:
     from ..errors import PlanStoreError
     from ..store import Store
     from ..store.guards import record_install
-    from ..store.locate import DEFAULT_TEMPLATE, plan_database
+    from ..store.locate import for_command
 
-    where = args.db or plan_database(DEFAULT_TEMPLATE, Path(os.path.abspath(args.notebook)))
+    notebook = os.path.abspath(args.notebook) if args.notebook else None
     try:
+        where = for_command(notebook, args.db, args.session).database
         with Store(where) as store, store.write() as tx:
             record_install(tx, args.host, path)
     except (PlanStoreError, OSError) as exc:
@@ -114,8 +117,9 @@ def _codex_trust(path: Path, hooks: dict, args) -> int:
         for group in groups
         for handler in group["hooks"]
     }
-    ours, config = codex.registered(path, commands), codex.config_file()
+    config = codex.config_file()
     try:
+        ours = codex.registered(path, commands)
         if not args.trust:
             print(f"jupyter-plans: {codex.note(ours, Path.cwd(), config)}")
             return 0
@@ -128,7 +132,9 @@ def _codex_trust(path: Path, hooks: dict, args) -> int:
 
 def settings(notebook, db, session, guard) -> dict:
     """The `hooks` object: one command per event, with absolute paths."""
-    target = ["--notebook", os.path.abspath(notebook)] if notebook else ["--db", _db(db)]
+    target = ["--notebook", os.path.abspath(notebook)] if notebook else []
+    if db is not None:  # with --notebook too: it wins there, as here
+        target += ["--db", _db(db) if notebook is None or "{" not in db else db]
     if session is not None:
         target += ["--session", session]
     hooks = {}
@@ -178,12 +184,12 @@ def write_merged(path: Path, hooks: dict) -> None:
         raise ValueError(
             f"{path} is a symbolic link; add the settings printed without --write by hand"
         )
-    current: dict = {}
+    current: Any = {}
     if path.exists():
         try:
-            current = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ValueError(f"{path} is not valid JSON ({exc}); it was left as it is") from None
+            current = read_json(path)  # bounded: a FIFO or a device at the name is not read
+        except ConfigError as exc:
+            raise ValueError(f"{exc}; it was left as it is") from None
         if not isinstance(current, dict) or not isinstance(current.get("hooks", {}), dict):
             raise ValueError(f"{path} does not hold a settings object; it was left as it is")
     registered = current.setdefault("hooks", {})

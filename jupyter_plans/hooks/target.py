@@ -24,30 +24,50 @@ class Target:
 
 
 def locate(notebook: str, payload: dict | None) -> Target:
-    """The notebook whose plan the hook reads."""
-    import contextlib
+    """The notebook whose plan the hook reads; only a notebook without its plan file costs more
+    than a stat or two."""
     from pathlib import Path
 
-    path = Path(notebook)
-    if path.exists():
-        return Target(path)
-    from ..store.follow import owner, recorded_notebook
-    from ..store.locate import SUFFIX, plan_file
+    from ..store.locate import plan_file
 
+    path = Path(notebook)
     plan = plan_file(path)
+    if path.exists():
+        if plan.exists() or plan.is_symlink():
+            return Target(path)
+        # A notebook of this name with no plan yet: perhaps a new one (File > New makes
+        # Untitled.ipynb again) that took the name of the notebook this hook was installed for,
+        # whose plan went with it when it was renamed. That plan is this hook's to guard.
+        return _moved(path, payload) or Target(path)
     if plan.exists() or plan.is_symlink():
+        from ..store.follow import recorded_notebook
+
         if recorded_notebook(plan) is None:
             # A plan file no notebook ever opened (written by a script): read as it is.
             return Target(path)
         return Target(path, gone=_gone(path, payload))
+    return _moved(path, payload) or Target(path, gone=_gone(path, payload))
+
+
+def _moved(path: Path, payload: dict | None) -> Target | None:
+    """The plan file in the notebook's folder that says it was moved from `path`, with the
+    notebook it went with, when there is one such plan and its notebook is there; a Target
+    that fails closed where plan files say so but none can be followed; None where none
+    says so."""
+    import contextlib
+
+    from ..store.follow import owner
     from ..store.guards import first_telling, moved_from
+    from ..store.locate import SUFFIX
 
     found = []
     with contextlib.suppress(OSError):
         found = [p for p in sorted(path.parent.glob("*" + SUFFIX)) if moved_from(p, path.name)]
     new = owner(found[0]) if len(found) == 1 else None
-    if new is None or not new.exists():
-        return Target(path, gone=_gone(path, payload))
+    if not found:
+        return None
+    if new is None or not new.exists() or new == path:
+        return Target(path, gone=_gone(path, payload, taken=path.exists()))
     followed = None
     if first_telling(found[0], path.name):
         followed = (
@@ -57,11 +77,16 @@ def locate(notebook: str, payload: dict | None) -> Target:
     return Target(new, followed=followed)
 
 
-def _gone(notebook: Path, payload: dict | None) -> str:
+def _gone(notebook: Path, payload: dict | None, taken: bool = False) -> str:
+    what = (
+        f"was renamed or moved, and another notebook has taken the name {notebook.name}"
+        if taken
+        else "is gone (renamed, moved or deleted)"
+    )
     return (
-        f"the notebook {notebook} that this hook was installed for is gone (renamed, moved or "
-        "deleted), so jupyter-plans cannot tell whether plan mode holds; run "
-        f"`{_install(payload, None)}` again for the notebook where it is now"
+        f"the notebook {notebook} that this hook was installed for {what}, so jupyter-plans "
+        f"cannot tell whether plan mode holds; run `{_install(payload, None)}` again for the "
+        "notebook where it is now"
     )
 
 

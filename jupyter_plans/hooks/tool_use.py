@@ -33,9 +33,9 @@ def guard_names(text: str) -> tuple[str, ...]:
 
 
 def read_command(argv: list[str]) -> Any:
-    """The PreToolUse command line as `hook install` writes it (--notebook NB or --db DB, and
-    --session SID, --guard NAMES, --ask, each at most once), as argparse would read it; None
-    for any other, which argparse reads (and refuses in its words)."""
+    """The PreToolUse command line as `hook install` writes it (--notebook NB, --db DB or both,
+    and --session SID, --guard NAMES, --ask, each at most once), as argparse would read it;
+    None for any other, which argparse reads (and refuses in its words)."""
     if argv[:1] != ["PreToolUse"]:
         return None
     given: dict[str, Any] = {}
@@ -52,8 +52,8 @@ def read_command(argv: list[str]) -> Any:
             return None
         given[flag] = value
         rest = rest[2:] if value is not True else rest[1:]
-    if ("--notebook" in given) == ("--db" in given):
-        return None
+    if "--notebook" not in given and "--db" not in given:
+        return None  # argparse says which plan to give
     guard = given.get("--guard")
     return SimpleNamespace(
         event="PreToolUse",
@@ -91,12 +91,15 @@ def sent_another(event: str, payload: dict | None) -> dict | None:
 def read_store(args: Any, read: Any) -> tuple[Any, str | None]:
     """`read(store)` on the plan's store opened read-only, then the guard's heartbeat; or why
     it failed (one line)."""
-    from ..store.locate import DEFAULT_TEMPLATE, plan_database
+    from ..store.locate import for_command
     from ..store.readonly import open_read_only
 
     try:
-        db = args.db or plan_database(DEFAULT_TEMPLATE, args.notebook)
-        with open_read_only(db) as store:
+        # --notebook found as every surface finds it (JUPYTER_PLANS_DATABASE and _SESSION_ID
+        # too); --db and --session win where given.
+        found = for_command(args.notebook, args.db, args.session)
+        args.session = found.session
+        with open_read_only(found.database) as store:
             found = read(store)
             beat(store, args.event, getattr(args, "payload", None))
             return found, None
@@ -105,15 +108,21 @@ def read_store(args: Any, read: Any) -> tuple[Any, str | None]:
 
 
 def locate(args: Any, payload: dict | None) -> tuple[str | None, str | None]:
-    """With --notebook: (why the hook cannot tell, as its notebook is gone; what it says once
-    when it follows the plan of its renamed notebook), and args made to read that plan."""
+    """With --notebook: (why the hook cannot tell, as its notebook is gone or its name taken;
+    what it says once when it follows the plan of its renamed notebook), and args made to
+    read that plan."""
     args.payload = payload
     if not args.notebook:
         return None, None
+    from ..store.locate import DEFAULT_TEMPLATE, plan_database
     from ..store.preflight import file_mode, plain_path
 
-    if plain_path(args.notebook) and file_mode(args.notebook) is not None:
-        return None, None  # there: one stat
+    notebook = args.notebook
+    if plain_path(notebook) and file_mode(notebook) is not None:
+        # There, with its plan file beside it (or a link at its name): two stats. A notebook
+        # without one may have taken the name of the one this hook was installed for.
+        if file_mode(plan_database(DEFAULT_TEMPLATE, notebook), follow=False) is not None:
+            return None, None
     from .target import locate as target_of
 
     target = target_of(args.notebook, payload)

@@ -95,8 +95,10 @@ class CellLinker:
         cell_id = outer.cell_id
         if result is None or not cell_id or cell_id_refusal(cell_id) is not None:
             return
-        if plan_verbs_only(outer.code):
-            return  # a cell that runs plan verbs (`%plan on`) does no step's work
+        if outer is this and plan_verbs_only(this.code):
+            # A cell that runs plan verbs (`%plan on`) does no step's work; code the agent runs
+            # inside it (after `%plan approve`) does, and is linked under it.
+            return
         # Code run inside the cell is linked as the cell's own run.
         count = result.execution_count if outer is this else outer.count
         code = outer.code

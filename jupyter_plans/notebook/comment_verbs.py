@@ -1,15 +1,18 @@
 """The %plan verbs of the person's comments (DESIGN section 14): comment, comments, resolve and
-reopen, one plain function each as verbs.py's, and how a STEP given on a command line names a
-step."""
+reopen, one plain function each as verbs.py's, how a STEP given on a command line names a
+step, and the refusal of a comment where there is no plan file."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import DecisionRefused
-from ..plan.comments import step_named
+from ..plan.comments import no_plan_to_comment_on, step_named
 from ..plan.text import describe_comments
 from ..plan.validation import Refused, quote
+from ..store.urls import place_of
 from .verbs import MAGIC, Verb
 
 if TYPE_CHECKING:
@@ -54,6 +57,22 @@ COMMENT_VERBS: dict[str, Verb] = {
     "resolve": resolve,
     "reopen": reopen,
 }
+
+
+def refuse_without_a_plan(
+    notebook: str | None, db: str | None, session: str | None, verb: str, rest: list[str]
+) -> None:
+    """A comment is on a plan: refuse one (or resolving, reopening one) where the plan file the
+    command names is not there, before a store would make a file to refuse it in
+    (jupyter-plans plan ...)."""
+    if verb not in COMMENT_VERBS or verb == "comments":
+        return
+    from ..store.locate import for_command
+
+    where = place_of(for_command(notebook, db, session).database)
+    if isinstance(where, Path) and not os.path.lexists(where):
+        named = None if verb == "comment" else (rest[0] if rest else "")
+        raise DecisionRefused(f"{no_plan_to_comment_on(named)} ({where.name} is not there)")
 
 
 def _one_id(verb: str, rest: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
@@ -35,14 +36,19 @@ class PlanMagics(Magics):
     """The %plan magic; its settings are read from ipython_config.py as c.PlanMagics.*"""
 
     database = Unicode(
-        _locate.DEFAULT_TEMPLATE,
-        help="Where the plan is stored: a path or a SQLAlchemy URL. {notebook_dir}, "
-        "{notebook_stem}, {notebook_name} and {home} are filled in from the notebook.",
+        None,
+        allow_none=True,
+        help="Where the plan is stored: a path or a SQLAlchemy URL, a template of "
+        "{notebook_dir}, {notebook_stem}, {notebook_name}, {notebook_path} (from the Jupyter "
+        "server's root), {home} and {user}. Unset: $JUPYTER_PLANS_DATABASE, else "
+        "{notebook_dir}/{notebook_stem}.plans.sqlite beside the notebook.",
     ).tag(config=True)
     session_id = Unicode(
-        "",
-        help="The plan session to use; empty means the store's current session. The fields "
-        "of `database` may be used, e.g. {notebook_stem} for a session per notebook.",
+        None,
+        allow_none=True,
+        help="The plan session to use, a template of the same fields, e.g. {notebook_path} for "
+        "a session per notebook in a shared database. Unset: $JUPYTER_PLANS_SESSION_ID, else "
+        "the store's current session.",
     ).tag(config=True)
     poll_interval = Float(
         0.2,
@@ -69,10 +75,14 @@ class PlanMagics(Magics):
 
         notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
         self._notebook = (0, notebook)  # (the store's moves when known, the notebook)
-        session_id = _locate.session_name(self.session_id, notebook)
-        where = _locate.plan_database(self.database, notebook)
-        self.store = follow.open_for(notebook, where, PlanStore, "jupyter_plans")
-        self.session: PlanSession = self.store.session(session_id)
+        self.where = _locate.resolve(
+            notebook,
+            self.database,
+            self.session_id,
+            names=("c.PlanMagics.database", "c.PlanMagics.session_id"),
+        )
+        self.store = follow.open_for(notebook, self.where.database, PlanStore, "jupyter_plans")
+        self.session: PlanSession = self.store.session(self.where.session)
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self.cells = CellLinker()  # the cells that did each step (DESIGN section 13)
         self._shown_proposal = self.session.waiting_proposal()
@@ -87,6 +97,8 @@ class PlanMagics(Magics):
     def notebook(self):
         """The notebook this kernel runs for; after a rename in Jupyter took its plan file
         along, the new one (the kernel's own idea of its path is fixed when it starts)."""
+        if self.session.moved_notebook is not None:  # renamed with it in a shared database
+            return Path(self.session.moved_notebook)
         moves, notebook = self._notebook
         if self.store.moves != moves:
             self._notebook = (self.store.moves, follow.notebook_of(self.store, notebook))

@@ -20,14 +20,21 @@ from .verbs import decisions
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 
 
-def _asset(name: str) -> Path:
-    path = _STATIC / name
-    if not path.exists():
-        raise PlanStoreError(
-            f"the card's front end {path} is missing; build it with "
-            "`cd labextension && jlpm install && jlpm build` (pip install does this for you)"
-        )
-    return path
+_FRONT_END = {"_esm": _STATIC / "widget.js", "_css": _STATIC / "widget.css"}
+
+
+def _built(cls: type) -> None:
+    """The card's front end, read by anywidget when the class is made if it was built by then
+    (pip install builds it); else read when a card is first made, or refused in one line. The
+    package imports without it, so all but the card works in a checkout not yet built."""
+    for key, path in _FRONT_END.items():
+        if key not in cls.__dict__:
+            if not path.exists():
+                raise PlanStoreError(
+                    f"the card's front end {path} is missing; build it with "
+                    "`cd labextension && jlpm install && jlpm build` (pip install does this)"
+                )
+            setattr(cls, key, path.read_text(encoding="utf-8"))
 
 
 class PlanCard(anywidget.AnyWidget):
@@ -37,8 +44,8 @@ class PlanCard(anywidget.AnyWidget):
     the same decisions as the %plan magic.
     """
 
-    _esm = _asset("widget.js")
-    _css = _asset("widget.css")
+    if all(path.exists() for path in _FRONT_END.values()):
+        _esm, _css = _FRONT_END["_esm"], _FRONT_END["_css"]
 
     snapshot = traitlets.Dict(help="The session's snapshot JSON (DESIGN section 5).").tag(sync=True)
     notebook = traitlets.Unicode(
@@ -127,6 +134,7 @@ class PlanCard(anywidget.AnyWidget):
         notebook_path: Path | None = None,
         **kwargs: Any,
     ) -> None:
+        _built(PlanCard)
         self.notebook_path = notebook_path
         self.session = session
         self._moves = session.store.moves

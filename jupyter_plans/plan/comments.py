@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..lazy import LazyPattern
+from .intake import unseen_character
 from .validation import Refused, is_blank, quote
 
 MAX_COMMENT_CHARS = 2000
@@ -17,21 +17,11 @@ MAX_REPLY_CHARS = 500
 MAX_OPEN = 64
 # Resolved comments the snapshot keeps, the most recently resolved.
 RESOLVED_SHOWN = 16
+# The largest comment number a store holds (PostgreSQL's integer): an id past it names none.
+MAX_COMMENT_NUMBER = 2**31 - 1
 COMMENT_KINDS = ("comment_added", "comment_addressed", "comment_resolved", "comment_reopened")
 
-# A comment holds the person's words, newlines included; no other control character, no
-# bidirectional control, no zero-width character and no line or paragraph separator, so what
-# the agent and everyone else read is what was written.
-_FORBIDDEN = LazyPattern(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029"
-    "\u2060\u2066-\u2069\ufeff]"
-)
 _ID = re.compile("c[1-9][0-9]{0,17}")
-_KINDS_OF_CHARACTER = (
-    ("\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069", "bidirectional control"),
-    ("\u200b-\u200d\u2060\ufeff", "zero-width character"),
-    ("\u2028\u2029", "line or paragraph separator"),
-)
 
 
 def comment_text_refusal(text: Any, what: str = "text") -> str | None:
@@ -48,18 +38,24 @@ def comment_text_refusal(text: Any, what: str = "text") -> str | None:
         return f"{what} is blank; a comment says something (1 to {MAX_COMMENT_CHARS} characters)"
     if len(text) > MAX_COMMENT_CHARS:
         return f"{what} is {len(text)} characters; the limit is {MAX_COMMENT_CHARS}"
-    found = _FORBIDDEN.search(text)
+    # The character rules of a name (plan/who.py), newlines aside: what the agent and everyone
+    # else read is what was written.
+    found = unseen_character(text, newlines=True)
     if found:
-        char = found.group()
-        kind = next(
-            (name for chars, name in _KINDS_OF_CHARACTER if re.match(f"[{chars}]", char)),
-            "control character",
-        )
+        index, char, kind = found
         return (
-            f"{what} contains the {kind} U+{ord(char):04X} at character {found.start()}; a "
-            "comment may hold newlines but no other control or invisible character"
+            f"{what} contains the {kind} U+{ord(char):04X} at character {index}; a comment "
+            "may hold newlines but no other control or invisible character"
         )
     return None
+
+
+def no_plan_to_comment_on(comment_id: str | None = None) -> str:
+    """The refusal of a comment (or, with `comment_id`, of resolving or reopening one) where
+    there is no plan file yet."""
+    if comment_id is None:
+        return "nothing to comment on: there is no plan yet"
+    return f"there is no comment {quote(comment_id)[:40]}: there is no plan yet"
 
 
 def comment_id_refusal(comment_id: Any) -> str | None:
@@ -129,15 +125,20 @@ def anchor_words(comment: dict, plan: dict | None) -> str | None:
 
 
 def comment_line(comment: dict) -> str:
-    """The comment as the person's words to the agent:
-    "On step e3 (Fit the model): use the median, said alice"."""
-    if comment["step_id"] is None:
-        on = "On the plan as a whole"
-    else:
-        on = f"On step {comment['step_id']} ({comment['anchor']})"
+    """The comment as the person's words to the agent: "On step e3: use the median, said
+    alice". Only the person's own text is in it: the step is named by its id, never by its
+    words, which are the agent's (DESIGN section 14). The text's own last stop is the line's:
+    "pull the mean up." is said "pull the mean up, said alice."; "why?" is "why? said alice"."""
+    on = "On the plan as a whole" if comment["step_id"] is None else f"On step {comment['step_id']}"
+    text = comment["text"].rstrip()
     name = (comment.get("by") or {}).get("name")
-    said = f", said {name}" if name else ""
-    return f"{on}: {comment['text']}{said}"
+    if not name:
+        return f"{on}: {text}"
+    if text.endswith(("?", "!", "…", "...")):
+        return f"{on}: {text} said {name}"
+    if text.endswith("."):
+        return f"{on}: {text[:-1]}, said {name}."
+    return f"{on}: {text.rstrip(',;:')}, said {name}"
 
 
 def count_open(comments: Iterable[dict]) -> int:

@@ -4,6 +4,7 @@ session, turn and call ids, tool names, and the digest that tells one call from 
 from __future__ import annotations
 
 import json
+import re
 
 from ..lazy import LazyModule, LazyPattern
 from .ids import MAX_SESSION_ID_BYTES
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 # Loaded with the first call's digest, not by a store that only checks a session id.
 hashlib = LazyModule("hashlib")
 orjson = LazyModule("orjson")
+unicodedata = LazyModule("unicodedata")  # with the first text beyond ASCII looked at
 
 MAX_PERSON_TEXT_BYTES = 65536
 MAX_CALL_ID_BYTES = 128
@@ -58,6 +60,48 @@ def person_text_refusal(what: str, text: Any) -> str | None:
             f"{what} contains the {kind} U+{ord(char):04X} at character {found.start()}; "
             "only newline and tab are allowed besides visible text"
         )
+    return None
+
+
+# Characters that do not show as themselves, in the person's own words (a comment, a name):
+# by category, controls, format characters (bidirectional controls, zero-width characters,
+# tags that hide ASCII, invisible operators, the soft hyphen...), surrogates, private use and
+# the separators of lines and paragraphs; besides them, the letters and marks that show
+# nothing (Hangul fillers, the combining grapheme joiner, Khmer's inherent vowels, the blank
+# Braille pattern).
+_UNSEEN_CATEGORIES = {
+    "Cc": "control character",
+    "Cf": "format character",
+    "Cs": "lone surrogate",
+    "Co": "private use character",
+    "Zl": "line or paragraph separator",
+    "Zp": "line or paragraph separator",
+}
+_INVISIBLE_FILLERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+_SPECIAL_KINDS = (
+    (BIDI_CONTROLS, "bidirectional control"),
+    (LazyPattern("[\u200b-\u200d\u2060\ufeff]"), "zero-width character"),
+    (LazyPattern("[\U000e0000-\U000e007f]"), "tag character"),
+)
+
+
+def unseen_character(text: str, newlines: bool = False) -> tuple[int, str, str] | None:
+    """The first character of `text` that does not show as itself, as (its index, the
+    character, what kind of character it is); None when every one shows. `newlines`: a
+    newline is the person's own line break, not such a character."""
+    if text.isascii():
+        found = re.search("[\x00-\x09\x0b-\x1f\x7f]" if newlines else "[\x00-\x1f\x7f]", text)
+        return None if found is None else (found.start(), found.group(), "control character")
+    for index, char in enumerate(text):
+        if char == "\n" and newlines:
+            continue
+        kind = _UNSEEN_CATEGORIES.get(unicodedata.category(char))
+        if kind is None and char in _INVISIBLE_FILLERS:
+            kind = "invisible filler"
+        if kind == "format character":
+            kind = next((name for rule, name in _SPECIAL_KINDS if rule.match(char)), kind)
+        if kind is not None:
+            return index, char, kind
     return None
 
 

@@ -8,11 +8,10 @@ operating system's user in a kernel, the CLI's `--by`, the API's `by=`.
 from __future__ import annotations
 
 import os
-import unicodedata
 from typing import Any
 
 from ..errors import DecisionRefused
-from .intake import person_text_refusal
+from .intake import person_text_refusal, unseen_character
 
 VIAS = ("magic", "card", "panel", "palette", "server", "cli", "api", "acp-client", "agent")
 MAX_NAME_CHARS = 200
@@ -48,11 +47,12 @@ def local_person() -> str | None:
         return None
 
 
-def person(by: Any = None, via: str = "api") -> dict:
+def person(by: Any = None, via: str = "api", *, entering_plan_mode: bool = False) -> dict:
     """`by` as events store it. None: this process's person; a str: that name; a dict: its
     name and via (checked), and the person's display name (`display`, Jupyter's identity's
     `display_name`), kept beside the name where it says another. A name that no person has is
-    refused in one line."""
+    refused in one line, and so is the agent (via "agent") for any act but
+    `entering_plan_mode`, the one it may take."""
     display = None
     if isinstance(by, dict):
         name, via, display = by.get("name"), by.get("via", via), by.get("display")
@@ -62,6 +62,11 @@ def person(by: Any = None, via: str = "api") -> dict:
         name = by
     if via not in VIAS:
         raise DecisionRefused(f"by.via is {via!r}; it must be one of {', '.join(VIAS)}")
+    if via == "agent" and not entering_plan_mode:
+        raise DecisionRefused(
+            "by.via is 'agent', but the one act an agent may take on the person's side is "
+            "entering plan mode; this is the person's act, so it names the person"
+        )
     if name is not None:
         if not isinstance(name, str):
             raise DecisionRefused(f"by: the name must be text; found {type(name).__name__}")
@@ -71,7 +76,7 @@ def person(by: Any = None, via: str = "api") -> dict:
         elif len(name) > MAX_NAME_CHARS:
             problem = f"by: the name is {len(name)} characters; at most {MAX_NAME_CHARS}"
         else:
-            problem = person_text_refusal("by: the name", name) or _unseen(name)
+            problem = _unseen(name) or person_text_refusal("by: the name", name)
         if problem:
             raise DecisionRefused(problem)
     found = {"name": name, "via": via}
@@ -92,20 +97,17 @@ def display_name(display: Any) -> str | None:
         return None
 
 
-# What a name may not hold, as the rules of a person's text (section 9) say: characters that do
-# not show as themselves (zero-width and format characters, tags, bidirectional controls, the
-# byte order mark; surrogates, private use, separators of lines and paragraphs), so that the
-# name a person reads ("alice") is the name that was recorded.
-_UNSEEN = ("Cf", "Cc", "Cs", "Co", "Zl", "Zp")
-
-
 def _unseen(name: str) -> str | None:
-    for index, char in enumerate(name):
-        if unicodedata.category(char) in _UNSEEN:
-            return (
-                f"by: the name contains U+{ord(char):04X} at character {index}, which does not "
-                "show as itself; a name is visible characters and spaces"
-            )
+    """What a name may not hold beyond a person's text (section 9): a character that does not
+    show as itself (intake.unseen_character), so that the name a person reads ("alice") is
+    the name that was recorded; nor a leading or trailing space."""
+    found = unseen_character(name)
+    if found:
+        index, char, _kind = found
+        return (
+            f"by: the name contains U+{ord(char):04X} at character {index}, which does not "
+            "show as itself; a name is visible characters and spaces"
+        )
     if name != name.strip():
         return f"by: the name {name[:40]!r} begins or ends with a space"
     return None

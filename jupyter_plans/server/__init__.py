@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 
+def _jupyter_server_extension_points() -> list[dict]:
+    from .app import JupyterPlansApp
 
-def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": "jupyter_plans.server"}]
-
-
-def _load_jupyter_server_extension(serverapp: Any) -> None:
-    from .app import setup
-
-    setup(serverapp)
+    return [{"module": "jupyter_plans.server", "app": JupyterPlansApp}]

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from tornado import web
 
 from ..errors import DecisionRefused, PlanStoreError
+from ..plan.comments import no_plan_to_comment_on
 from ..plan.models import Snapshot
 from .handlers import PlansHandler, person_by
 from .threads import off_loop
@@ -59,7 +60,10 @@ class CommentHandler(PlansHandler):
         self.finish(snapshot.model_dump(mode="json"))
 
     def _act(self, body: CommentBody) -> Snapshot:
-        session, _ = self.session(create=True)
+        # A comment is on a plan: where there is no plan file, none is made to refuse it in.
+        session, _ = self.session(create=False)
+        if session is None:
+            raise DecisionRefused(no_plan_to_comment_on(body.resolve or body.reopen))
         # Who: the identity Jupyter authenticated for this request, never one the body names.
         by = person_by(self.current_user, body.via or "server")
         if body.resolve is not None:

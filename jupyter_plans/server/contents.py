@@ -19,6 +19,8 @@ from typing import Any
 from ..errors import PlanStoreError
 from ..store import follow
 from ..store.locate import SUFFIX, plan_file
+from . import shared
+from .files import PlanFiles
 
 _log = logging.getLogger("jupyter_plans")
 
@@ -27,9 +29,10 @@ NOTEBOOK = ".ipynb"  # the files plans belong to; a script of the same stem has 
 HIDDEN = ("*" + SUFFIX + "-wal", "*" + SUFFIX + "-shm")
 
 
-def follow_contents(serverapp: Any) -> None:
-    """Make the server's contents manager take plan files along; nothing where its files are
-    not a folder on this machine (a manager of another kind has no plan files beside them)."""
+def follow_contents(serverapp: Any, files: PlanFiles) -> None:
+    """Make the server's contents manager take plans along: plan files beside notebooks, and
+    sessions named after notebooks in a database of their own (shared.py); nothing where its
+    files are not a folder on this machine (a manager of another kind has no plans there)."""
     manager = serverapp.contents_manager
     root = getattr(manager, "root_dir", None)
     if not root or not hasattr(manager, "_get_os_path"):
@@ -37,12 +40,13 @@ def follow_contents(serverapp: Any) -> None:
         return
     manager.hide_globs = [*manager.hide_globs, *(g for g in HIDDEN if g not in manager.hide_globs)]
     where = functools.partial(_os_path, Path(root))
-    _wrap(manager, "rename", lambda _made, old, new, *_a, **_k: _renamed(where(old), where(new)))
-    _wrap(manager, "copy", lambda made, source, *_a, **_k: _copied(where(source), made, where))
-    _wrap(manager, "delete", lambda _made, path, *_a, **_k: _deleted(where(path), manager))
+    wrap = functools.partial(_wrap, manager, _OneAtATime())
+    wrap("rename", lambda _made, old, new, *_a, **_k: _renamed(files, where(old), where(new)))
+    wrap("copy", lambda made, source, *_a, **_k: _copied(files, where(source), made, where))
+    wrap("delete", lambda _made, path, *_a, **_k: _deleted(files, where(path), manager))
     sessions = getattr(serverapp, "session_manager", None)
     if sessions is not None and inspect.iscoroutinefunction(sessions.update_session):
-        _follow_save_as(sessions, where)
+        _follow_save_as(sessions, where, files)
         if inspect.iscoroutinefunction(manager.rename):
             _move_sessions(manager, sessions)
 
@@ -51,10 +55,27 @@ def _os_path(root: Path, path: str) -> Path:
     return root / path.strip("/")
 
 
-def _wrap(manager: Any, name: str, after) -> None:
+class _OneAtATime:
+    """The asynchronous manager's renames, copies and deletes, each with its plan file's part,
+    one at a time: a rename back sent as soon as the first rename's notebook is in place
+    (a -> b -> a) would otherwise move the notebook back before the plan file went to b, and
+    the plan would then follow the notebook to b, where no notebook is."""
+
+    def __init__(self) -> None:
+        self._lock: asyncio.Lock | None = None
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        if self._lock is None:  # made in the server's event loop, on first use
+            self._lock = asyncio.Lock()
+        return self._lock
+
+
+def _wrap(manager: Any, one_at_a_time: _OneAtATime, name: str, after) -> None:
     """Run `after` (blocking, on a thread where the manager is asynchronous) once the
     manager's `name` has succeeded; what it cannot do is logged, and the notebook's own
-    operation stands."""
+    operation stands. An asynchronous manager's operation and its `after` run under
+    `one_at_a_time`'s lock (a synchronous manager's run one at a time by themselves)."""
     original = getattr(manager, name)
 
     def run_after(args, kwargs, result) -> None:
@@ -62,7 +83,7 @@ def _wrap(manager: Any, name: str, after) -> None:
             after(result, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - the notebook's operation stands, whatever this was
             _log.error(
-                "jupyter_plans: the plan file did not follow the notebook's %s: %s",
+                "jupyter_plans: the plan did not follow the notebook's %s: %s",
                 name,
                 _one_line(exc),
             )
@@ -71,8 +92,9 @@ def _wrap(manager: Any, name: str, after) -> None:
 
         @functools.wraps(original)
         async def wrapped(*args, **kwargs):
-            result = await original(*args, **kwargs)
-            await asyncio.to_thread(run_after, args, kwargs, result)
+            async with one_at_a_time.lock:
+                result = await original(*args, **kwargs)
+                await asyncio.to_thread(run_after, args, kwargs, result)
             return result
 
     else:
@@ -86,14 +108,24 @@ def _wrap(manager: Any, name: str, after) -> None:
     setattr(manager, name, wrapped)
 
 
-def _renamed(old: Path, new: Path) -> None:
-    """A plan file follows a notebook renamed to a notebook's name; to any other name (a script,
-    a text file of the same stem) it stays as it is. Where the new plan name is taken, nothing
-    there is touched: the plan stays, recording that it is the renamed notebook's."""
+def _renamed(files: PlanFiles, old: Path, new: Path) -> None:
+    """A notebook's plan follows it when it is renamed to a notebook's name; to any other name
+    (a script, a text file of the same stem) it stays as it is."""
     if new.is_dir():
         follow.mark_moved_folder(new)  # its plan files went with it; open stores learn where
+        shared.folder_renamed(files, old, new)
         return
-    if old.suffix != NOTEBOOK or new.suffix != NOTEBOOK or plan_file(old) == plan_file(new):
+    if old.suffix != NOTEBOOK or new.suffix != NOTEBOOK:
+        return
+    if files.resolve(new).beside:
+        _file_renamed(old, new)
+    shared.renamed(files, old, new)
+
+
+def _file_renamed(old: Path, new: Path) -> None:
+    """The plan file beside the notebook goes with it. Where the new plan name is taken,
+    nothing there is touched: the plan stays, recording that it is the renamed notebook's."""
+    if plan_file(old) == plan_file(new):
         return
     try:
         if follow.home(old, new) is not None:
@@ -128,17 +160,23 @@ def _quoted(path: Path) -> str:
     return shlex.quote(str(path).encode("utf-8", "backslashreplace").decode())
 
 
-def _copied(source: Path, made: Any, where) -> None:
+def _copied(files: PlanFiles, source: Path, made: Any, where) -> None:
     if isinstance(made, dict) and made.get("type") == "notebook" and made.get("path"):
-        follow.copy(source, where(made["path"]))
+        _copy(files, source, where(made["path"]))
 
 
-def _deleted(path: Path, manager: Any) -> None:
-    if path.suffix == NOTEBOOK and not path.exists():
+def _copy(files: PlanFiles, source: Path, copy: Path) -> None:
+    if files.resolve(copy).beside:
+        follow.copy(source, copy)
+    shared.copied(files, source, copy)
+
+
+def _deleted(files: PlanFiles, path: Path, manager: Any) -> None:
+    if path.suffix == NOTEBOOK and not path.exists() and not shared.deleted(files, path):
         follow.discard(path, to_trash=bool(getattr(manager, "delete_to_trash", True)))
 
 
-def _follow_save_as(sessions: Any, where) -> None:
+def _follow_save_as(sessions: Any, where, files: PlanFiles) -> None:
     """Save As writes the notebook under its new name and then moves the kernel's session
     there: if the notebook is still at the old name, the new one is a copy, with a copy of
     the plan. (After a rename the old name is gone and its plan moved already.)"""
@@ -157,7 +195,7 @@ def _follow_save_as(sessions: Any, where) -> None:
             # no notebook (a late update of a renamed notebook's session) gets no copy.
             if old.suffix == NOTEBOOK and old.is_file() and new.is_file():
                 try:
-                    await asyncio.to_thread(follow.copy, old, new)
+                    await asyncio.to_thread(_copy, files, old, new)
                 except (PlanStoreError, OSError) as exc:
                     _log.error("jupyter_plans: the copy saved as %s has no plan: %s", new, exc)
         return result

@@ -16,13 +16,13 @@ from tornado import web
 
 from ..agents.codex_trust import guard_warning
 from ..errors import DecisionRefused, OlderSchema, PlanStoreError
-from ..plan.intake import MAX_SEQ
+from ..plan.intake import MAX_SEQ, session_id_refusal
 from ..plan.models import Snapshot
 from ..plan.who import jupyter_name
 from ..session import PlanSession
 from ..session.card import card_data, guard_data, unguarded_note
 from ..store.guards import installed, seen_rows
-from .files import Forbidden, PlanFiles
+from .files import Forbidden, Place, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
 from .threads import off_loop, off_loop_page
 
@@ -57,20 +57,25 @@ class PlansHandler(APIHandler):
         else:
             super().write_error(status_code, **kwargs)
 
-    def session(self, create: bool = False) -> tuple[PlanSession | None, str]:
-        """The session asked for (or the file's current one), and the notebook's file name."""
-        notebook, plan = self.files.locate(self.get_query_argument("path", None))
-        try:
-            store = self.files.store(notebook, plan, create)
-        except PlanStoreError as exc:
-            raise Forbidden(str(exc)) from None
+    def place(self) -> Place:
+        return self.files.locate(self.get_query_argument("path", None))
+
+    def session(
+        self, create: bool = False, must_exist: bool = True
+    ) -> tuple[PlanSession | None, str]:
+        """The session asked for (else the notebook's, else the file's current one), and the
+        notebook's file name; files.py says when there is none."""
+        place = self.place()
         requested = self.get_query_argument("session", None)
-        if store is None:
-            return None, notebook.name
+        if requested is not None and session_id_refusal(requested):
+            raise web.HTTPError(400, reason=session_id_refusal(requested))
         try:
-            return store.session(requested), notebook.name
+            session = self.files.session(place, requested, create, must_exist)
         except PlanStoreError as exc:
-            raise web.HTTPError(400, reason=str(exc)) from None
+            if place.where.beside:
+                raise Forbidden(str(exc)) from None
+            raise web.HTTPError(503, reason=str(exc)) from None  # the database, not the path
+        return session, place.notebook.name
 
     def snapshot_of(self, session: PlanSession | None) -> dict:
         if session is None:
@@ -87,16 +92,20 @@ class SessionsHandler(PlansHandler):
     async def get(self) -> None:
         data = await off_loop(self._sessions)  # a bad path is refused before any stream
         if "text/event-stream" in self.request.headers.get("Accept", ""):
-            await stream_sessions(self, self.session, self._sessions)
+            await stream_sessions(self, lambda: self.session(must_exist=False), self._sessions)
             return
         self.finish(data)
 
     def _sessions(self) -> dict:
-        session, _ = self.session()
+        place = self.place()
+        session, _ = self.session(must_exist=False)
         if session is None:
-            return {"current": "default", "sessions": []}
+            return {"current": place.where.session or "default", "sessions": []}
         store = session.store
-        data = {"current": store.current_session_id(), "sessions": store.sessions()}
+        if place.where.beside or place.where.session is None:
+            data = {"current": store.current_session_id(), "sessions": store.sessions()}
+        else:  # a database kept elsewhere: the notebook's own session, once it has one
+            data = {"current": session.session_id, "sessions": store.sessions(session.session_id)}
         # The guards' heartbeats and hook installs move no cursor: the panel reads the card
         # again when these change.
         try:
@@ -129,7 +138,8 @@ class CardHandler(PlansHandler):
         if session is None:
             return {"snapshot": self.snapshot_of(None), "notebook": name, "changes": None}
         data = card_data(session, name)
-        notebook, plan = self.files.locate(self.get_query_argument("path", None))
+        place = self.place()
+        notebook, plan = place.notebook, place.plan
         warning = guard_warning(notebook, plan, session.session_id) or unguarded_note(
             session, data["snapshot"]
         )

@@ -165,6 +165,6 @@ async def _send(handler: RequestHandler, text: str) -> None:
         handler.write(data[start : start + CHUNK_BYTES])
         try:
             await asyncio.wait_for(handler.flush(), SLOW_READER_SECONDS)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             handler.request.connection.stream.close()
             raise StreamClosedError() from None

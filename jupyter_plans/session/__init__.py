@@ -2,6 +2,6 @@
 comments and cells, a module each, over one write transaction and the steps they share."""
 
 from .events import EventData
-from .plan_session import PlanSession, PlanStore
+from .plan_session import PlanSession, PlanStore, open_plan
 
-__all__ = ["EventData", "PlanSession", "PlanStore"]
+__all__ = ["EventData", "PlanSession", "PlanStore", "open_plan"]

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
 from ..plan.comments import (
+    MAX_COMMENT_NUMBER,
     MAX_OPEN,
     comment_id,
     comment_id_refusal,
     comment_number,
     comment_text_refusal,
+    no_plan_to_comment_on,
     step_descriptions,
 )
 from ..plan.validation import Refused, quote
@@ -52,7 +54,7 @@ def _add_comment(change: Change, step_id: str | None, text: str, by: dict) -> di
         waiting = tx.first("SELECT_LAST_TWO_PROPOSALS", {"sid": s.session_id})
         steps = step_descriptions(s.plan, loads(waiting.body))
     if s.plan is None and not steps:
-        raise DecisionRefused("nothing to comment on: there is no plan yet")
+        raise DecisionRefused(no_plan_to_comment_on())
     if step_id is not None and step_id not in steps:
         listed = ", ".join(steps) or "none"
         raise DecisionRefused(
@@ -113,7 +115,7 @@ def _set_comment(session: SessionReads, cid: Any, status: str, by: Any) -> Snaps
     verb = "resolve" if status == "resolved" else "reopen"
     with session.writing() as change:
         sid = change.state.session_id
-        row = change.tx.first("SELECT_COMMENT", {"sid": sid, "number": comment_number(cid)})
+        row = _comment_row(change, cid)
         if row is None:
             raise DecisionRefused(f"nothing to {verb}: there is no comment {cid}")
         if row.status == status:
@@ -173,7 +175,7 @@ def approved_with_comments(session: SessionReads) -> list[dict]:
 def comment_reply(change: Change, args: dict, turn_id, call_id) -> str:
     cid, reply = args["comment_id"], args["reply"]
     sid = change.state.session_id
-    row = change.tx.first("SELECT_COMMENT", {"sid": sid, "number": comment_number(cid)})
+    row = _comment_row(change, cid)
     if row is None:
         unresolved = sorted(
             change.tx.all("SELECT_UNRESOLVED_COMMENTS", {"sid": sid}), key=by_number
@@ -200,3 +202,12 @@ def comment_reply(change: Change, args: dict, turn_id, call_id) -> str:
         "ADDRESS_COMMENT", {"sid": sid, "b_number": row.number, "b_reply": reply, "b_seq": seq}
     )
     return content
+
+
+def _comment_row(change: Change, cid: str):
+    """The row of comment `cid` (a well-formed id), None where there is none; a number past
+    what any store holds (PostgreSQL's integer) names no comment, and is not asked for."""
+    number = comment_number(cid)
+    if number > MAX_COMMENT_NUMBER:
+        return None
+    return change.tx.first("SELECT_COMMENT", {"sid": change.state.session_id, "number": number})

@@ -35,8 +35,9 @@ _HASH = re.compile("[0-9a-f]{64}")
 
 @_reconnecting
 def on(session: SessionReads, by: Any = None) -> None:
-    """Enter plan mode; a proposal still waiting is dropped. `by`: who (plan/who.py)."""
-    by = person(by)
+    """Enter plan mode; a proposal still waiting is dropped. `by`: who (plan/who.py), the
+    agent too (its EnterPlanMode: plan mode is the safe direction)."""
+    by = person(by, entering_plan_mode=True)
     with session.writing() as change:
         change.by = by
         _enter_plan_mode(change)

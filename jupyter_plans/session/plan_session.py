@@ -112,3 +112,22 @@ class PlanStore(Store):
     def session(self, session_id: str | None = None) -> PlanSession:
         """The session named `session_id`, or the store's current one."""
         return PlanSession.of(self, session_id)
+
+
+def open_plan(
+    notebook: str | None, db: str | None, session_id: str | None, speaker: str = "jupyter-plans"
+) -> tuple[PlanStore, PlanSession]:
+    """The store and session a command line names (raises PlanStoreError): --notebook found as
+    every surface finds it (store/locate.py), --db and --session winning where given; a plan
+    file beside the notebook opened as its kernel opens it, and recorded as that notebook's
+    (a notice on the way is said on stderr by `speaker`)."""
+    from ..store import follow
+    from ..store.locate import for_command
+
+    found = for_command(notebook, db, session_id)
+    store = follow.open_for(found.notebook, found.database, PlanStore, speaker)
+    try:
+        return store, store.session(found.session)
+    except BaseException:
+        store.close()
+        raise

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,8 @@ from ..store import Store, check_session_id
 from ..store.transaction import reconnecting as _reconnecting
 from .comment_rows import shown_comments
 from .events import EventData, agent_at, decode_event, iso, loads, models, plan_at
+
+MAX_HOPS = 8  # ids taken in one read, at most (each may follow several moves)
 
 if TYPE_CHECKING:
     from ..plan.models import Event, Message, Snapshot
@@ -35,6 +38,11 @@ class SessionReads:
         check_session_id(session_id)
         self.store = store
         self.session_id = session_id
+        # The created_at of the row this object knows (None until it has seen one), and when
+        # it was made: what tells it that its session was renamed with its notebook (moved).
+        self.born: str | None = None
+        self.made_ms = int(time.time() * 1000)
+        self.moved_notebook: str | None = None  # the notebook it was renamed with, if known
 
     def __repr__(self) -> str:
         return f"<PlanSession {self.session_id!r} in {self.store!r}>"
@@ -48,7 +56,40 @@ class SessionReads:
         """
         from .transaction import Writing  # with the first write: reading needs none of it
 
-        return Writing(self.store, self.session_id, call_id, look_later)
+        return Writing(self, call_id, look_later)
+
+    def moved(self, tx: Any, row: Any, asked: str, writing: bool = False) -> bool:
+        """Whether the session took another id since this object last read its row: `row`
+        (the row of `asked`, as just read, or None) is missing or was born at another time,
+        and a move of this session names its new id (store/moves.py). Then this object takes
+        the new id, and the caller reads again (as it does when another thread of this object
+        took it first). Writing, a session never seen follows a move made since this object
+        was made, so that its first write does not land under the old id."""
+        if asked != self.session_id:
+            return True
+        if row is not None and (self.born is None or row.created_at == self.born):
+            self.born = row.created_at
+            return False
+        if row is None and self.born is None and not writing:
+            return False
+        from ..store.moves import find_move
+
+        new, notebook = find_move(tx, asked, self.born, self.made_ms)
+        if new == asked:
+            if row is not None:
+                self.born = row.created_at  # reborn without a move: it is this id's row now
+            return False
+        self.session_id, self.moved_notebook = new, notebook or self.moved_notebook
+        return True
+
+    def _row(self, tx: Any, statement: str) -> Any:
+        """The session's row by `statement`, its id followed where it moved."""
+        for _hop in range(MAX_HOPS):
+            asked = self.session_id
+            row = tx.first(statement, {"sid": asked})
+            if not self.moved(tx, row, asked):
+                break
+        return row
 
     # Reading.
 
@@ -63,7 +104,7 @@ class SessionReads:
         It shares the stored plan with this process's cache: do not change it.
         """
         with self.store.read() as tx:
-            row = tx.first("SELECT_ROW", {"sid": self.session_id})
+            row = self._row(tx, "SELECT_ROW")
             decided = tx.all("SELECT_DECISIONS", {"sid": self.session_id})
             ran = tx.all("SELECT_CELLS", {"sid": self.session_id}) if row is not None else ()
             plan = (
@@ -116,24 +157,30 @@ class SessionReads:
         return page[:limit], len(page) > limit
 
     @_reconnecting
+    def exists(self) -> bool:
+        """Whether the session has a row: something was ever written to it."""
+        with self.store.read() as tx:
+            return self._row(tx, "SELECT_HEAD") is not None
+
+    @_reconnecting
     def cursor(self) -> int:
         """The seq of the newest event; cheap enough to poll."""
         with self.store.read() as tx:
-            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+            row = self._row(tx, "SELECT_HEAD")
         return row.cursor if row is not None else 0
 
     @_reconnecting
     def head(self) -> tuple[int, str | None]:
         """The seq of the newest event and the waiting proposal's hash, in one cheap read."""
         with self.store.read() as tx:
-            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+            row = self._row(tx, "SELECT_HEAD")
         return (0, None) if row is None else (row.cursor, row.pending_proposal_hash)
 
     @_reconnecting
     def waiting_proposal(self) -> str | None:
         """The hash of the proposal waiting for a decision; as cheap as cursor()."""
         with self.store.read() as tx:
-            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+            row = self._row(tx, "SELECT_HEAD")
         return row.pending_proposal_hash if row is not None else None
 
     @_reconnecting
@@ -151,7 +198,7 @@ class SessionReads:
         None when no proposal waits or it is the first.
         """
         with self.store.read() as tx:
-            row = tx.first("SELECT_HEAD", {"sid": self.session_id})
+            row = self._row(tx, "SELECT_HEAD")
             if row is None or row.pending_proposal_hash is None:
                 return None
             found = tx.all("SELECT_LAST_TWO_PROPOSALS", {"sid": self.session_id})

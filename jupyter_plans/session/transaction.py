@@ -13,6 +13,8 @@ from ..plan.stored import encode_plan_event
 from ..store.transaction import ATTEMPTS, Tx
 from .events import by_person, dumps, iso, plan_at
 
+MAX_HOPS = 8  # ids a write takes, at most, while its session is renamed again and again
+
 if TYPE_CHECKING:
     from ..store import Store
 
@@ -194,33 +196,29 @@ class Writing:
     `look_later` as well, not while the state is known (see tools.py, run_call).
     """
 
-    __slots__ = ("store", "session_id", "call_id", "look_later", "tx", "change", "written")
+    __slots__ = ("session", "store", "session_id", "call_id", "look_later", "tx", "change")
+    __slots__ += ("written",)
 
-    def __init__(
-        self, store: Store, session_id: str, call_id: str | None = None, look_later: bool = False
-    ) -> None:
-        self.store, self.session_id, self.call_id = store, session_id, call_id
+    def __init__(self, session: Any, call_id: str | None = None, look_later: bool = False) -> None:
+        self.session, self.store, self.session_id = session, session.store, session.session_id
+        self.call_id = call_id
         self.look_later = look_later and call_id is not None
 
     def __enter__(self) -> Change:
         store, sid = self.store, self.session_id
-        key = {"sid": sid, "call_id": self.call_id}
         tx = self.tx = store.write(sid).__enter__()
         try:
             self.written = store.written_states(tx)
             known = self.written.pop(sid, None)
             if known is not None:
                 later = self.look_later
+                key = {"sid": sid, "call_id": self.call_id}
                 found = None if self.call_id is None or later else tx.first("SELECT_RECORDED", key)
                 recorded, digest = (None, None) if found is None else found
                 self.change = Change(tx, known, recorded, digest, known.cursor, unlooked=later)
                 return self.change
-            select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
-            row = tx.first(select_state, key)
-            if row is None:
-                tx.execute(store.insert_session, {"sid": sid, "created_at": iso(_now_ms())})
-                row = tx.first(select_state, key)
-            plan = plan_at(tx, store, sid, row.plan_seq)
+            row = self._locked_row(tx)
+            plan = plan_at(tx, store, self.session_id, row.plan_seq)
             self.change = Change(
                 tx, State.from_row(row, plan), row.recorded, row.recorded_digest, row.cursor
             )
@@ -228,6 +226,26 @@ class Writing:
             tx.__exit__(*sys.exc_info())
             raise
         return self.change
+
+    def _locked_row(self, tx: Tx) -> Any:
+        """The session's row under the write lock, made where there is none; where the session
+        was renamed with its notebook since this object knew it, the row of its new id (the
+        change is then written, and told, under that id)."""
+        select_state = "SELECT_STATE" if self.call_id is not None else "SELECT_STATE_ONLY"
+        for _hop in range(MAX_HOPS):
+            row = tx.first(select_state, {"sid": self.session_id, "call_id": self.call_id})
+            if not self.session.moved(tx, row, self.session_id, writing=True):
+                break
+            self.session_id = self.session.session_id
+            tx.tell_session(self.session_id)
+        if row is None:
+            key = {"sid": self.session_id, "call_id": self.call_id}
+            tx.execute(
+                self.store.insert_session, {"sid": self.session_id, "created_at": iso(_now_ms())}
+            )
+            row = tx.first(select_state, key)
+            self.session.born = row.created_at
+        return row
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
         change = self.change

@@ -9,26 +9,23 @@ alone: neither pathlib nor typing is loaded here.
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 from keyword import iskeyword
 from operator import itemgetter
+
+from .shipped import SHIPPED_PATH, shipped_forms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-# The compiled forms of statements.py for SQLite; see there (SHIPPED: the same, as a Path).
-_SHIPPED = os.path.join(os.path.dirname(__file__), "sqlite_statements.json")
-
 
 def __getattr__(name: str) -> Path:
-    if name == "SHIPPED":
-        from pathlib import Path
+    if name == "SHIPPED":  # the compiled forms of statements.py for SQLite; see there
+        from . import shipped
 
-        return Path(_SHIPPED)
+        return shipped.SHIPPED
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -48,16 +45,6 @@ def compile_statement(statement: Any, dialect: Any) -> dict:
         name: b.value for name, b in compiled.binds.items() if not b.required and name in used
     }
     return {"sql": str(compiled), "names": names, "defaults": defaults, "columns": columns}
-
-
-@functools.cache
-def shipped_forms() -> dict[str, Any]:
-    """The compiled forms for SQLite that ship with the package (statements.py)."""
-    try:
-        with open(_SHIPPED, encoding="utf-8") as file:
-            return json.load(file)
-    except FileNotFoundError:
-        return {}
 
 
 class Prepared:
@@ -164,33 +151,22 @@ def compiled_forms(dialect) -> dict[str, dict]:
     return {name: compile_statement(build(name, dialect.name), dialect) for name in names()}
 
 
-def create_latest(dialect) -> list[str]:
-    """The DDL that makes a new store's tables at the latest schema version, in order."""
-    from sqlalchemy.schema import CreateIndex, CreateTable
-
-    from .schema import metadata
-
-    ddl = []
-    for table in metadata.sorted_tables:
-        ddl.append(str(CreateTable(table).compile(dialect=dialect)).strip())
-        ddl.extend(str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes)
-    return ddl
-
-
 def shipped() -> dict:
-    """What sqlite_statements.json holds: every statement, and the DDL of a new file."""
+    """What sqlite_statements.json holds: every statement, and the tables of a new file (which
+    opening a current plan file compares with its own; see migrations.py)."""
     from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 
-    dialect = SQLiteDialect_pysqlite()
-    return {**compiled_forms(dialect), "__create__": create_latest(dialect)}
+    from .migrations import fresh_tables
+
+    return {**compiled_forms(SQLiteDialect_pysqlite()), "__tables__": fresh_tables()}
 
 
 def write_shipped() -> None:
     text = json.dumps(shipped(), indent=1, sort_keys=True) + "\n"
-    with open(_SHIPPED, "w", encoding="utf-8") as file:
+    with open(SHIPPED_PATH, "w", encoding="utf-8") as file:
         file.write(text)
 
 
 if __name__ == "__main__":
     write_shipped()
-    print(f"wrote {_SHIPPED}")
+    print(f"wrote {SHIPPED_PATH}")

@@ -272,6 +272,8 @@ def _own(made: Path, notebook: Path, plan: Path, renamed_from: Path | None, hop)
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         connection.close()
+    # The new file, not yet at its name: no connection of this process has it open, so this
+    # descriptor drops no lock (DESIGN section 9, Locks).
     with open(made, "rb+") as file:
         os.fsync(file.fileno())
 

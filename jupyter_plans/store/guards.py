@@ -7,6 +7,7 @@ Imported by the coding-agent hook: nothing here loads SQLAlchemy or pydantic.
 
 from __future__ import annotations
 
+import _thread  # threading's lock, without the module (the hook loads this one)
 import json
 import os
 import sqlite3
@@ -44,14 +45,22 @@ def clip(text: Any, most: int) -> str | None:
 
 
 def beat_params(agent: str, version: str | None, point: str, at: int) -> dict:
-    """GUARD_SEEN_UPSERT's parameters: written unless the agent's row is younger than 10 s."""
+    """GUARD_SEEN_UPSERT's parameters: written unless the agent's row is younger than 10 s.
+    A row dated more than 10 s ahead of `at` (a guard host whose clock runs fast) is no
+    younger: it is replaced, so a heartbeat from the future does not stand for an hour."""
     return {
         "agent": clip(agent, 80) or "an agent",
         "agent_version": clip(version, 40),
         "point": clip(point, 40) or "guard",
         "at": at,
         "b_since": at - HEARTBEAT_MS,
+        "b_until": at + HEARTBEAT_MS,
     }
+
+
+def fresh(last_at: int, at: int) -> bool:
+    """Whether a heartbeat of `last_at` makes another at `at` unneeded (see beat_params)."""
+    return at - HEARTBEAT_MS < last_at <= at + HEARTBEAT_MS
 
 
 def record_seen(tx: Any, agent: str, version: str | None, point: str) -> bool:
@@ -61,8 +70,26 @@ def record_seen(tx: Any, agent: str, version: str | None, point: str) -> bool:
 
 
 def seen_rows(tx: Any) -> list[dict]:
-    """Every guard heard from, newest first: {agent, agent_version, point, at}."""
-    return [row._asdict() for row in tx.all("GUARD_SEEN_ALL")]
+    """Every guard heard from, newest first: {agent, agent_version, point, at}. A heartbeat
+    dated ahead of this process's clock (its guard host's runs fast) says nothing of when it
+    was written: it is dated when this process first read it, so its age grows from there
+    (never "0 s ago" until the host's time comes), and the next heartbeat replaces it."""
+    rows = [row._asdict() for row in tx.all("GUARD_SEEN_ALL")]
+    now = now_ms()
+    if any(row["at"] > now for row in rows):
+        with _first_read_lock:
+            for key in [key for key in _first_read if key[1] <= now]:
+                del _first_read[key]  # its time has come: it is dated as it says
+            for row in rows:
+                if row["at"] > now:
+                    row["at"] = _first_read.setdefault((row["agent"], row["at"]), now)
+        rows.sort(key=lambda row: (-row["at"], row["agent"]))
+    return rows
+
+
+# (agent, the future time a heartbeat says) -> when this process first read it.
+_first_read: dict[tuple[str, int], int] = {}
+_first_read_lock = _thread.allocate_lock()
 
 
 def installed(tx: Any) -> list[dict]:
@@ -123,6 +150,8 @@ def first_telling(plan: Path, notebook_name: str) -> bool:
     import contextlib
 
     entry = f"{notebook_name} -> {plan.name}"  # moved on again, it is said again
+    if not _writable(plan):
+        return False  # another user's file: no side file of this user is left beside it
     with contextlib.suppress(sqlite3.Error, OSError):
         connection = sqlite3.connect(str(plan), timeout=WRITE_WAIT_SECONDS, isolation_level=None)
         try:
@@ -138,6 +167,13 @@ def first_telling(plan: Path, notebook_name: str) -> bool:
         finally:
             connection.close()
     return False
+
+
+def _writable(plan: Path) -> bool:
+    effective = os.access in os.supports_effective_ids
+    return os.access(plan, os.W_OK, effective_ids=effective) and os.access(
+        plan.parent, os.W_OK | os.X_OK, effective_ids=effective
+    )
 
 
 def _names(row: Any) -> list[str]:

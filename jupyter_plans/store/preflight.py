@@ -89,6 +89,21 @@ def check_plan_file(path: str | os.PathLike, look: Callable[[Any], Any] | None =
         raise
 
 
+_EFFECTIVE = os.access in os.supports_effective_ids  # the ids this process writes with
+
+
+def read_only_reason(path: str | os.PathLike) -> str | None:
+    """Why this process cannot change the plan file at `path`, in one line; None if it can."""
+    text = os.fspath(path)
+    if not os.access(os.path.dirname(text) or ".", os.W_OK | os.X_OK, effective_ids=_EFFECTIVE):
+        what = "its folder"
+    elif file_mode(text) is not None and not os.access(text, os.W_OK, effective_ids=_EFFECTIVE):
+        what = "it"
+    else:
+        return None
+    return f"{path} is read-only: this process cannot write {what}; the plan can only be read"
+
+
 def plain_path(text: str) -> bool:
     """Whether `text` is an absolute path as pathlib writes it (as `hook install` writes the
     hook's --notebook and --db): then str(Path(text)) is `text` itself, and a path can be
@@ -111,12 +126,13 @@ def file_mode(text: str, follow: bool = True) -> int | None:
 
 def _preflight(path: str | os.PathLike, look: Callable[[Any], Any] | None) -> int:
     through_wal = wal_in_use(str(path))
-    _check_length(path, through_wal)
     try:
         conn = sqlite3.connect(reading_uri(path, through_wal), uri=True)
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot open {path}: {exc}") from None
     try:
+        # Without a WAL in use the connection reads the file alone: it looks at the header.
+        _check_length(path, through_wal, None if through_wal else conn)
         kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
         if not kinds:
             return 0  # an SQLite file with nothing in it: a new store
@@ -148,30 +164,68 @@ def _preflight(path: str | os.PathLike, look: Callable[[Any], Any] | None) -> in
         conn.close()
 
 
-def _check_length(path: str | os.PathLike, through_wal: bool) -> None:
+def _check_length(
+    path: str | os.PathLike, through_wal: bool, conn: sqlite3.Connection | None
+) -> None:
     """Refuse a file that is not SQLite (which SQLite may read as empty), or shorter than its
-    header says: the end of the plan was cut off.
+    header says: the end of the plan was cut off. `conn`, when given, reads the file alone.
 
-    The header's page count is trusted only when SQLite marks it valid; a checkpoint in
-    another process may grow the file as this runs, so a short file is looked at again
-    before it is refused.
+    The file is never opened but by SQLite (DESIGN section 9, Locks): closing any other
+    descriptor of it would drop every lock this process's connections hold on it, and another
+    process would then delete a WAL they still write into. Its size comes from `os.stat`, its
+    header from SQLite, which trusts the header's page count only when it is marked valid and
+    refuses a file shorter than that count; a checkpoint in another process may grow the file
+    as this runs, so a short file is looked at again before it is refused.
     """
     for attempt in range(3):
-        with open(path, "rb") as file:
-            header = file.read(100)
-            size = file.seek(0, 2)
-        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        whole = _whole(path, conn if attempt == 0 else None)
+        size = os.stat(path).st_size
+        if whole is None or size < _SMALLEST_DATABASE:
             if through_wal:
                 return  # its pages may still be in the WAL: the read-only open tells
             raise PlanStoreError(f"{path} is not a readable plan file: not an SQLite database")
-        page_size = int.from_bytes(header[16:18], "big")
-        page_size = 65536 if page_size == 1 else page_size
-        pages = int.from_bytes(header[28:32], "big")
-        valid = header[24:28] == header[92:96]
-        if not valid or size >= pages * page_size:
+        if whole:
             return
         time.sleep(0.05 * (attempt + 1))
     raise PlanStoreError(
-        f"{path} is not a readable plan file: it is truncated ({size} bytes; its header "
-        f"says {pages * page_size}); restore it from a copy"
+        f"{path} is not a readable plan file: it is truncated ({size} bytes, shorter than its "
+        "header says); restore it from a copy"
     )
+
+
+# One page of the smallest size: a shorter file that is not empty is no SQLite database
+# (SQLite reads a file of one byte as an empty database).
+_SMALLEST_DATABASE = 512
+
+
+def _whole(path: str | os.PathLike, conn: sqlite3.Connection | None = None) -> bool | None:
+    """Whether the file holds every page its header counts, as SQLite reads the file itself
+    (its WAL aside; `conn` such a connection, else one is opened); None for a file SQLite
+    does not take for a database."""
+    try:
+        if conn is not None:
+            conn.execute("PRAGMA user_version").fetchone()  # reads the header, not the schema
+            return True
+        look = _alone(path)
+        try:
+            look.execute("PRAGMA user_version").fetchone()
+            return True
+        finally:
+            look.close()
+    except sqlite3.DatabaseError:
+        pass
+    try:
+        look = _alone(path)
+        try:
+            # Told to read what it can, SQLite takes a file shorter than its header says.
+            look.execute("PRAGMA writable_schema=ON")
+            look.execute("PRAGMA user_version").fetchone()
+            return False
+        finally:
+            look.close()
+    except sqlite3.DatabaseError:
+        return None
+
+
+def _alone(path: str | os.PathLike) -> sqlite3.Connection:
+    return sqlite3.connect(reading_uri(path, through_wal=False), uri=True)

@@ -23,9 +23,10 @@ import sqlite3
 from ..errors import PlanStoreError
 from ..plan.ids import DEFAULT_SESSION, plainly_a_session_id
 from .compiled import StatementCache
-from .guards import HEARTBEAT_MS, WRITE_WAIT_SECONDS, beat_params, now_ms
+from .guards import WRITE_WAIT_SECONDS, beat_params, fresh, now_ms
 from .migrations import LATEST
-from .preflight import check_plan_file, file_mode, plain_path, reading_uri
+from .moves import MAX_HOPS, MOVES_VERSION, last_move
+from .preflight import check_plan_file, file_mode, plain_path, read_only_reason, reading_uri
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,6 +113,12 @@ class ReadOnlyStore:
                 raise PlanStoreError(problem)
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
+        for _hop in range(MAX_HOPS if self.version >= MOVES_VERSION else 0):
+            if row is not None or session_id is None:
+                break  # there, or never renamed with its notebook
+            session_id = last_move(cursor, self._placeholder, session_id)
+            if session_id is not None:
+                row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         return (row[0], row[1]) if row is not None else ("default", None)
 
     def record_seen(self, agent: str, version: str | None, point: str) -> bool:
@@ -121,7 +128,7 @@ class ReadOnlyStore:
             return False
         at = now_ms()
         last = self._run(self._cursor(), "GUARD_SEEN_AT", {"agent": agent}).fetchone()
-        if last is not None and last[0] > at - HEARTBEAT_MS:
+        if last is not None and fresh(last[0], at):
             return False
         params = beat_params(agent, version, point, at)
         if self._placeholder == "?":
@@ -140,6 +147,10 @@ class ReadOnlyStore:
         return written
 
     def _sqlite_beat(self, params: dict) -> bool:
+        if read_only_reason(self.where) is not None:
+            # Not this process's to write (another user's 0444 file): SQLite would leave a -wal
+            # and a -shm of this user with the file's modes, which keep its owner from writing.
+            return False
         # The reading connection cannot write: a short-lived one that does, and does not wait.
         writer = sqlite3.connect(self.where, timeout=WRITE_WAIT_SECONDS, isolation_level=None)
         try:

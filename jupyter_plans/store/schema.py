@@ -1,4 +1,5 @@
-"""The tables of a plan store, shared by every engine."""
+"""The tables of a plan store as SQLAlchemy sees them, for the statements (statements.py): the
+tables the migrations make (migrations.py), which a test holds them to."""
 
 from sqlalchemy import (
     BigInteger,
@@ -55,6 +56,9 @@ sessions = Table(
     # The last agent_status event of a bridged agent (schema version 9): the snapshot's
     # agent_mode and what the card says of the agent; null until a bridge recorded one.
     Column("agent_seq", Integer),
+    # When the session's notebook was deleted through Jupyter (schema version 10): its rows
+    # stay, hidden from the listing of sessions; null while it is not deleted.
+    Column("deleted_at", String(40)),
 )
 
 # Append-only history. call_id is set only on the event of an accepted tool call, so that a
@@ -129,8 +133,6 @@ messages = Table(
     Column("delivered_seq", Integer),
     PrimaryKeyConstraint("session_id", "message_id"),
 )
-
-TABLES_V1 = [schema_version, settings, sessions, events, proposals, decisions, turns, messages]
 
 # Questions the agent asked the person with ask_user (schema version 2). A question is open
 # until closed_seq is set: by the person's next message (answered) or by leaving plan mode.
@@ -207,4 +209,20 @@ comments = Table(
     # How many are not resolved (a new comment checks it), and the most recently resolved
     # (the snapshot's), each read from this index alone however many were resolved before.
     Index("plans_comments_status", "session_id", "status", "status_seq"),
+)
+
+# Sessions renamed with their notebook in a shared database (schema version 10, DESIGN section
+# 16): a store's session object that knew `old_id` (born `old_born`, the row's created_at; null
+# where there was no row yet) takes `new_id` when it next meets the old id missing or reborn.
+# `notebook` is the renamed notebook's path on the server's machine, when it was known.
+session_moves = Table(
+    "plans_session_moves",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("old_id", String(200), nullable=False),
+    Column("old_born", String(40)),
+    Column("new_id", String(200), nullable=False),
+    Column("notebook", Text),
+    Column("at", BigInteger, nullable=False),  # milliseconds since the epoch, UTC
+    Index("plans_session_moves_old", "old_id", "seq"),
 )

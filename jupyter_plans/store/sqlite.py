@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..errors import PlanStoreError
-from . import marker, records
+from . import marker, migrations, records
 from .driver_errors import from_sqlite
 from .migrations import LATEST
 
@@ -28,23 +28,12 @@ from .preflight import (
     FileIdentity,
     check_plan_file,
     file_identity,
+    read_only_reason,
     reading_uri,
 )
 from .transaction import WRITE_OPTION
 
 BUSY_TIMEOUT_MS = 10_000
-_EFFECTIVE = os.access in os.supports_effective_ids  # the ids this process writes with
-
-
-def read_only_reason(path: Path) -> str | None:
-    """Why this process cannot change the plan file at `path`, in one line; None if it can."""
-    if not os.access(path.parent, os.W_OK | os.X_OK, effective_ids=_EFFECTIVE):
-        what = "its folder"
-    elif path.exists() and not os.access(path, os.W_OK, effective_ids=_EFFECTIVE):
-        what = "it"
-    else:
-        return None
-    return f"{path} is read-only: this process cannot write {what}; the plan can only be read"
 
 
 class SQLiteBackend:
@@ -96,8 +85,16 @@ class SQLiteBackend:
         process can write it (`read_only`: why not). If not, reads write nothing, writes fail.
         What the file says of a move at this first look (`marker_at_open`) is never followed,
         and only moves made from `since` on are (see marker.py)."""
-        opened_at, seen = time.time(), []
-        self.schema_version = check_plan_file(self.path, lambda c: seen.append(marker.read(c)))
+        opened_at, seen, whole = time.time(), [], []
+
+        def look(connection: sqlite3.Connection) -> None:
+            whole.append(migrations.check_file(connection, self.path))
+            seen.append(marker.read(connection))
+
+        version = check_plan_file(self.path, look)
+        # None, like a database's: the tables are not yet their version's (a development
+        # build's file), and the migrations read them again under the write lock.
+        self.schema_version: int | None = version if all(whole) else None
         self.marker_at_open: marker.Marker | None = seen[0] if seen else None
         try:
             changed_at = os.lstat(self.path_text).st_ctime
@@ -105,10 +102,11 @@ class SQLiteBackend:
             changed_at = float("inf")  # none there yet: this store makes it
         self.since: marker.Since = (opened_at, changed_at)
         self.read_only = read_only_reason(self.path)
-        if self.read_only and 0 < self.schema_version < LATEST:
+        if self.read_only and (0 < version < LATEST or not all(whole)):
+            made = "older than" if version < LATEST else "a development build's tables, not"
             raise PlanStoreError(
-                f"{self.path} is read-only and of plan schema version {self.schema_version}, "
-                f"older than the {LATEST} this reads: open it once with write access to upgrade"
+                f"{self.path} is read-only and of plan schema version {version}, "
+                f"{made} the {LATEST} this reads: open it once with write access to upgrade"
             )
 
     @property
@@ -127,13 +125,8 @@ class SQLiteBackend:
         """Create the latest schema in a new file from the shipped DDL; False when the file
         turned out not to be new (another process got there first), for the migrations.
         Where this process cannot write, nothing is made: reads see an empty store."""
-        from .compiled import shipped_forms
-
         if self.read_only:
             return True
-        ddl = shipped_forms().get("__create__")
-        if not ddl:
-            return False
         connection, _ = self.connect(create=True)
         try:
             connection.execute("BEGIN IMMEDIATE")
@@ -143,7 +136,7 @@ class SQLiteBackend:
             if found is not None:
                 connection.execute("ROLLBACK")
                 return False
-            for statement in ddl:
+            for statement in migrations.statements():
                 connection.execute(statement)
             connection.execute("INSERT INTO plans_schema_version (version) VALUES (?)", (LATEST,))
             notebook = records.notebook_beside(self.path)
@@ -233,18 +226,9 @@ class SQLiteBackend:
         """A database in memory with the latest schema and no rows: what a read sees while
         there is no plan file at the path, so every read statement runs unchanged and a
         read creates no file."""
-        from .compiled import shipped_forms
-
-        ddl = shipped_forms().get("__create__")
-        if not ddl:
-            from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
-
-            from .compiled import create_latest
-
-            ddl = create_latest(SQLiteDialect_pysqlite())
         connection = sqlite3.connect(":memory:", check_same_thread=False)
         connection.isolation_level = None
-        for statement in ddl:
+        for statement in migrations.statements():
             connection.execute(statement)
         return connection
 

@@ -17,9 +17,20 @@ import sys
 
 from sqlalchemy import and_, bindparam, func, insert, null, or_, select, update
 
+from .comment_statements import (  # noqa: F401 - named statements, read through this module
+    ADDRESS_COMMENT,
+    COMMENT_COUNTS,
+    INSERT_COMMENT,
+    REOPEN_COMMENT,
+    SELECT_ALL_COMMENTS,
+    SELECT_COMMENT,
+    SELECT_COMMENTS_OPENED_AFTER,
+    SELECT_RESOLVED_COMMENTS,
+    SELECT_UNRESOLVED_COMMENTS,
+    SET_COMMENT_STATUS,
+)
 from .schema import (
     cells,
-    comments,
     decisions,
     events,
     guard_seen,
@@ -27,6 +38,7 @@ from .schema import (
     proposals,
     questions,
     seen,
+    session_moves,
     sessions,
     settings,
     turns,
@@ -38,15 +50,19 @@ _SID = bindparam("sid")
 
 SELECT_CURRENT = select(settings.c.value).where(settings.c.key == CURRENT_KEY)
 SELECT_SETTING = select(settings.c.value).where(settings.c.key == bindparam("key"))
-SELECT_SESSIONS = select(
-    sessions.c.session_id,
-    sessions.c.cursor,
-    sessions.c.mode,
-    sessions.c.revision,
-    sessions.c.pending_proposal_hash,
-    sessions.c.created_at,
-    sessions.c.plan_seq,
-).order_by(sessions.c.created_at, sessions.c.session_id)
+SELECT_SESSIONS = (
+    select(
+        sessions.c.session_id,
+        sessions.c.cursor,
+        sessions.c.mode,
+        sessions.c.revision,
+        sessions.c.pending_proposal_hash,
+        sessions.c.created_at,
+        sessions.c.plan_seq,
+    )
+    .where(sessions.c.deleted_at.is_(None))
+    .order_by(sessions.c.created_at, sessions.c.session_id)
+)
 # Each session's first words from the person (its task, as a rule), cut to what a label holds.
 _first = messages.alias("first")
 SELECT_FIRST_TASKS = select(messages.c.session_id, func.substr(messages.c.text, 1, 200)).where(
@@ -57,6 +73,8 @@ SELECT_FIRST_TASKS = select(messages.c.session_id, func.substr(messages.c.text, 
     .scalar_subquery(),
 )
 
+SELECT_ONE_SESSION = SELECT_SESSIONS.where(sessions.c.session_id == _SID)
+SELECT_FIRST_TASK = SELECT_FIRST_TASKS.where(messages.c.session_id == _SID)
 
 # The session's statements (session/).
 _RECORDED_CALL = (events.c.session_id == _SID, events.c.call_id == bindparam("call_id"))
@@ -82,9 +100,9 @@ SELECT_EVENT_DATA = select(events.c.data).where(
 SELECT_EVENT_CHECK = select(events.c.kind, events.c.data, events.c.at).where(
     events.c.session_id == _SID, events.c.seq == bindparam("seq")
 )
-SELECT_HEAD = select(sessions.c.cursor, sessions.c.pending_proposal_hash).where(
-    sessions.c.session_id == _SID
-)
+SELECT_HEAD = select(
+    sessions.c.cursor, sessions.c.pending_proposal_hash, sessions.c.created_at
+).where(sessions.c.session_id == _SID)
 SELECT_FINISHED = select(sessions.c.finished_seq).where(sessions.c.session_id == _SID)
 UPDATE_STATE = (
     update(sessions)
@@ -101,6 +119,7 @@ UPDATE_STATE = (
         newest_turn_cancelled=bindparam("b_turn_cancelled"),
         finished_seq=bindparam("b_finished_seq"),
         agent_seq=bindparam("b_agent_seq"),
+        deleted_at=null(),  # a session written to is its notebook's again
     )
 )
 INSERT_EVENT = insert(events)
@@ -309,65 +328,25 @@ def GUARD_SEEN_UPSERT(insert):  # noqa: N802
             "point": beat.excluded.point,
             "at": beat.excluded.at,
         },
-        where=guard_seen.c.at <= bindparam("b_since"),
+        # Older than 10 s, or dated more than 10 s ahead (a guard host's clock ran fast).
+        where=(guard_seen.c.at <= bindparam("b_since")) | (guard_seen.c.at > bindparam("b_until")),
     )
 
 
-# The person's comments (session/comments.py).
-_COMMENTS_OF = comments.c.session_id == _SID
-_COMMENT = (
-    comments.c.number,
-    comments.c.step_id,
-    comments.c.anchor,
-    comments.c.text,
-    comments.c.by,
-    comments.c.status,
-    comments.c.reply,
-    comments.c.status_seq,
-)
-# Written as equalities, not IN: the statements are compiled ahead, with no list to expand.
-_UNRESOLVED = or_(comments.c.status == "open", comments.c.status == "addressed")
-# In no order: the status index finds them however many were resolved (the callers sort).
-SELECT_UNRESOLVED_COMMENTS = select(*_COMMENT).where(_COMMENTS_OF, _UNRESOLVED)
-SELECT_RESOLVED_COMMENTS = (
-    select(*_COMMENT)
-    .where(_COMMENTS_OF, comments.c.status == "resolved")
-    .order_by(comments.c.status_seq.desc())
-    .limit(bindparam("limit"))
-)
-SELECT_ALL_COMMENTS = select(*_COMMENT).where(_COMMENTS_OF).order_by(comments.c.number)
-SELECT_COMMENT = select(*_COMMENT).where(_COMMENTS_OF, comments.c.number == bindparam("number"))
-SELECT_COMMENTS_OPENED_AFTER = select(*_COMMENT).where(
-    _COMMENTS_OF, comments.c.status == "open", comments.c.opened_seq > bindparam("after")
-)
-# The next comment's number, how many are not resolved and how many open, in one read.
-COMMENT_COUNTS = select(
-    select(func.coalesce(func.max(comments.c.number), 0))
-    .where(_COMMENTS_OF)
-    .scalar_subquery()
-    .label("last_number"),
-    select(func.count()).where(_COMMENTS_OF, _UNRESOLVED).scalar_subquery().label("unresolved"),
-    select(func.count())
-    .where(_COMMENTS_OF, comments.c.status == "open")
-    .scalar_subquery()
-    .label("open"),
-)
-INSERT_COMMENT = insert(comments)
-_THIS_COMMENT = (_COMMENTS_OF, comments.c.number == bindparam("b_number"))
-SET_COMMENT_STATUS = (
-    update(comments)
-    .where(*_THIS_COMMENT)
-    .values(status=bindparam("b_status"), status_seq=bindparam("b_seq"))
-)
-REOPEN_COMMENT = (
-    update(comments)
-    .where(*_THIS_COMMENT)
-    .values(status="open", status_seq=bindparam("b_seq"), opened_seq=bindparam("b_seq"))
-)
-ADDRESS_COMMENT = (
-    update(comments)
-    .where(*_THIS_COMMENT)
-    .values(status="addressed", reply=bindparam("b_reply"), status_seq=bindparam("b_seq"))
+# The moves of sessions renamed with their notebooks (store/session_moves.py).
+FIND_MOVE = (
+    select(
+        session_moves.c.seq,
+        session_moves.c.old_born,
+        session_moves.c.new_id,
+        session_moves.c.notebook,
+    )
+    .where(
+        session_moves.c.old_id == _SID,
+        session_moves.c.seq > bindparam("after"),
+        session_moves.c.at >= bindparam("since"),
+    )
+    .order_by(session_moves.c.seq)
 )
 
 

@@ -115,7 +115,7 @@ class Store:
                                 f"{migrations.LATEST} this jupyter-plans knows; upgrade "
                                 "jupyter-plans"
                             )
-                        if version == migrations.LATEST:
+                        if not migrations.behind(conn, version):
                             return
                         if write:
                             migrations.upgrade(conn, version)
@@ -210,6 +210,11 @@ class Store:
             written = local.written = (version, {})
         return written[1]
 
+    def forget_written(self) -> None:
+        """This thread's connection forgets what it last wrote to each session row (see
+        written_states): a rename of a session changed the rows under it."""
+        self._local.written = None
+
     def _lost(self, cursor: Any) -> bool:
         """Whether the cursor's connection is gone; if so this thread lets go of it."""
         if not self._backend.connection_lost(cursor.connection):
@@ -300,15 +305,19 @@ class Store:
         self.notify(session_id, -1)
 
     @reconnecting
-    def sessions(self) -> list[dict]:
-        """Every session that has been written to, oldest first, each with its `task`: the
-        first words of the person's first message to it (its task, as a rule), else of its
-        plan's explanation, else None."""
+    def sessions(self, only: str | None = None) -> list[dict]:
+        """Every session that has been written to and is not marked deleted (or the one named
+        `only`, if so), oldest first, each with its `task`: the first words of the person's
+        first message to it (its task, as a rule), else of its plan's explanation, else None."""
         from ..plan.text import first_words  # not loaded for the hooks, which never list
 
         with self.read() as tx:
-            rows = [row._asdict() for row in tx.all("SELECT_SESSIONS")]
-            tasks = dict(tx.all("SELECT_FIRST_TASKS"))
+            if only is None:
+                rows = [row._asdict() for row in tx.all("SELECT_SESSIONS")]
+                tasks = dict(tx.all("SELECT_FIRST_TASKS"))
+            else:
+                rows = [row._asdict() for row in tx.all("SELECT_ONE_SESSION", {"sid": only})]
+                tasks = dict(tx.all("SELECT_FIRST_TASK", {"sid": only}))
             for row in rows:
                 plan_seq, sid = row.pop("plan_seq"), row["session_id"]
                 text = tasks.get(sid)

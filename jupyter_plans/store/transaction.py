@@ -188,6 +188,11 @@ class Tx:
         if isinstance(error, store.driver_error):
             raise store.translate(error, f"{store}: the change was not saved") from error
 
+    def tell_session(self, session_id: str) -> None:
+        """Name `session_id` in the commit's notice instead (its session was renamed)."""
+        if self._told is not None:
+            self._told = (self._told[0], (session_id,))
+
     def _send_notices(self) -> None:
         """The notice naming the session first, then the one every version listens for (see
         store/pg_notices.py)."""

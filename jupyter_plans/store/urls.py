@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import PlanStoreError
+from .locate import hide_password
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
@@ -37,13 +38,3 @@ def place_of(url_or_path: str | os.PathLike) -> Path | URL:
         f"unsupported database {url.render_as_string(hide_password=True)!r}; give a path, "
         "a sqlite:///PATH URL or a postgresql+psycopg:// URL"
     )
-
-
-def hide_password(text: str) -> str:
-    """A URL that SQLAlchemy could not read, shown with its password (if any) as ***."""
-    head, at, tail = text.rpartition("@")
-    if not at or "://" not in head:
-        return text
-    scheme, _, credentials = head.partition("://")
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{tail}" if ":" in credentials else text

@@ -2,7 +2,7 @@
 hostile-text check.
 
 Run from labextension/ after `jlpm build:demo`:
-    /work/main/.venv/bin/python demo/screenshots.py
+    ../.venv/bin/python demo/screenshots.py
 Uses Debian's Chromium (/usr/bin/chromium); never downloads a browser.
 """
 

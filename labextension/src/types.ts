@@ -35,6 +35,11 @@ export interface Decision {
   title: string;
   rationale: string;
   sources: string[];
+  /**
+   * The person who recorded it, and where (DESIGN section 12); null for an agent's. Absent from
+   * cards saved before it was kept.
+   */
+  by?: DecidedBy | null;
 }
 
 export type Mode = "default" | "plan";

@@ -1,23 +1,15 @@
 """The bounded context block: framed as untrusted data, at most 14,000 characters, deterministic."""
 
-import json
 import subprocess
 import sys
 
 from jupyter_plans.agents.context import (
     CLOSE,
     MAX_CONTEXT_CHARS,
-    OPEN,
     context_block,
     render_context,
 )
-
-
-def data_of(block: str) -> dict:
-    lines = block.split("\n")
-    assert lines[0] == OPEN and lines[-1] == CLOSE and len(lines) == 4
-    assert "not instructions" in lines[1] and "written by an agent" in lines[1]
-    return json.loads(lines[2])
+from tests.helpers.context import data_of
 
 
 def maximal_snapshot(completed: int = 0, decisions: int = 200) -> dict:

@@ -6,82 +6,28 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 import time
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import mcp.types as types
 import pytest
 from mcp import Client as SDKClient
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 import jupyter_plans
 from jupyter_plans import PlanStore
+from tests.agents.mcp_client import COMMAND, NOTICE_TIMEOUT, serving
 from tests.waiting import until
 
-_SCRIPT = Path(sys.executable).with_name("jupyter-plans")
-COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
 TIMEOUT = 60  # a whole scenario, server start included
-NOTICE_TIMEOUT = 5  # the contract is 1 s; the margin keeps a busy machine from failing the test
 
 STEPS = [{"id": "load", "description": "load the data"}, {"id": "plot", "description": "plot"}]
 PLAN_TOOLS = {"update_plan", "record_decision", "comment_reply"}
 PROPOSAL_ARGS = {"explanation": "e", "findings": [], "objectives": [], "steps": STEPS}
-
-
-class Client:
-    """A connected ClientSession, with the notifications it has received."""
-
-    def __init__(self, session: ClientSession, init: types.InitializeResult, notices: list):
-        self.session, self.init = session, init
-        self.notices: list[tuple[float, object]] = notices  # (when received, notification)
-
-    async def wait_for(self, kind: type, after: int = 0, timeout: float = NOTICE_TIMEOUT):
-        """The first notification of `kind` among those after the first `after` received."""
-        with anyio.fail_after(timeout):
-            while True:
-                for at, notice in self.notices[after:]:
-                    if isinstance(notice, kind):
-                        return at, notice
-                await anyio.sleep(0.01)
-
-    async def tool_names(self) -> list[str]:
-        return [tool.name for tool in (await self.session.list_tools()).tools]
-
-    async def call(self, name: str, arguments: dict) -> types.CallToolResult:
-        return await self.session.call_tool(name, arguments)
-
-
-@asynccontextmanager
-async def serving(tmp_path: Path, *args: str, client_name: str | None = None):
-    """A `jupyter-plans mcp ARGS` process and a client connected to it (named CLIENT_NAME at
-    its initialize, else the SDK's name); both end with the block."""
-    info = None if client_name is None else types.Implementation(name=client_name, version="1")
-    log = (tmp_path / "server-stderr.log").open("a")
-    params = StdioServerParameters(
-        command=COMMAND[0], args=[*COMMAND[1:], "mcp", *args], cwd=str(tmp_path)
-    )
-    notices: list[tuple[float, object]] = []
-
-    async def on_message(message) -> None:
-        notices.append((time.monotonic(), getattr(message, "root", message)))
-
-    try:
-        async with (
-            stdio_client(params, errlog=log) as (read, write),
-            ClientSession(read, write, message_handler=on_message, client_info=info) as session,
-        ):
-            yield Client(session, await session.initialize(), notices)
-    finally:
-        log.close()
-    stderr = (tmp_path / "server-stderr.log").read_text()
-    assert "Traceback" not in stderr, stderr
 
 
 def scenario(test):
@@ -460,11 +406,10 @@ async def test_notebook_finds_the_plan_file_beside_it(tmp_path):
     "args",
     [
         [],
-        ["--db", "x.plans.sqlite", "--notebook", "x.ipynb", "--session", "s"],
         ["--session", "s"],
         ["--db", "x.plans.sqlite", "--port", "1"],
     ],
-    ids=["nothing", "db-and-notebook", "session-only", "unknown-flag"],
+    ids=["nothing", "session-only", "unknown-flag"],
 )
 def test_bad_arguments_exit_2_with_one_line(tmp_path, args):
     proc = cli("mcp", *args, cwd=tmp_path)

@@ -1,27 +1,15 @@
 """A real JupyterLab server and Debian's Chromium, for the browser tests."""
 
-import os
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, launch
-from tests.jupyter_process import jupyter_lab
-from tests.lanes import needs
+from tests.e2e.browser import launch, require_chromium
+from tests.jupyter_process import jupyter, jupyter_lab
 
 REPO = Path(__file__).parents[2]
-
-
-def require_chromium() -> None:
-    """Browser tests fail in CI without Chromium, and skip with the reason elsewhere."""
-    needs("browser", "Chromium")
-    if Path(CHROMIUM).exists():
-        return
-    reason = "Debian's chromium is not installed (as root: apt-get install chromium)"
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +50,31 @@ def errors(page):
     from tests.e2e.console import PageErrors
 
     return PageErrors(page)
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory):
+    """Notebook 7 on a folder of its own, answering on 127.0.0.1."""
+
+    require_chromium()
+    root = tmp_path_factory.mktemp("nb7")
+    settings = root / ".settings"
+    settings.mkdir()
+    quiet = {"checkForUpdates": False, "fetchNews": "false"}
+    overrides = {"@jupyterlab/apputils-extension:notification": quiet}
+    (settings / "overrides.json").write_text(json.dumps(overrides))
+    token = "plans-nb7-token"
+    options = (
+        "--JupyterNotebookApp.expose_app_in_browser=True",
+        f"--JupyterNotebookApp.app_settings_dir={settings}",
+        f"--JupyterNotebookApp.user_settings_dir={root / '.user-settings'}",
+    )
+    with jupyter("notebook", root, token, *options, log=root / "notebook.log") as (_, base):
+        yield {"base": base, "token": token, "root": root, "kind": "notebook7"}
+
+
+@pytest.fixture(params=["jupyterlab", "notebook7"])
+def app(request, lab):
+    if request.param == "jupyterlab":
+        return {**lab, "kind": "jupyterlab"}
+    return request.getfixturevalue("notebook7")

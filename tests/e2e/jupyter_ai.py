@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.acp.real import BY_NAME, RealAgent, require
-from tests.e2e.conftest import CHROMIUM, require_chromium
+from tests.e2e.browser import CHROMIUM, require_chromium
 from tests.jupyter_process import free_port, jupyter
 from tests.lanes import needs
 

@@ -8,7 +8,7 @@ import nbformat
 
 from jupyter_plans.plan.text import render_text
 from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
-from tests.e2e.test_browser import open_notebook, run_cells
+from tests.e2e.notebook_page import open_notebook, run_cells
 
 CURRENT = "window.jupyterapp.shell.currentWidget"
 # The open notebook's cards, not those of a notebook an earlier test left in another tab.

@@ -2,35 +2,13 @@
 waiting proposal, and only the hash it showed is approved."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from jupyter_plans.plan.who import local_person
 from tests.e2e.lab_actions import run_new_cell
-from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
-
-CLI = str(Path(sys.executable).with_name("jupyter-plans"))
-PROPOSAL = {
-    "explanation": "Clean the sales data, then fit a baseline model of weekly revenue.",
-    "findings": ["two stores report revenue in cents, not dollars"],
-    "objectives": ["a validated baseline with MAPE printed on a held-out month"],
-    "steps": [
-        {"id": "load", "description": "Load sales.csv and the store table"},
-        {"id": "clean", "description": "Drop rows with null price", "depends_on": ["load"]},
-        {"id": "split", "description": "Hold out the last month", "depends_on": ["clean"]},
-    ],
-}
-RESUBMITTED = {
-    "explanation": "Fit the baseline on weekly revenue per store instead.",
-    "findings": [],
-    "objectives": ["a baseline per store"],
-    "steps": [{"id": "fit", "description": "Fit one baseline per store"}],
-}
-
-
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=60)
+from tests.e2e.notebook_page import loading_notebook, open_notebook, run_cells
+from tests.helpers.cli import run as cli
+from tests.helpers.plans import PROPOSAL, RESUBMITTED
 
 
 def submit(plan_file: Path, proposal: dict) -> str:
@@ -130,7 +108,7 @@ def test_the_palette_shows_the_proposal_and_approves_that_hash(page, lab, dialog
     assert approval == {"action": "approved", "hash": shown}
     assert by["via"] == "palette" and isinstance(by["name"], str) and by["name"]
     # The Plan panel says who approved and where, as text.
-    from tests.e2e.test_panel_follows import open_panel
+    from tests.e2e.notebook_page import open_panel
 
     approved_chip = open_panel(page).locator(".jp-plans-approved")
     approved_chip.wait_for(timeout=10_000)

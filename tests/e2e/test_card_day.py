@@ -9,8 +9,8 @@ from tests.e2e.lab_actions import (
     set_presentation_mode,
     shut_down_kernel,
 )
-from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
-from tests.e2e.test_browser import agent_session, open_notebook, run_cells
+from tests.e2e.notebook_page import agent_session, open_notebook, run_cells
+from tests.helpers.plans import PROPOSAL, RESUBMITTED
 from tests.waiting import wait_until
 
 DECISION_BUTTONS = ("Approve", "Request changes…", "Leave plan mode")

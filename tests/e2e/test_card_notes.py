@@ -4,8 +4,8 @@ proposal that answers them, until the person decides on it; and an open edit
 keeps Approve disabled and the steps' acceptance in view."""
 
 from tests.e2e.lab_actions import live_card
-from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
-from tests.e2e.test_browser import agent_session
+from tests.e2e.notebook_page import agent_session
+from tests.helpers.plans import PROPOSAL, RESUBMITTED
 
 ACCEPTANCE = "MAPE printed for the held-out month"
 WITH_ACCEPTANCE = {

@@ -11,13 +11,7 @@ import nbformat
 import pytest
 
 from tests.e2e.lab_actions import save_notebook, shut_down_kernel
-from tests.e2e.test_browser import run_cells
-from tests.e2e.test_panel_follows import open_panel
-from tests.e2e.test_story import (  # noqa: F401 (notebook7: a fixture)
-    notebook7,
-    open_in,
-    serious_findings,
-)
+from tests.e2e.notebook_page import open_in, open_panel, run_cells, serious_findings
 from tests.waiting import wait_until
 
 NOTEBOOK = "window.jupyterapp.shell.currentWidget.content"

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 
 from jupyter_plans import PlanStore
-from tests.e2e.test_browser import live_card
+from tests.e2e.notebook_page import live_card
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]

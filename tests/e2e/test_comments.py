@@ -6,8 +6,7 @@ through the server; a saved card shows the threads and offers no action; axe-cor
 nothing serious with threads and a form open."""
 
 from tests.e2e.lab_actions import CARDS, KERNEL, save_card_output
-from tests.e2e.test_browser import agent_session, open_notebook
-from tests.e2e.test_story import app, live_card_in, notebook7, serious_findings  # noqa: F401
+from tests.e2e.notebook_page import agent_session, live_card_in, open_notebook, serious_findings
 
 STEPS = [
     {"id": "load", "description": "Load sales.csv"},
@@ -122,7 +121,7 @@ def test_comment_by_keyboard_and_mouse_resolve_and_reopen(page, app, dialogs, er
 
 
 def test_the_panel_comments_through_the_server_and_axe_finds_nothing(page, lab, errors):
-    from tests.e2e.test_panel_follows import open_panel
+    from tests.e2e.notebook_page import open_panel
 
     session = proposal_session(lab["root"], "comments-panel")
     session.comment("fit", "weekly, not daily", by="ann")
@@ -160,10 +159,7 @@ def test_the_panel_comments_through_the_server_and_axe_finds_nothing(page, lab, 
     send.click()
     panel.get_by_text("Waiting for your decision").wait_for(state="detached", timeout=10_000)
     (message,) = session.waiting_messages()
-    assert (
-        message.text
-        == "On step load (Load sales.csv): mind the header row, said " + (made.by["name"])
-    )
+    assert message.text == "On step load: mind the header row, said " + (made.by["name"])
     errors.assert_none()
 
 

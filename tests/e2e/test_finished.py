@@ -1,8 +1,8 @@
 """A finished plan in a real JupyterLab and Chromium: the live card and the Plan panel show the
 agent's final review as text, and a later change to the plan takes it away again."""
 
-from tests.e2e.test_browser import agent_session, live_card
-from tests.plan.test_review import DONE as STEPS  # the two steps of a finished plan
+from tests.e2e.notebook_page import agent_session, live_card
+from tests.helpers.plans import DONE as STEPS
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 OBJECTIVES = ["a weekly revenue chart", "a baseline model with MAPE on June"]

@@ -1,8 +1,8 @@
 """Where focus goes after a decision made by keyboard on the live card: on what says where
 things stand, visible, labelled and with a focus ring, never on an unmarked container."""
 
-from tests.e2e.test_browser import agent_session, live_card
-from tests.e2e.test_question import DRAFT as PROPOSAL
+from tests.e2e.notebook_page import agent_session, live_card
+from tests.helpers.plans import DRAFT as PROPOSAL
 
 FOCUSED = """() => {
     const element = document.activeElement;

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jupyter_plans import PlanStore
 from tests.e2e.lab_actions import save_card_output
-from tests.e2e.test_browser import loading_notebook, open_notebook, run_cells
+from tests.e2e.notebook_page import loading_notebook, open_notebook, run_cells
 
 HOSTILE = {
     "img": "<img src=x onerror=alert(1)>",

@@ -15,7 +15,7 @@ import pytest
 
 from jupyter_plans.session.card import MIME_TYPE
 from tests.e2e.lab_actions import CURRENT, run_new_cell
-from tests.e2e.test_browser import open_notebook
+from tests.e2e.notebook_page import open_notebook
 
 NOTEBOOKS = [
     "01-quickstart.ipynb",

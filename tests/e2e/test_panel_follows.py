@@ -7,18 +7,18 @@ import time
 
 from jupyter_plans import PlanStore
 from tests.e2e.lab_actions import settled
-from tests.e2e.test_approve import PROPOSAL
-from tests.e2e.test_browser import agent_session, loading_notebook, open_notebook, run_cells
+from tests.e2e.notebook_page import (
+    PANEL,
+    agent_session,
+    loading_notebook,
+    open_notebook,
+    open_panel,
+    run_cell_without_waiting,
+    run_cells,
+)
+from tests.helpers.plans import PROPOSAL
 
-PANEL = "#jupyter-plans-panel"
 WITHIN_S = 1.0
-
-
-def open_panel(page):
-    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-plans:open-panel')")
-    panel = page.locator(PANEL)
-    panel.wait_for(timeout=10_000)
-    return panel
 
 
 def shown_session(panel) -> str:
@@ -39,19 +39,6 @@ def seconds_until(page, panel, session: str, started: float) -> float:
         polling=20,
     )
     return time.monotonic() - started
-
-
-def run_cell_without_waiting(page, source: str) -> None:
-    page.evaluate(
-        """async (source) => {
-            const panel = window.jupyterapp.shell.currentWidget;
-            panel.content.activeCellIndex = panel.content.widgets.length - 1;
-            await window.jupyterapp.commands.execute('notebook:insert-cell-below');
-            panel.content.activeCell.model.sharedModel.setSource(source);
-            void window.jupyterapp.commands.execute('notebook:run-cell');
-        }""",
-        source,
-    )
 
 
 def test_the_panel_follows_new_sessions_and_the_active_notebook(page, lab, dialogs, errors):

@@ -21,7 +21,6 @@ import pytest
 from tests.e2e.contrast import failures, focus_rings, measure
 from tests.e2e.lab_actions import live_card, set_theme, settled
 from tests.e2e.scenes import install_codex_hook, notebook, projector
-from tests.e2e.test_story import notebook7  # noqa: F401 (a fixture)
 from tests.jupyter_process import jupyter_lab
 
 PANEL = "#jupyter-plans-panel"
@@ -35,7 +34,7 @@ MOST_HEIGHT = 1_200
 @pytest.fixture(scope="module")
 def projector_lab(tmp_path_factory):
     """JupyterLab whose server and kernels read a Codex home of the test's own."""
-    from tests.e2e.conftest import require_chromium
+    from tests.e2e.browser import require_chromium
 
     require_chromium()
     root = tmp_path_factory.mktemp("projector")
@@ -253,9 +252,9 @@ def test_a_hook_installed_shows_in_the_panel_at_once(page, projector_lab, errors
     errors.assert_none()
 
 
-def test_notebook7_shows_the_same_card(page, notebook7, errors):  # noqa: F811
+def test_notebook7_shows_the_same_card(page, notebook7, errors):
     """Notebook 7 draws the same card: the decision first, and every text at AA."""
-    from tests.e2e.test_browser import run_cells
+    from tests.e2e.notebook_page import run_cells
 
     root = notebook7["root"]
     projector(root, "nb7-projector")

@@ -1,27 +1,14 @@
 """The agent's question in a real JupyterLab and Chromium: shown on the live card as text,
 answered from it into the store, shown read-only in the Plan panel, hostile text kept inert."""
 
-from tests.e2e.test_browser import agent_session, live_card
+from tests.e2e.notebook_page import agent_session, live_card
+from tests.helpers.plans import DRAFT
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 QUESTION = (
     "Should the held-out month be the last full calendar month (June), "
     "or the last 30 days of `sales.csv`?"
 )
-DRAFT = {
-    "expected_revision": 0,
-    "explanation": "Clean the sales data, then fit a baseline model of weekly revenue.",
-    "findings": [
-        "`price` is null in 3.1% of rows (412 of 13,290)",
-        "two stores report revenue in cents, not dollars",
-    ],
-    "objectives": ["a validated baseline with MAPE printed on a held-out month"],
-    "steps": [
-        {"id": "load", "description": "Load sales.csv and the store table"},
-        {"id": "clean", "description": "Drop rows with null price", "depends_on": ["load"]},
-        {"id": "split", "description": "Hold out one month", "depends_on": ["clean"]},
-    ],
-}
 
 
 def test_the_card_shows_the_question_and_takes_the_answer(page, lab, dialogs):

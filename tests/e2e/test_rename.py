@@ -5,8 +5,13 @@ the same plan under the new name (DESIGN section 11)."""
 import json
 
 from tests.e2e.lab_actions import CURRENT, output_json, restart_kernel, wait_idle
-from tests.e2e.test_browser import agent_session, open_notebook, run_cells
-from tests.e2e.test_panel_follows import open_panel, run_cell_without_waiting
+from tests.e2e.notebook_page import (
+    agent_session,
+    open_notebook,
+    open_panel,
+    run_cell_without_waiting,
+    run_cells,
+)
 
 OLD, NEW = "Untitled-renamed.ipynb", "analysis-renamed.ipynb"
 WHICH = (

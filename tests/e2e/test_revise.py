@@ -2,8 +2,8 @@
 the agent's writes while it is typed, and arrives in the store as the person's message."""
 
 from jupyter_plans.plan.who import local_person
-from tests.e2e.test_browser import agent_session, live_card
-from tests.e2e.test_question import DRAFT as PROPOSAL  # a new session's plan, every step pending
+from tests.e2e.notebook_page import agent_session, live_card
+from tests.helpers.plans import DRAFT as PROPOSAL
 
 NOTE = "Split by week, not month"
 

@@ -13,8 +13,8 @@ from tests.e2e.lab_actions import (
     save_notebook,
     shut_down_kernel,
 )
-from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
-from tests.e2e.test_browser import agent_session, open_notebook
+from tests.e2e.notebook_page import agent_session, open_notebook
+from tests.helpers.plans import PROPOSAL, RESUBMITTED
 
 
 def test_a_saved_card_shows_its_revision_and_the_plan_as_it_is_now(page, lab, dialogs, errors):

@@ -4,8 +4,8 @@ Chromium: the agent's call is refused, and the card's editor refuses them from a
 
 import json
 
-from tests.e2e.test_approve import cli
-from tests.e2e.test_browser import agent_session, live_card
+from tests.e2e.notebook_page import agent_session, live_card
+from tests.helpers.cli import run as cli
 
 EARLIER = {
     "explanation": "Total the invoices per customer.",

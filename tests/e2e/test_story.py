@@ -4,72 +4,18 @@ the card after a decision and a live region says what changed; a card a newer on
 from says the proposal waited there, and leads to the live card; a card whose extension was
 unloaded says so and acts no more."""
 
-import json
-from pathlib import Path
+from tests.e2e.notebook_page import (
+    AXE,
+    CARDS,
+    agent_session,
+    live_card_in,
+    open_in,
+    run_cells,
+    serious_findings,
+)
+from tests.helpers.plans import PROPOSAL, RESUBMITTED
 
-import pytest
-
-from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
-from tests.e2e.test_browser import agent_session, run_cells
-from tests.jupyter_process import jupyter
-
-CARDS = ".jp-NotebookPanel:visible .jp-OutputArea .jp-plans-card"
 NOTE = "Hold out June only"
-
-
-@pytest.fixture(scope="module")
-def notebook7(tmp_path_factory):
-    """Notebook 7 on a folder of its own, answering on 127.0.0.1."""
-    from tests.e2e.conftest import require_chromium
-
-    require_chromium()
-    root = tmp_path_factory.mktemp("nb7")
-    settings = root / ".settings"
-    settings.mkdir()
-    quiet = {"checkForUpdates": False, "fetchNews": "false"}
-    overrides = {"@jupyterlab/apputils-extension:notification": quiet}
-    (settings / "overrides.json").write_text(json.dumps(overrides))
-    token = "plans-nb7-token"
-    options = (
-        "--JupyterNotebookApp.expose_app_in_browser=True",
-        f"--JupyterNotebookApp.app_settings_dir={settings}",
-        f"--JupyterNotebookApp.user_settings_dir={root / '.user-settings'}",
-    )
-    with jupyter("notebook", root, token, *options, log=root / "notebook.log") as (_, base):
-        yield {"base": base, "token": token, "root": root, "kind": "notebook7"}
-
-
-@pytest.fixture(params=["jupyterlab", "notebook7"])
-def app(request, lab):
-    if request.param == "jupyterlab":
-        return {**lab, "kind": "jupyterlab"}
-    return request.getfixturevalue("notebook7")
-
-
-def open_in(page, app, name: str) -> None:
-    """Opens notebook `name` in the app, and waits for its kernel."""
-    if app["kind"] == "jupyterlab":
-        workspace = "".join(c if c.isalnum() else "-" for c in name)
-        url = f"{app['base']}/lab/workspaces/{workspace}/tree/{name}?token={app['token']}"
-    else:
-        url = f"{app['base']}/notebooks/{name}?token={app['token']}"
-    page.goto(url)
-    page.wait_for_function(
-        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-        " return w && w.context && w.context.path === name && w.sessionContext"
-        " && w.sessionContext.session && w.sessionContext.session.kernel"
-        " && w.sessionContext.session.kernel.status === 'idle'; }",
-        arg=name,
-        timeout=60_000,
-    )
-
-
-def live_card_in(page, app, stem: str):
-    open_in(page, app, f"{stem}.ipynb")
-    run_cells(page, 0, 0)
-    card = page.locator(f"{CARDS}, .jp-Notebook .jp-OutputArea .jp-plans-card").first
-    card.wait_for(timeout=30_000)
-    return card
 
 
 def focused_in_card(page) -> bool:
@@ -232,30 +178,8 @@ def test_a_card_of_an_unloaded_extension_says_so_and_acts_no_more(page, lab, dia
     assert dialogs == []
 
 
-AXE = Path(__file__).parents[2] / "labextension" / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def serious_findings(page, selector: str) -> list[str]:
-    """What axe-core (the npm package, in the page) finds serious or critical in `selector`."""
-    assert page.locator(selector).count() == 1, selector
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
-    found = page.evaluate(
-        """async (selector) => {
-            const results = await window.axe.run(document.querySelector(selector),
-                {resultTypes: ['violations']});
-            return results.violations
-                .filter(v => v.impact === 'serious' || v.impact === 'critical')
-                .map(v => `${v.id} (${v.impact}): `
-                    + v.nodes.map(n => n.target.join(' ')).join(', '));
-        }""",
-        selector,
-    )
-    return found
-
-
 def test_axe_finds_nothing_serious_on_the_card_or_the_panel(page, lab, errors):
-    from tests.e2e.test_panel_follows import open_panel
+    from tests.e2e.notebook_page import open_panel
 
     assert AXE.exists(), "axe-core is a dev dependency of labextension/ (jlpm install)"
     session = agent_session(lab["root"], "axe")

@@ -8,10 +8,9 @@ import shutil
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, require_chromium
-from tests.e2e.test_approve import PROPOSAL, RESUBMITTED
-from tests.e2e.test_browser import agent_session, open_notebook, run_cells
-from tests.e2e.test_panel_follows import open_panel
+from tests.e2e.browser import CHROMIUM, require_chromium
+from tests.e2e.notebook_page import agent_session, open_notebook, open_panel, run_cells
+from tests.helpers.plans import PROPOSAL, RESUBMITTED
 from tests.jupyter_process import jupyter
 
 # Loaded by the server from its root folder (its working directory): two people, one token each.

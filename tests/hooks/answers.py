@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 INPUTS = Path(__file__).parent
-STATES = ("none", "default", "plan", "waiting", "foreign", "gone", "moved")
+STATES = ("none", "default", "plan", "waiting", "foreign", "gone", "moved", "taken")
 STEPS = [
     {"id": "load", "description": "load the sales table", "status": "completed"},
     {"id": "clean", "description": "drop the duplicate rows", "status": "in_progress"},
@@ -77,10 +77,12 @@ def _state(folder: Path, state: str) -> None:
             assert not session.call_tool("plan_submit", PROPOSAL).is_error
     if state == "gone":  # renamed by hand: its plan file stays, and names it
         notebook.rename(folder / "other.ipynb")
-    if state == "moved":  # moved with its plan file: the plan file says where it came from
+    if state in ("moved", "taken"):  # moved with its plan file, which says where it came from
         from jupyter_plans.notebook.move import move_notebook
 
         move_notebook(notebook, folder / "moved.ipynb")
+    if state == "taken":  # and a new notebook took the name, without a plan of its own
+        notebook.write_text("{}")
 
 
 def _targets(folder: Path) -> dict[str, list[str]]:
@@ -175,7 +177,8 @@ def _left(folder: Path, before: Path) -> dict[str, dict]:
 def answers() -> dict[str, dict]:
     """Every answer, by scenario: `STATE TARGET FLAGS INPUT` -> status, stdout, stderr, left."""
     base = os.environ | {"HOME": "/nonexistent-home"}
-    base = {k: v for k, v in base.items() if not k.startswith(("CLAUDE", "CODEX", "AI_"))}
+    hosts = ("CLAUDE", "CODEX", "AI_", "JUPYTER_PLANS")
+    base = {k: v for k, v in base.items() if not k.startswith(hosts)}
     found = {}
     with tempfile.TemporaryDirectory() as top:
         templates = Path(top) / "templates"

@@ -1,10 +1,10 @@
 """The hook answers as it did: every recorded input of tests/hooks/ (and malformed ones), in
 every state a plan can be in (none, default mode, plan mode, a proposal waiting, another
-program's file, a notebook gone, a notebook moved), named every way (--db, --notebook, a
-session, a path pathlib would write otherwise, a relative one), with --ask and --guard: what it
-prints, its exit status, and what it leaves in the plan file are the recorded answers
-(answers.recorded.json, made by answers.py from the version before PreToolUse took its short
-path)."""
+program's file, a notebook gone, a notebook moved, its name taken by a new notebook), named
+every way (--db, --notebook, a session, a path pathlib would write otherwise, a relative one),
+with --ask and --guard: what it prints, its exit status, and what it leaves in the plan file
+are the recorded answers (answers.recorded.json, made by answers.py from the version whose
+PreToolUse loaded the full store, argparse and pathlib for every call)."""
 
 from __future__ import annotations
 

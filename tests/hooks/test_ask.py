@@ -14,7 +14,7 @@ from jupyter_plans import PlanStore
 from jupyter_plans.agents.acp.profiles import profiles
 from jupyter_plans.hooks.points import DEFAULT_GUARD
 
-from .test_hooks import hook
+from .runs import hook
 
 # The tools the guard's hook holds in Claude Code's sessions (the bridge's profile of it).
 MATCHER = profiles()["claude-agent-acp"].session_settings["matcher"]

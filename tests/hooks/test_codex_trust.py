@@ -11,10 +11,10 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 from IPython.core.formatters import format_display_data
 
 from jupyter_plans import PlanStore
@@ -298,8 +298,7 @@ def test_the_live_card_carries_the_line_and_the_saved_card_does_not(
 @pytest.fixture(scope="module")
 def panel_server(tmp_path_factory):
     """A real `jupyter server` with the plans extension whose Codex home is the test's own."""
-    from tests.conftest import SERVER_TOKEN
-    from tests.jupyter_process import jupyter
+    from tests.jupyter_process import SERVER_TOKEN, jupyter
 
     root = tmp_path_factory.mktemp("root")
     codex_home = root.parent / "codex-home"

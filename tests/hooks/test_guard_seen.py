@@ -15,9 +15,10 @@ import pytest
 from jupyter_plans import PlanStore
 from jupyter_plans.store.guards import HEARTBEAT_MS
 from tests.engines import dump_tables
+from tests.helpers.cli import COMMAND
 
 from .real_clis import notebook_in_plan_mode
-from .test_hooks import COMMAND, assert_denied, assert_warning_only, at, hook, recorded
+from .runs import assert_denied, assert_warning_only, at, hook, recorded
 
 CLAUDE_ENV = {"CLAUDE_PROJECT_DIR": "/home/me/project", "AI_AGENT": "claude-code_2-1-332_cli"}
 
@@ -83,6 +84,36 @@ def test_each_agent_leaves_a_heartbeat_at_most_once_in_10_s_and_no_event(db, tmp
     with PlanStore(db) as store:
         assert store.session("s").snapshot() == before
     assert dump_tables(db) == tables
+
+
+def test_a_heartbeat_dated_in_the_future_is_replaced_and_ages_on_the_card(db):
+    """A guard host whose clock ran an hour fast left its heartbeat: the next run of a guard
+    (the hook, or the ACP bridge's in a full store) replaces it, and until then the card
+    counts its age from when it first read it, never "0 s ago" for an hour."""
+    import time
+
+    from jupyter_plans.session.card import guard_data
+    from jupyter_plans.store.guards import now_ms, record_seen
+
+    with PlanStore(db) as store:
+        store.session("s").on()
+    hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
+    age(db, "Claude Code", -3_600_000)  # an hour ahead
+    with PlanStore(db) as store:
+        session = store.session("s")
+        (shown,) = guard_data(session, session.snapshot_data(), None)["seen"]
+        read_at = now_ms()
+        assert shown["at"] <= read_at  # dated when first read, not an hour ahead
+        time.sleep(1.1)  # time passing is the point: its age grows
+        data = guard_data(session, session.snapshot_data(), None)
+        assert data["now"] - data["seen"][0]["at"] >= 1000
+    hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
+    ((_agent, _version, _point, beat),) = seen_rows(db)
+    assert beat <= now_ms(), "the hook's heartbeat replaced the one from the future"
+    age(db, "Claude Code", -3_600_000)
+    with PlanStore(db) as store, store.write() as tx:
+        assert record_seen(tx, "Claude Code", "2.1.332", "acp-bridge")
+    assert seen_rows(db)[0][3] <= now_ms()
 
 
 def test_a_writer_holding_the_lock_costs_the_heartbeat_not_the_answer(tmp_path):
@@ -227,3 +258,37 @@ def test_the_install_records_itself_in_the_plan_on_both_engines(db, tmp_path):
         session = store.session("s")
         data = guard_data(session, session.snapshot_data(), None)
         assert data["silent"] == [] and data["seen"][0]["point"] == "UserPromptSubmit"
+
+
+def test_a_new_notebook_of_the_old_name_does_not_lift_the_moved_plans_guard(server):
+    """Untitled.ipynb's hook is installed and its plan is in plan mode; the notebook is renamed
+    through Jupyter (its plan goes with it), and File > New makes Untitled.ipynb again. The old
+    hook follows the moved plan, which still holds: no Write goes through "unchecked"."""
+    import uuid
+
+    from tests.http import request
+
+    folder = f"new-{uuid.uuid4().hex[:8]}"
+    (server["root"] / folder).mkdir()
+    status, made = request(server, "POST", f"/api/contents/{folder}", {"type": "notebook"})
+    assert status == 201 and made["name"] == "Untitled.ipynb", made
+    untitled = server["root"] / folder / "Untitled.ipynb"
+    notebook_in_plan_mode(untitled.parent, untitled.name)
+    assert_denied(write_hook(untitled)[1], "plan mode")
+    status, _ = request(
+        server, "PATCH", f"/api/contents/{folder}/Untitled.ipynb", {"path": f"{folder}/a.ipynb"}
+    )
+    assert status == 200 and (untitled.parent / "a.plans.sqlite").exists()
+    status, made = request(server, "POST", f"/api/contents/{folder}", {"type": "notebook"})
+    assert status == 201 and made["name"] == "Untitled.ipynb", made  # the name, taken again
+    for tool in ("Write", "Bash"):
+        _, answer, _ = write_hook(untitled, tool)
+        reason = assert_denied(answer, "plan mode")
+        assert "unchecked" not in reason and "unchecked" not in answer.get("systemMessage", "")
+    with PlanStore(untitled.parent / "a.plans.sqlite") as store:
+        store.session("default").off()
+    _, answer, _ = write_hook(untitled)
+    assert answer is None or "deny" not in json.dumps(answer)  # it follows the plan's mode
+    # A plan of the new notebook's own, once it has one, is the one its name reads.
+    notebook_in_plan_mode(untitled.parent, untitled.name)
+    assert_denied(write_hook(untitled)[1], "plan mode")

@@ -21,10 +21,9 @@ import pytest
 from jupyter_plans import PlanStore
 from jupyter_plans.agents.context import CLOSE, MAX_CONTEXT_CHARS, OPEN
 from tests.engines import dump_tables
+from tests.helpers.cli import COMMAND
+from tests.hooks.runs import assert_denied, assert_warning_only, at, hook, recorded
 
-_SCRIPT = Path(sys.executable).with_name("jupyter-plans")
-COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]
-INPUTS = Path(__file__).parent  # the recorded inputs, by host
 HOSTS = ("claude-code", "codex")
 GUARDED = [
     ("claude-code", "Write"),
@@ -46,29 +45,6 @@ PROPOSAL = {
     "objectives": ["a plot of the monthly totals"],
     "steps": [{"id": "clean", "description": "drop the duplicate rows"}],
 }
-
-
-def recorded(host: str, name: str) -> bytes:
-    return (INPUTS / host / f"{name}.json").read_bytes()
-
-
-def hook(event: str, stdin: bytes, *where: str, cwd: Path | None = None, env=None):
-    """Run the hook as a host does; returns (status, parsed stdout or None, stderr)."""
-    proc = subprocess.run(
-        [*COMMAND, "hook", event, *where],
-        input=stdin,
-        capture_output=True,
-        timeout=60,
-        cwd=cwd,
-        env=env,
-    )
-    stdout = proc.stdout.decode()
-    assert "Traceback" not in proc.stderr.decode(), proc.stderr.decode()
-    return proc.returncode, (json.loads(stdout) if stdout.strip() else None), proc.stderr.decode()
-
-
-def at(db: str, session: str = "s") -> tuple[str, ...]:
-    return ("--db", db, "--session", session)
 
 
 @pytest.fixture
@@ -97,27 +73,6 @@ def set_mode(db: str, verb: str) -> None:
 def fingerprint(db: str) -> tuple:
     """The plan file's bytes and every row, to show a hook changed nothing."""
     return Path(db).read_bytes(), dump_tables(db)
-
-
-def assert_warning_only(answer: dict | None, *words: str) -> None:
-    """A line for the person and nothing else: no decision, no block, no context."""
-    assert answer is not None and set(answer) == {"systemMessage"}, answer
-    line = answer["systemMessage"]
-    assert line.startswith("jupyter-plans: ") and "\n" not in line
-    for word in words:
-        assert word in line, line
-
-
-def assert_denied(answer: dict | None, *words: str) -> str:
-    assert answer is not None
-    output = answer["hookSpecificOutput"]
-    assert output["hookEventName"] == "PreToolUse"
-    assert output["permissionDecision"] == "deny"
-    reason = output["permissionDecisionReason"]
-    assert reason.startswith("jupyter-plans: ") and "\n" not in reason
-    for word in words:
-        assert word in reason, reason
-    return reason
 
 
 # Session start, resume, clear and compaction: the context block.

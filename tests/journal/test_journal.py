@@ -352,7 +352,7 @@ def test_inert_keeps_the_words():
 
 
 def test_the_cli_exports_and_a_bad_folder_is_one_line_exit_1(tmp_path):
-    from tests.test_cli import on
+    from tests.helpers.cli import on
 
     db = str(tmp_path / "nb.plans.sqlite")
     with PlanStore(db) as store:

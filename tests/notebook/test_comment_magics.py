@@ -4,8 +4,7 @@ InteractiveShell, %plan history, and the card's own comment actions."""
 import pytest
 
 from jupyter_plans.plan.who import local_person
-from tests.notebook.test_magics import load, plan, submit
-from tests.notebook.test_widget import press
+from tests.helpers.shell import load, plan, press, submit
 
 STEPS = [
     {"id": "load", "description": "Load the data"},
@@ -92,7 +91,7 @@ def test_revise_without_notes_sends_the_open_comments(ip, capsys):
     out, err = plan(ip, "revise", capsys)
     assert err == "" and out.startswith("Your open comments went to the agent")
     (message,) = session.waiting_messages()
-    assert message.text == f"On step fit (Fit the model): use the median, said {local_person()}"
+    assert message.text == f"On step fit: use the median, said {local_person()}"
 
 
 def test_the_cards_comment_actions_name_the_page_user(ip):

@@ -5,6 +5,7 @@ import statistics
 import time
 
 from jupyter_plans import PlanStore
+from tests.helpers.kernel import run
 
 SETUP = """
 __session__ = {notebook!r}
@@ -12,14 +13,6 @@ __session__ = {notebook!r}
 card = get_ipython().magics_manager.registry["PlanMagics"].card()
 display(card)
 """
-
-
-def run(client, code):
-    """Run code in the kernel; return the iopub messages it produced."""
-    seen = []
-    reply = client.execute_interactive(code, timeout=60, output_hook=seen.append)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return seen
 
 
 def cards_reach(client, cards, cursor, deadline):

@@ -4,35 +4,7 @@ import pytest
 
 import jupyter_plans
 from jupyter_plans import PlanStore
-
-PROPOSAL = {
-    "explanation": "why",
-    "findings": ["what is there"],
-    "objectives": ["what for"],
-    "steps": [{"id": "load", "description": "Load the data"}],
-}
-
-
-def load(ip, notebook=None):
-    if notebook is not None:
-        ip.user_ns["__session__"] = str(notebook)
-    ip.run_line_magic("load_ext", "jupyter_plans")
-    return jupyter_plans.current_session()
-
-
-def plan(ip, line, capsys):
-    """Run %plan LINE; return (stdout, stderr)."""
-    capsys.readouterr()
-    ip.run_line_magic("plan", line)
-    captured = capsys.readouterr()
-    return captured.out, captured.err
-
-
-def submit(session):
-    session.on()
-    result = session.call_tool("plan_submit", PROPOSAL, turn_id="t1")
-    assert not result.is_error, result.content
-    return session.snapshot().pending_proposal_hash
+from tests.helpers.shell import load, plan, submit
 
 
 def test_the_store_appears_beside_the_notebook(ip, tmp_path):

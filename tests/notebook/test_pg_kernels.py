@@ -10,9 +10,7 @@ from jupyter_client.manager import start_new_kernel
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store.pg_idle import IDLE_SECONDS
-from tests.engines import postgres_schema
-from tests.store.test_pg_idle import connections
-from tests.store.test_pgbouncer import server
+from tests.engines import connections, postgres_schema, server
 from tests.waiting import wait_until
 
 KERNELS = 3

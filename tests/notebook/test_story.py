@@ -2,7 +2,7 @@
 kernel, a card that a newer card takes over from shows again what it showed when its own cell
 ended, whatever happened between its cell and the newer card."""
 
-from tests.notebook.test_live import run
+from tests.helpers.kernel import run
 
 PROPOSAL = {
     "explanation": "Load, then plot.",

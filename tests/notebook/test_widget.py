@@ -7,6 +7,7 @@ from IPython.core.formatters import format_display_data
 
 from jupyter_plans.notebook.widget import PlanCard
 from jupyter_plans.session.card import MIME_TYPE
+from tests.helpers.shell import press
 
 PROPOSAL = {
     "explanation": "Tidy first",
@@ -24,13 +25,6 @@ def proposed(session):
     session.on()
     assert not session.call_tool("plan_submit", PROPOSAL, turn_id="t1").is_error
     return session
-
-
-def press(card, **content):
-    """What the front end sends when a button is pressed (its `model.send(content)`), as the
-    card's comm hands it over in the kernel."""
-    message = {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
-    card.comm.handle_msg(message)
 
 
 def test_the_card_syncs_the_snapshot_and_the_changes(proposed):

@@ -7,20 +7,10 @@ from jupyter_plans.plan.fold import fold
 from jupyter_plans.plan.text import describe_event, render_text, status_line
 from jupyter_plans.session.card import card_data, card_html
 from jupyter_plans.tools import Toolbox, offered
-from tests.agents.test_context import data_of
+from tests.helpers.context import data_of
+from tests.helpers.plans import DONE
 
 OBJECTIVES = ["a weekly revenue chart", "a baseline model with its error"]
-DONE = [
-    {"id": "load", "description": "Load sales.csv", "status": "completed"},
-    {
-        "id": "fit",
-        "description": "Fit the baseline",
-        "status": "completed",
-        "acceptance": "MAPE printed",
-        "evidence": "MAPE 8.1% on June",
-        "depends_on": ["load"],
-    },
-]
 REVIEW = [
     {"objective": OBJECTIVES[0], "outcome": "drawn", "evidence": "figure 1, 26 weeks"},
     {"objective": OBJECTIVES[1], "outcome": "fitted", "evidence": "MAPE 8.1% on June"},
@@ -248,16 +238,14 @@ def test_finishing_again_replaces_the_review_and_a_decision_does_not_reopen(sess
 def test_a_store_of_schema_2_is_upgraded_and_keeps_its_plan(engine, db):
     from jupyter_plans import PlanStore
     from jupyter_plans.store import migrations
+    from tests.helpers.older import as_version
 
     with PlanStore(db) as store:
         plan(store.session("s"), revision=0)
-    with PlanStore(db) as store, store.engine.begin() as conn:  # back to version 2
-        conn.exec_driver_sql("ALTER TABLE plans_sessions DROP COLUMN finished_seq")
-        conn.exec_driver_sql("DROP TABLE plans_seen")
-        conn.exec_driver_sql("UPDATE plans_schema_version SET version = 2")
+    as_version(db, 2)
     with PlanStore(db) as store:
         with store.engine.connect() as conn:
-            assert migrations.read_version(conn) == migrations.LATEST == 9
+            assert migrations.read_version(conn) == migrations.LATEST
         session = store.session("s")
         assert session.snapshot().plan.revision == 1 and session.review() is None
         assert not finish(session).is_error

@@ -8,8 +8,9 @@ import urllib.request
 import pytest
 
 from jupyter_plans import PlanStore
-from tests.conftest import SERVER_TOKEN as TOKEN
-from tests.server.test_server import PROPOSAL, request
+from tests.helpers.plans import ONE_STEP_PROPOSAL as PROPOSAL
+from tests.http import request
+from tests.jupyter_process import SERVER_TOKEN as TOKEN
 
 
 @pytest.fixture
@@ -90,3 +91,29 @@ def test_refused_is_409_and_malformed_is_400_with_nothing_stored(server, noteboo
 def test_a_notebook_that_is_not_there_is_not_commented_on(server, path):
     status, body = request(server, "POST", f"/api/plans/comment?path={path}", {"text": "x"})
     assert status in (403, 404) and "message" in body
+
+
+def test_a_comment_holds_no_character_that_does_not_show(server, notebook):
+    name, session = notebook
+    route = f"/api/plans/comment?path={name}"
+    cursor = session.cursor()
+    for char in ("\U000e0041", "\u3164", "\u00ad", "\u2062", "\u180e", "\u034f", "\ufff9"):
+        status, body = request(server, "POST", route, {"step_id": "load", "text": f"a{char}b"})
+        assert status == 409 and f"U+{ord(char):04X} at character 1" in body["message"], body
+    assert session.cursor() == cursor
+
+
+def test_a_refused_comment_on_a_notebook_without_a_plan_makes_no_plan_file(server):
+    name = "no_plan_yet.ipynb"
+    (server["root"] / name).write_text("{}")
+    route = f"/api/plans/comment?path={name}"
+    for body, words in (
+        ({"step_id": None, "text": "hello"}, "there is no plan yet"),
+        ({"step_id": "load", "text": "a\u3164b"}, "there is no plan yet"),
+        ({"resolve": "c1"}, "there is no plan yet"),
+        ({"reopen": "c1"}, "there is no plan yet"),
+    ):
+        status, answer = request(server, "POST", route, body)
+        assert status == 409 and words in answer["message"], answer
+    made = sorted(p.name for p in server["root"].iterdir() if p.name.startswith("no_plan_yet"))
+    assert made == [name]

@@ -8,34 +8,15 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pytest
-from jupyter_client import BlockingKernelClient
-from jupyter_core.paths import jupyter_runtime_dir
 
 from jupyter_plans import PlanStore
+from tests.http import request
 from tests.server._agent_writer import AgentWriter
-from tests.server.test_server import request
+from tests.server._kernel import LOAD, NOTEBOOK, Kernel, make_notebook, plan_of
 from tests.waiting import wait_until
-
-NOTEBOOK = {
-    "cells": [],
-    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-    "nbformat": 4,
-    "nbformat_minor": 5,
-}
-
-
-def make_notebook(root: Path, name: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(NOTEBOOK))
-    return path
-
-
-def plan_of(root: Path, notebook: str) -> Path:
-    return root / notebook.replace(".ipynb", ".plans.sqlite")
 
 
 def decisions(plan: Path) -> list[str]:
@@ -51,65 +32,6 @@ def integrity(plan: Path) -> str:
         connection.close()
 
 
-class Kernel:
-    """A kernel the server started for a notebook (POST /api/sessions), driven over ZMQ."""
-
-    def __init__(self, server, notebook: str) -> None:
-        status, body = request(
-            server,
-            "POST",
-            "/api/sessions",
-            # Named after its file, as JupyterLab names it (the kernel is told cwd/name).
-            {
-                "path": notebook,
-                "type": "notebook",
-                "name": PurePosixPath(notebook).name,
-                "kernel": {"name": "python3"},
-            },
-        )
-        assert status == 201, body
-        self.server, self.session_id, self.kernel_id = server, body["id"], body["kernel"]["id"]
-        self.client = self._connect()
-
-    def _connect(self) -> BlockingKernelClient:
-        client = BlockingKernelClient()
-        client.load_connection_file(Path(jupyter_runtime_dir()) / f"kernel-{self.kernel_id}.json")
-        client.start_channels()
-        client.wait_for_ready(timeout=60)
-        return client
-
-    def run(self, code: str) -> str:
-        """What the cell printed; its error, raised."""
-        msg_id = self.client.execute(code)
-        printed = []
-        while True:
-            msg = self.client.get_iopub_msg(timeout=60)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            kind, content = msg["msg_type"], msg["content"]
-            if kind == "stream":
-                printed.append(content["text"])
-            elif kind == "error":
-                raise AssertionError("\n".join(content["traceback"]))
-            elif kind == "status" and content["execution_state"] == "idle":
-                return "".join(printed)
-
-    def restart(self) -> None:
-        self.client.stop_channels()
-        status, body = request(self.server, "POST", f"/api/kernels/{self.kernel_id}/restart", {})
-        assert status == 200, body
-        self.client = self._connect()
-
-    def close(self) -> None:
-        self.client.stop_channels()
-        request(self.server, "DELETE", f"/api/sessions/{self.session_id}")
-
-
-LOAD = (
-    "get_ipython().config.PlanMagics.auto_display = False\n"
-    "%load_ext jupyter_plans\n"
-    "import jupyter_plans\n"
-)
 SHOW = (
     "s = jupyter_plans.current_session()\n"
     "print(s.store.path.name, s.cursor(), len(s.snapshot().decisions), "

@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
 
@@ -20,8 +21,8 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store import follow
-from tests.server.test_follow_notebook import LOAD, Kernel, make_notebook, plan_of
-from tests.server.test_server import request
+from tests.http import request
+from tests.server._kernel import LOAD, Kernel, make_notebook, plan_of
 
 CLI = [sys.executable, "-m", "jupyter_plans.cli"]
 
@@ -303,6 +304,31 @@ def test_back_to_back_renames_keep_the_plan_beside_its_notebook(server, folder):
     finally:
         kernel.close()
     assert titles(plan_of(path, "a.ipynb")) == ["t0", "t1", "t2"]
+
+
+def test_a_rename_back_sent_as_soon_as_the_first_lands_keeps_the_plan_beside_its_notebook(
+    server, folder
+):
+    """a -> b -> a, the second rename sent the moment b.ipynb exists, while the first request
+    is still taking the plan along: ten times in a row, the plan ends beside a.ipynb."""
+    path, rel = folder
+    make_notebook(path, "a.ipynb")
+    beside = []
+    for turn in range(10):
+        decided(plan_of(path, "a.ipynb"), f"t{turn}")
+        first = threading.Thread(target=rename, args=(server, f"{rel}/a.ipynb", f"{rel}/b.ipynb"))
+        first.start()
+        try:
+            while not (path / "b.ipynb").exists():
+                assert first.is_alive() or (path / "b.ipynb").exists(), "the first rename failed"
+            assert rename(server, f"{rel}/b.ipynb", f"{rel}/a.ipynb") == 200
+        finally:
+            first.join()
+        beside.append(listing(path) == ["a.ipynb", "a.plans.sqlite"])
+        if not beside[-1]:
+            break
+    assert beside == [True] * 10, f"the plan was not beside a.ipynb after round {len(beside)}"
+    assert titles(plan_of(path, "a.ipynb")) == [f"t{turn}" for turn in range(10)]
 
 
 def test_a_plan_file_the_server_made_records_its_notebook(server, folder, ip, capsys, monkeypatch):

@@ -13,36 +13,10 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
-from tests.conftest import SERVER_TOKEN as TOKEN
+from tests.helpers.plans import ONE_STEP_PROPOSAL as PROPOSAL
+from tests.http import next_event, request
+from tests.jupyter_process import SERVER_TOKEN as TOKEN
 from tests.waiting import wait_until
-
-PROPOSAL = {
-    "explanation": "why",
-    "findings": [],
-    "objectives": ["a chart"],
-    "steps": [{"id": "load", "description": "Load the data"}],
-}
-
-
-def request(server, method, route, body=None, token=TOKEN, headers=None):
-    """(status, JSON body) of a request to the server."""
-    data = (
-        None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-    )
-    req = urllib.request.Request(f"{server['base']}{route}", data=data, method=method)
-    if token:
-        req.add_header("Authorization", f"token {token}")
-    for key, value in (headers or {}).items():
-        req.add_header(key, value)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        text = error.read()
-        try:
-            return error.code, json.loads(text)
-        except ValueError:
-            return error.code, text.decode(errors="replace")
 
 
 @pytest.fixture
@@ -191,25 +165,10 @@ def _open_stream(server, name, last_event_id=None, after=None):
     return connection, response
 
 
-def _next_event(response):
-    fields = {}
-    while True:
-        line = response.fp.readline().decode().rstrip("\n")
-        if not line:
-            if "data" in fields:
-                return int(fields["id"]), json.loads(fields["data"])
-            fields = {}
-            continue
-        if line.startswith(":"):
-            continue
-        key, _, value = line.partition(": ")
-        fields[key] = value
-
-
 def test_the_stream_resumes_after_last_event_id_and_sees_other_processes(server, notebook):
     name, session = notebook
     connection, response = _open_stream(server, name, last_event_id=2, after=0)
-    seq, event = _next_event(response)
+    seq, event = next_event(response)
     assert seq == 3 and event["kind"] == "proposal_submitted"  # Last-Event-ID won over after=0
     # Another process writes: the CLI.
     cli = Path(sys.executable).with_name("jupyter-plans")
@@ -220,7 +179,7 @@ def test_the_stream_resumes_after_last_event_id_and_sees_other_processes(server,
         [str(cli), "plan", "--db", str(plan_file), "--session", "default", "approve", digest],
         check=True,
     )
-    seqs = [_next_event(response)[0] for _ in range(3)]
+    seqs = [next_event(response)[0] for _ in range(3)]
     print(
         f"stream delivered another process's change {time.monotonic() - started:.2f} s"
         " after the CLI started"
@@ -245,7 +204,7 @@ def test_a_closed_stream_ends_on_the_server(server, notebook):
     before = open_sockets()
     for _ in range(5):
         connection, response = _open_stream(server, name)
-        _next_event(response)
+        next_event(response)
         connection.close()
     wait_until(lambda: open_sockets() <= before, "the server to end streams whose clients went")
 

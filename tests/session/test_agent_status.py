@@ -97,12 +97,11 @@ def test_history_says_what_the_bridged_agent_did(session):
 def test_a_store_of_schema_6_is_upgraded_and_keeps_its_plan(engine, db):
     from jupyter_plans import PlanStore
     from jupyter_plans.store import migrations
+    from tests.helpers.older import as_version
 
     with PlanStore(db) as store:
         store.session("s").on()
-    with PlanStore(db) as store, store.engine.begin() as conn:  # back to version 6
-        conn.exec_driver_sql("ALTER TABLE plans_sessions DROP COLUMN agent_seq")
-        conn.exec_driver_sql("UPDATE plans_schema_version SET version = 6")
+    as_version(db, 6)
     with PlanStore(db) as store:
         with store.engine.connect() as conn:
             assert migrations.read_version(conn) == migrations.LATEST

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jupyter_plans
 from jupyter_plans import PlanStore
-from tests.notebook.test_widget import press
+from tests.helpers.shell import press
 
 PROPOSAL = {
     "explanation": "why",

@@ -9,19 +9,10 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store.pg_idle import IDLE, IDLE_SECONDS
-from tests.engines import pgbouncer_database, postgres_schema
-from tests.store.test_pgbouncer import server
+from tests.engines import connections, pgbouncer_database, postgres_schema, server
 from tests.waiting import wait_until
 
 STEPS = [{"id": "a", "description": "A"}]
-
-
-def connections(direct, tag: str) -> list[tuple[str, object]]:
-    """(the query each last ran, when it began) of the server's connections named `tag`."""
-    return direct.execute(
-        "SELECT query, backend_start FROM pg_stat_activity WHERE application_name = %s",
-        (tag,),
-    ).fetchall()
 
 
 def test_an_idle_store_holds_only_its_listening_connection_and_writes_again_with_one_connect():

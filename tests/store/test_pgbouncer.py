@@ -9,12 +9,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import make_url
 
 from jupyter_plans import PlanStore
 from jupyter_plans.errors import PlanStoreError
 from jupyter_plans.store.readonly import open_read_only
-from tests.engines import pgbouncer_database, postgres_base_url
+from tests.engines import pgbouncer_database, server
 from tests.waiting import wait_until
 
 REPO = Path(__file__).parents[2]
@@ -28,15 +27,6 @@ for line in sys.stdin:
     print("done", flush=True)
 """
 SAID = "is a connection pooler (such as PgBouncer)"
-
-
-def server(url: str):
-    """An autocommit connection to the database `url` names, on the server itself."""
-    import psycopg
-
-    database = make_url(url).database
-    direct = make_url(postgres_base_url()).set(drivername="postgresql", database=database)
-    return psycopg.connect(direct.render_as_string(hide_password=False), autocommit=True)
 
 
 def listeners(connection) -> int:

@@ -13,9 +13,9 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.errors import PlanStoreError
-from tests.conftest import SERVER_TOKEN as TOKEN
-from tests.notebook.test_live import run
-from tests.server.test_server import _next_event, request
+from tests.helpers.kernel import run
+from tests.http import next_event, request
+from tests.jupyter_process import SERVER_TOKEN as TOKEN
 
 SIDES = ("-wal", "-shm")
 
@@ -234,10 +234,10 @@ def test_the_event_stream_starts_again_with_the_history_of_a_replacing_file(serv
     headers = {"Accept": "text/event-stream", "Authorization": f"token {TOKEN}"}
     connection.request("GET", "/api/plans/events?path=streamed.ipynb", headers=headers)
     response = connection.getresponse()
-    assert [_next_event(response)[0] for _ in range(2)] == [1, 2]
+    assert [next_event(response)[0] for _ in range(2)] == [1, 2]
 
     replace_by_copy(path, tmp_path)  # one event: fewer than the stream has sent
-    seq, event = _next_event(response)
+    seq, event = next_event(response)
     assert seq == 1 and event["kind"] == "plan_updated"
     assert event["data"]["plan"]["steps"][0]["description"] == "the new file"
     connection.close()

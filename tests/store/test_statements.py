@@ -1,5 +1,5 @@
 """The compiled SQL that ships with the package is what SQLAlchemy makes of the statements now,
-and a new plan file made from it has the schema the migrations make."""
+and a new plan file has the tables the migrations make, as shipped."""
 
 import json
 import sqlite3
@@ -25,7 +25,7 @@ def _schema(path):
     return {(kind, name, " ".join((sql or "").split())) for kind, name, sql in rows}, version
 
 
-def test_a_new_file_from_the_shipped_ddl_matches_the_migrations(tmp_path):
+def test_a_new_file_has_the_tables_the_migrations_make_and_ship(tmp_path):
     from sqlalchemy import create_engine
 
     from jupyter_plans import PlanStore
@@ -41,7 +41,12 @@ def test_a_new_file_from_the_shipped_ddl_matches_the_migrations(tmp_path):
     )
     assert shipped == migrated
     assert shipped[1] == [(migrations.LATEST,)]
-    assert shipped_forms()["__create__"]
+    tables = {(kind, name, sql) for kind, name, sql in shipped_forms()["__tables__"]}
+    assert (
+        tables
+        == migrations.expected(migrations.LATEST)
+        == migrations.tables_of((kind, name, sql) for kind, name, sql in shipped[0])
+    )
 
 
 def test_opening_a_current_plan_file_does_not_import_sqlalchemy(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from jupyter_plans import PlanStore, PlanStoreError
 from jupyter_plans.store import migrations
+from tests.helpers.older import as_version
 
 
 def _digest(path):
@@ -200,12 +201,7 @@ def test_a_store_of_schema_3_keeps_its_retries_after_the_call_id_index_is_narrow
     args = {"expected_revision": 0, "steps": [{"id": "a", "description": "load"}]}
     with PlanStore(db) as store:
         first = store.session("s").call_tool("update_plan", args, call_id="c1")
-    with PlanStore(db) as store, store.engine.begin() as conn:  # back to version 3
-        conn.exec_driver_sql("DROP INDEX plans_events_call")
-        conn.exec_driver_sql(
-            "CREATE UNIQUE INDEX plans_events_call ON plans_events (session_id, call_id)"
-        )
-        conn.exec_driver_sql("UPDATE plans_schema_version SET version = 3")
+    as_version(db, 3)
     with PlanStore(db) as store:
         session = store.session("s")
         assert session.call_tool("update_plan", args, call_id="c1") == first
@@ -221,13 +217,6 @@ def test_a_store_of_schema_3_keeps_its_retries_after_the_call_id_index_is_narrow
             assert "call_id IS NOT NULL" in where.replace("(", "").replace(")", "")
 
 
-def _back_to_version_4(db):
-    """The store as schema 4 left it: no call_digest column, so no digest of any call."""
-    with PlanStore(db) as store, store.engine.begin() as conn:
-        conn.exec_driver_sql("ALTER TABLE plans_events DROP COLUMN call_digest")
-        conn.exec_driver_sql("UPDATE plans_schema_version SET version = 4")
-
-
 def test_a_call_recorded_before_digests_is_refused_when_reused_with_other_arguments(db):
     """A call id recorded under schema 4 (no digest) keeps its meaning after the migration:
     the same call returns its recorded result, any other call under it is refused."""
@@ -237,7 +226,7 @@ def test_a_call_recorded_before_digests_is_refused_when_reused_with_other_argume
         session = store.session("s")
         first = session.call_tool("update_plan", plan, call_id="c1")
         recorded = session.call_tool("record_decision", decision, call_id="d1")
-    _back_to_version_4(db)
+    as_version(db, 4)  # no call_digest column: no digest of any call
     with PlanStore(db) as store:
         session = store.session("s")
         cursor = session.cursor()
@@ -285,7 +274,7 @@ def test_a_call_recorded_before_digests_that_reopened_steps_is_still_its_own_ret
         reopening = {"expected_revision": 1, "steps": again}
         first = session.call_tool("update_plan", reopening, call_id="c2")
         assert "Reopened as pending" in first.content
-    _back_to_version_4(db)
+    as_version(db, 4)  # no call_digest column: no digest of any call
     with PlanStore(db) as store:
         session = store.session("s")
         assert session.call_tool("update_plan", reopening, call_id="c2") == first
@@ -309,7 +298,7 @@ def test_a_finish_recorded_before_digests_is_refused_when_reused_with_another_re
         assert not session.call_tool("update_plan", plan).is_error
         first = session.call_tool("finish_plan", {"review": review}, call_id="f1")
         assert not first.is_error, first.content
-    _back_to_version_4(db)
+    as_version(db, 4)  # no call_digest column: no digest of any call
     with PlanStore(db) as store:
         session = store.session("s")
         assert session.call_tool("finish_plan", {"review": review}, call_id="f1") == first

@@ -214,7 +214,7 @@ class BridgedChat:
             remaining = deadline - self._loop.time()
             try:
                 await asyncio.wait_for(self._changed.wait(), max(remaining, 0))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self._lines.append(f"(nothing more within {self.timeout:g} s)")
                 break
         if any(not r["answered"] for r in self._requests[requests_mark:]):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import PlanStoreError
-from ...store.locate import plan_file
+from ...store.locate import add_where_options, for_command
 from .wire import LINE_LIMIT, Peer
 
 USAGE = "jupyter-plans acp (--notebook NB | --db DB) [--session SID] -- AGENT [ARGS...]"
@@ -38,12 +38,7 @@ def _parser() -> argparse.ArgumentParser:
         "claude-agent-acp) as its child, keeps the agent's plan in the session, and maps plan "
         "mode and its approval to the agent's modes and permission requests.",
     )
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--db", help="a SQLAlchemy URL or the path of a plan file")
-    where.add_argument("--notebook", metavar="NB", help="the notebook whose plan file to use")
-    parser.add_argument(
-        "--session", metavar="SID", help="the session id (default: the file's current one)"
-    )
+    add_where_options(parser)
     return parser
 
 
@@ -56,6 +51,8 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(options)
         if not agent:
             raise UsageError("give the agent's command after --, e.g. -- claude-agent-acp")
+        if args.db is None and args.notebook is None:
+            raise UsageError("give --notebook NB or --db DB: which plan to use")
     except UsageError as error:
         print(f"jupyter-plans acp: {error} (usage: {USAGE})", file=sys.stderr)
         return 2
@@ -68,13 +65,14 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    db = args.db
-    if db is not None and "://" not in db:  # the agent's hooks run in the agent's folder
+    try:
+        found = for_command(args.notebook, args.db, args.session)
+    except PlanStoreError as error:
+        print(f"jupyter-plans acp: {error}", file=sys.stderr)
+        return 1
+    db, notebook = found.database, found.notebook
+    if "://" not in db:  # the agent's hooks run in the agent's folder
         db = str(Path(db).expanduser().absolute())
-    notebook = None
-    if args.notebook is not None:
-        notebook = Path(args.notebook).expanduser().absolute()
-        db = str(plan_file(notebook))
     from ...session import PlanStore
     from ...store import follow
 
@@ -84,7 +82,7 @@ def main(argv: list[str]) -> int:
         print(f"jupyter-plans acp: {error}", file=sys.stderr)
         return 1
     try:
-        session = store.session(args.session)
+        session = store.session(found.session)
         return asyncio.run(serve(session, agent, db))
     except PlanStoreError as error:
         print(f"jupyter-plans acp: {error}", file=sys.stderr)
@@ -100,16 +98,13 @@ def main(argv: list[str]) -> int:
 
 async def serve(session, agent: list[str], where: str | None = None) -> int:
     """Relay between this process's stdio and AGENT's until one of them closes."""
-    from acp import spawn_stdio_transport
-
     from .bridge import Bridge
+    from .child import agent_process
 
     async with contextlib.AsyncExitStack() as stack:
         try:
             agent_out, agent_in, process = await stack.enter_async_context(
-                spawn_stdio_transport(
-                    agent[0], *agent[1:], env=dict(os.environ), stderr=None, limit=LINE_LIMIT
-                )
+                agent_process(agent, LINE_LIMIT)
             )
         except OSError as error:  # the agent's command cannot be run
             reason = error.strerror or str(error)

@@ -245,7 +245,7 @@ class DemoAgent:
         elif name == "wait_cancel":
             try:
                 await asyncio.wait_for(self.cancelled[session_id].wait(), value)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await self.report(session_id, event="wait_cancel", cancelled=False)
                 return None
             await self.report(session_id, event="wait_cancel", cancelled=True)

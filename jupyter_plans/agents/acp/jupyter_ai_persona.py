@@ -230,7 +230,7 @@ class PlanCardPersona(BaseAcpPersona):
                     os.killpg(os.getpgid(process.pid), signal.SIGTERM)
                 try:
                     await asyncio.wait_for(process.wait(), STOP_SECONDS)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     with contextlib.suppress(OSError):
                         os.killpg(os.getpgid(process.pid), signal.SIGKILL)
         for name in ("_before_subprocess_future", "_subprocess_future", "_client_future"):

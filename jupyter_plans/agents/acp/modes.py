@@ -13,7 +13,6 @@ the ACP schema the agent speaks is understood alike.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -318,7 +317,7 @@ class Modes:
         agent_session.setting.append(in_flight)
         try:
             answer = await self.call_agent(method, params)
-        except (asyncio.TimeoutError, ConnectionError) as exc:
+        except (TimeoutError, ConnectionError) as exc:
             answer = {"error": {"message": f"no answer ({type(exc).__name__})"}}
         finally:
             agent_session.setting.remove(in_flight)

@@ -55,7 +55,7 @@ class PlanRecorder:
         if task is not None and not task.done():
             try:
                 await asyncio.wait_for(asyncio.shield(task), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 warn("the agent's latest plan is not recorded yet (the plan file is busy)")
 
     async def close(self) -> None:

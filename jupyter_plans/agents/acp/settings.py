@@ -8,11 +8,11 @@ request, which the guard answers with its reject option."""
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 from typing import Any
 
+from ..config_files import ConfigError, read_json
 from .launch import bridge_executable
 from .wire import warn
 
@@ -41,9 +41,9 @@ def with_guard(params: dict, settings_at: dict, command: str) -> dict | None:
     if isinstance(settings, str):  # a path, relative to the session's folder
         try:
             folder = Path(str(params.get("cwd") or "."))
-            settings = json.loads((folder / settings).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            warn(f"could not read the agent's settings {settings!r} to add the guard ({exc})")
+            settings = read_json(folder / settings)  # bounded: no FIFO, no device
+        except ConfigError as exc:
+            warn(f"could not read the agent's settings to add the guard: {exc}")
             return None
     if settings is None:
         settings = {}

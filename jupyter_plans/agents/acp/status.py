@@ -113,5 +113,5 @@ class AgentStatus:
         self._changed()
         try:
             await asyncio.wait_for(self.settled(), 2.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             warn("the agent's last status is not recorded (the plan file is busy)")

@@ -35,7 +35,7 @@ def _command(*args: str) -> subprocess.CompletedProcess:
         ["--db", "x.sqlite"],
         ["--db", "x.sqlite", "--"],
         ["--", "agent"],
-        ["--db", "x.sqlite", "--notebook", "a.ipynb", "--", "agent"],
+        ["--session", "s", "--", "agent"],
         ["--db", "x.sqlite", "--frobnicate", "--", "agent"],
     ],
 )
@@ -184,5 +184,40 @@ def test_a_signal_to_stop_ends_the_bridge_as_a_close_does(tmp_path):
                 assert dropped.data["why"] == "the agent that asked for it is gone"
             finally:
                 person.close()
+
+    run(main())
+
+
+@pytest.mark.parametrize("stubborn", [False, True], ids=["agent", "stubborn agent"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_agents_children_and_the_bridge_though_one_holds_its_stdout(
+    tmp_path, signum, stubborn
+):
+    """The agent started a process of its own (as claude-agent-acp starts Claude Code, and
+    Claude Code its shells) that holds the agent's stdout: SIGTERM or SIGINT to the bridge
+    ends the bridge, the agent and that process; also when the agent and its process ignore
+    SIGTERM and SIGINT and the agent outlives its stdin."""
+    import shlex
+
+    from .harness import AGENT
+
+    started = tmp_path / "started"
+    # The shell's background job is the agent's child once the shell runs the agent.
+    line = f"sleep 600 & echo $! > {shlex.quote(str(started))}; "
+    if stubborn:
+        line = f"trap '' TERM INT; {line}{shlex.join(AGENT)}; exec sleep 600"
+    else:
+        line = f"{line}exec {shlex.join(AGENT)}"
+
+    async def main():
+        async with bridged(tmp_path, agent=["sh", "-c", line]) as (_client, conn, process):
+            await new_session(conn, tmp_path)
+            child = int(await until(lambda: started.exists() and started.read_text().strip()))
+            (agent,) = await until(lambda: _children(process.pid), what="the agent started")
+            assert Path(f"/proc/{child}").exists() and not _zombie(child)
+            process.send_signal(signum)
+            await asyncio.wait_for(process.wait(), 30)  # the bridge exits
+            gone = await until(lambda: _zombie(child) and _zombie(agent), what="children gone")
+            assert gone
 
     run(main())

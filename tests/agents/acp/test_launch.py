@@ -1,6 +1,6 @@
 """`jupyter-plans acp` run as the command line people and apps run: the installed script, the
-command line `launch` builds, and the Zed `agent_servers` entries of the README and docs/acp.md,
-each started for real by an ACP SDK client with the scripted agent after `--`."""
+command line `launch` builds, and the Zed `agent_servers` entries of docs/connect.md and
+docs/acp.md, each started for real by an ACP SDK client with the scripted agent after `--`."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ DEMO = [sys.executable, "-m", "jupyter_plans.agents.acp.demo_agent"]
 
 
 def _zed_entries() -> list[dict]:
-    """Every `agent_servers` entry of the README's "Connect your agent" and of docs/acp.md."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Connect your agent", 1)[1].split("\n## ", 1)[0]
-    texts = [section, (ROOT / "docs" / "acp.md").read_text(encoding="utf-8")]
+    """Every `agent_servers` entry of docs/connect.md and docs/acp.md."""
+    texts = [
+        (ROOT / "docs" / page).read_text(encoding="utf-8") for page in ("connect.md", "acp.md")
+    ]
     found = []
     for text in texts:
         for body in re.findall(r"```json\n(.*?)```", text, flags=re.S):
@@ -78,9 +78,9 @@ def test_a_usage_error_of_the_cli_is_one_line_and_exit_2(via):
     assert len(done.stderr.splitlines()) == 1
 
 
-def test_the_readme_command_runs_the_agent_behind_the_bridge(tmp_path):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### An ACP agent", 1)[1].split("\n### ", 1)[0]
+def test_the_documented_command_runs_the_agent_behind_the_bridge(tmp_path):
+    connect = (ROOT / "docs" / "connect.md").read_text(encoding="utf-8")
+    section = connect.split("## An ACP agent", 1)[1].split("\n## ", 1)[0]
     (line,) = [
         line
         for body in re.findall(r"```sh\n(.*?)```", section, flags=re.S)
@@ -102,7 +102,7 @@ def test_the_readme_command_runs_the_agent_behind_the_bridge(tmp_path):
 
 def test_the_zed_entries_are_zed_custom_agents_that_run(tmp_path):
     entries = _zed_entries()
-    assert len(entries) == 2  # the README's and docs/acp.md's
+    assert len(entries) == 2  # docs/connect.md's and docs/acp.md's
     (tmp_path / "analysis.ipynb").write_text("{}")
     for entry in entries:
         assert entry["type"] == "custom" and entry["env"] == {}

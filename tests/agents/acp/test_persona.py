@@ -19,7 +19,7 @@ import pytest
 
 from jupyter_plans.agents.acp import persona
 from jupyter_plans.agents.acp.launch import bridge_executable
-from tests.test_architecture import graph
+from tests.helpers.imports import graph
 
 from .harness import ROOT, Person, plan_mode_proposal, run, until
 

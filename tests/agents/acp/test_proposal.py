@@ -12,35 +12,16 @@ from jupyter_plans.plan.who import local_person
 from jupyter_plans.session.card import card_data, card_html
 
 from .harness import answers_to, bridged, new_session, prompt, run, script, until
+from .proposing import MARKDOWN, proposal
 
 # The person who answers in the ACP client: the bridge's user (DESIGN section 12).
 CLIENT = {"name": local_person(), "via": "acp-client"}
-
-PLAN = [
-    ["Read the CSV", "completed"],
-    ["Fit a model", "in_progress"],
-    ["Plot residuals", "pending"],
-]
-MARKDOWN = (
-    "Fit a linear model to the sales data,\nthen check its residuals.\n\n"
-    "## Steps\n1. Read the CSV\n2. Fit a model\n3. Plot residuals\n"
-)
-
-
-async def _proposal(client, conn, person, tmp_path, markdown=MARKDOWN):
-    """A session in plan mode whose agent asked to leave it; the request as the client has it."""
-    sid = await new_session(conn, tmp_path)
-    await person("on")
-    await client.report("set_mode")
-    running = prompt(conn, sid, script({"plan": PLAN}, {"exit_plan_mode": markdown}))
-    asked = await client.next_asked()
-    return sid, running, asked
 
 
 def test_the_request_to_leave_plan_mode_becomes_the_proposal(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            _, running, asked = await proposal(client, conn, person, tmp_path)
             # The client gets the agent's request as it was.
             assert (asked.tool_call.title, asked.tool_call.kind) == (
                 "Ready to code?",
@@ -86,7 +67,7 @@ def test_the_explanation_is_cut_to_500_bytes(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
             markdown = "ж" * 400 + "\n\nmore"
-            _, running, asked = await _proposal(client, conn, person, tmp_path, markdown)
+            _, running, asked = await proposal(client, conn, person, tmp_path, markdown)
             explanation = person.snapshot()["plan"]["explanation"]
             assert len(explanation.encode()) <= 500 and explanation.startswith("ж" * 240)
             asked.cancel()
@@ -100,7 +81,7 @@ def test_the_persons_approve_answers_allow_once_and_the_clients_later_answer_is_
 ):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            _, running, asked = await proposal(client, conn, person, tmp_path)
             digest = person.snapshot()["pending_proposal_hash"]
             await person("approve", digest)
             report = await client.report("exit_plan_mode")
@@ -122,7 +103,7 @@ def test_the_persons_approve_answers_allow_once_and_the_clients_later_answer_is_
 def test_revise_answers_reject_and_its_notes_open_the_next_prompt(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            sid, running, asked = await _proposal(client, conn, person, tmp_path)
+            sid, running, asked = await proposal(client, conn, person, tmp_path)
             await person("revise", "Use a log scale\nfor the residuals")
             report = await client.report("exit_plan_mode")
             assert report["outcome"] == {"outcome": "selected", "optionId": "plan"}
@@ -140,7 +121,7 @@ def test_revise_answers_reject_and_its_notes_open_the_next_prompt(tmp_path, pers
 def test_notes_come_before_the_context_block(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            _, running, asked = await proposal(client, conn, person, tmp_path)
             await person("revise", "Add a holdout set")
             await client.report("exit_plan_mode")
             asked.cancel()
@@ -158,7 +139,7 @@ def test_notes_come_before_the_context_block(tmp_path, person):
 def test_the_persons_off_answers_cancelled(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            _, running, asked = await proposal(client, conn, person, tmp_path)
             await person("off")
             report = await client.report("exit_plan_mode")
             assert report["outcome"] == {"outcome": "cancelled"}
@@ -174,7 +155,7 @@ def test_the_persons_off_answers_cancelled(tmp_path, person):
 def test_the_clients_allow_is_the_persons_approval_with_the_option_it_chose(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            _, running, asked = await proposal(client, conn, person, tmp_path)
             digest = person.snapshot()["pending_proposal_hash"]
             asked.choose("acceptEdits")
             report = await client.report("exit_plan_mode")
@@ -199,7 +180,7 @@ def test_the_clients_allow_is_the_persons_approval_with_the_option_it_chose(tmp_
 def test_the_clients_reject_is_revise_with_no_notes(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, asked = await _proposal(client, conn, person, tmp_path)
+            _, running, asked = await proposal(client, conn, person, tmp_path)
             digest = person.snapshot()["pending_proposal_hash"]
             cursor = person.snapshot()["cursor"]
             asked.choose("plan")
@@ -286,7 +267,7 @@ def test_the_race_of_the_clients_answer_and_the_persons_approve(tmp_path, person
 def test_an_approval_the_agent_had_as_its_allow_option_is_not_repeated(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            sid, running, asked = await _proposal(client, conn, person, tmp_path)
+            sid, running, asked = await proposal(client, conn, person, tmp_path)
             await person("approve", person.snapshot()["pending_proposal_hash"])
             await client.report("exit_plan_mode")
             asked.cancel()
@@ -379,7 +360,7 @@ def test_an_approval_answers_only_the_agent_whose_proposal_it_names(tmp_path, pe
 def test_a_plan_submit_after_the_agents_request_supersedes_it(tmp_path, person):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, _ = await _proposal(client, conn, person, tmp_path)
+            _, running, _ = await proposal(client, conn, person, tmp_path)
             result = await person(
                 "call_tool",
                 "plan_submit",
@@ -406,7 +387,7 @@ def test_the_persons_edit_of_the_waiting_proposal_keeps_the_agents_request_waiti
 ):
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, _ = await _proposal(client, conn, person, tmp_path)
+            _, running, _ = await proposal(client, conn, person, tmp_path)
             snapshot = person.snapshot()
             before = snapshot["pending_proposal_hash"]
             change = {
@@ -436,7 +417,7 @@ def test_a_proposal_whose_agent_is_gone_is_dropped_and_plan_mode_stays(tmp_path,
 
     async def main():
         async with bridged(tmp_path) as (client, conn, _):
-            _, running, _ = await _proposal(client, conn, person, tmp_path)
+            _, running, _ = await proposal(client, conn, person, tmp_path)
             digest = person.snapshot()["pending_proposal_hash"]
             running.cancel()
         await until(  # the bridge's process ends after its client

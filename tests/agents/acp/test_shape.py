@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from jupyter_plans.agents.acp.profiles import profiles
-from tests.test_architecture import PACKAGE, find_cycles, module_name, modules
+from tests.helpers.imports import PACKAGE, find_cycles, module_name, modules
 
 ACP = PACKAGE / "agents" / "acp"
 CORE = ("bridge", "modes", "forms", "guard", "proposals", "recorder", "mirror", "options")

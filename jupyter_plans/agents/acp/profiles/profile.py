@@ -11,12 +11,12 @@ and the settings it takes at session start (with the guard's hook in them).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ...config_files import ConfigError, read_json
 from ..text import clean, cut, is_blank
 
 HERE = Path(__file__).parent
@@ -70,15 +70,21 @@ class Profile:
 
 
 def _load(path: Path) -> Profile:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """The profile in `path`; ConfigError, naming the file, for one that is not a profile."""
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise ConfigError(path, f"is not an agent profile: it holds {type(data).__name__}")
     values: dict[str, Any] = {}
-    for key, value in data.items():
-        if isinstance(value, list):
-            value = tuple(value)
-        elif key == "reject_words":
-            value = {k: tuple(v) for k, v in value.items()}
-        values[key] = value
-    return Profile(**values)
+    try:
+        for key, value in data.items():
+            if isinstance(value, list):
+                value = tuple(value)
+            elif key == "reject_words":
+                value = {k: tuple(v) for k, v in value.items()}
+            values[key] = value
+        return Profile(**values)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise ConfigError(path, f"is not an agent profile: {exc}") from None
 
 
 @cache

@@ -1,13 +1,68 @@
-"""Drives the demo page's cards the way a person would and checks what they send.
+"""The card on its demo page (labextension/demo, built with `jlpm build:demo`), driven the way a
+person would in real Chromium, with the kernel's side pretended by the page: what each button
+sends, that a re-render keeps a half-typed note, an open section and the editor's draft, the
+saved card's lack of actions, the card's words, and the built anywidget module's render, sends
+and cleanup against a stand-in model."""
 
-Run from labextension/ after `jlpm build:demo`:
-    /work/main/.venv/bin/python demo/interactions.py
-"""
+from __future__ import annotations
 
+import functools
+import http.server
+import subprocess
 import sys
+import threading
+from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
-from screenshots import ARGS, HERE, serve
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.browser import launch, require_chromium
+
+REPO = Path(__file__).resolve().parents[2]
+LABEXTENSION = REPO / "labextension"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="module")
+def demo_url():
+    """The demo page, built from the card's sources and served with the package's built widget
+    (module scripts do not load from file:// in Chromium)."""
+    require_chromium()
+    if not (LABEXTENSION / "node_modules" / ".bin" / "esbuild").exists():
+        pytest.fail("labextension/node_modules is missing: the package's install builds it")
+    jlpm = Path(sys.executable).with_name("jlpm")
+    subprocess.run([str(jlpm), "build:demo"], cwd=LABEXTENSION, check=True, capture_output=True)
+    handler = functools.partial(_Quiet, directory=str(REPO))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/labextension/demo/index.html"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def chromium(demo_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def demo(chromium, demo_url):
+    """A fresh page, and the demo's URL; the page throws no error meanwhile."""
+    page = chromium.new_page(viewport={"width": 960, "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page, demo_url
+    page.close()
+    assert errors == []
+
 
 FULL_HASH = "3f9a1c2e5b7d40a8c6e1f2b3a4d5c6e7f8091a2b3c4d5e6f708192a3b4c5d6e7"
 NEXT_HASH = "b" * 64
@@ -22,7 +77,8 @@ def bump(page, cell="waiting"):
     page.evaluate(f"demoUpdate({cell!r}, d => {{ d.snapshot.cursor += 1 }})")
 
 
-def check_revise(page, url):
+def test_revise(demo):
+    page, url = demo
     page.goto(url)
     card = page.locator("#waiting .jp-plans-card")
     toggle = card.get_by_role("button", name="Request changes…")
@@ -50,7 +106,8 @@ def check_revise(page, url):
     expect(card.locator("textarea")).to_have_count(0)
 
 
-def check_approve_and_copy_hint(page, url):
+def test_approve_and_copy_hint(demo):
+    page, url = demo
     page.goto(url)
     card = page.locator("#waiting .jp-plans-card")
     expect(card.locator(".jp-plans-command")).to_have_text(f"%plan approve {FULL_HASH}")
@@ -61,7 +118,8 @@ def check_approve_and_copy_hint(page, url):
     expect(card.locator(".jp-plans-banner")).to_have_count(0)
 
 
-def check_off(page, url):
+def test_off(demo):
+    page, url = demo
     page.goto(url)
     card = page.locator("#waiting .jp-plans-card")
     card.get_by_role("button", name="Leave plan mode").click()
@@ -69,27 +127,34 @@ def check_off(page, url):
     expect(card.locator(".jp-plans-chip")).to_have_text("DEFAULT MODE")
 
 
-def check_sections_keep_state(page, url):
+def test_sections_keep_state(demo):
+    page, url = demo
     page.goto(url)
     card = page.locator("#waiting .jp-plans-card")
     findings = card.get_by_role("button", name="Findings (2)")
     findings.click()
     expect(findings).to_have_attribute("aria-expanded", "false")
     bump(page)
-    expect(card.get_by_role("button", name="Findings (2)")).to_have_attribute("aria-expanded", "false")
+    expect(card.get_by_role("button", name="Findings (2)")).to_have_attribute(
+        "aria-expanded", "false"
+    )
     expect(card.locator(".jp-plans-section-findings .jp-plans-section-body")).to_be_hidden()
 
 
-def check_progress_aria(page, url):
+def test_progress_aria(demo):
+    page, url = demo
     page.goto(url)
     bar = page.locator("#underway [role=progressbar]")
     expect(bar).to_have_attribute("aria-valuenow", "2")
     expect(bar).to_have_attribute("aria-valuemax", "5")
     expect(bar).to_have_attribute("aria-valuetext", "2 of 5 steps marked complete by the agent")
-    expect(page.locator("#underway [data-step-id=features] [role=img]")).to_have_attribute("aria-label", "in progress")
+    expect(page.locator("#underway [data-step-id=features] [role=img]")).to_have_attribute(
+        "aria-label", "in progress"
+    )
 
 
-def check_edit(page, url):
+def test_edit(demo):
+    page, url = demo
     page.goto(url)
     card = page.locator("#waiting .jp-plans-card")
     card.get_by_role("button", name="Edit").click()
@@ -107,7 +172,9 @@ def check_edit(page, url):
     new_input = card.get_by_label("step-1", exact=True)
     expect(new_input).to_be_focused()
     expect(save).to_be_disabled()  # a blank description
-    expect(card.locator(".jp-plans-editor-status")).to_have_text("Step step-1: the description is blank.")
+    expect(card.locator(".jp-plans-editor-status")).to_have_text(
+        "Step step-1: the description is blank."
+    )
     new_input.type("Write the summary")
     bump(page)  # an unrelated re-render keeps the draft
     expect(card.get_by_label("step-1", exact=True)).to_have_value("Write the summary")
@@ -117,7 +184,9 @@ def check_edit(page, url):
     assert change["action"] == "edit", change
     edit = change["change"]
     assert edit["expected_revision"] == 7, edit
-    phases = [(p["title"], [(s["id"], s["depends_on"]) for s in p["steps"]]) for p in edit["phases"]]
+    phases = [
+        (p["title"], [(s["id"], s["depends_on"]) for s in p["steps"]]) for p in edit["phases"]
+    ]
     assert phases == [
         ("Prepare", [("load", []), ("fix_cents", ["load"]), ("split", ["fix_cents"])]),
         ("Model", [("report", []), ("fit", ["split"]), ("step-1", [])]),
@@ -138,7 +207,8 @@ def check_edit(page, url):
     expect(card.locator(".jp-plans-editor")).to_have_count(0)
 
 
-def check_edit_refused_keeps_draft(page, url):
+def test_edit_refused_keeps_draft(demo):
+    page, url = demo
     page.goto(url)
     card = page.locator("#underway .jp-plans-card")
     card.get_by_role("button", name="Edit").click()
@@ -152,7 +222,8 @@ def check_edit_refused_keeps_draft(page, url):
     expect(card.get_by_role("button", name="Edit")).to_be_focused()
 
 
-def check_static(page, url):
+def test_static(demo):
+    page, url = demo
     page.goto(url + "?static")
     card = page.locator("#static .jp-plans-card")
     expect(card.locator(".jp-plans-banner-waiting")).to_be_visible()
@@ -160,7 +231,8 @@ def check_static(page, url):
         expect(card.get_by_role("button", name=name)).to_have_count(0)
 
 
-def check_words(page, url):
+def test_words(demo):
+    page, url = demo
     page.goto(url + "?static")
     text = page.locator("#cards").inner_text().lower()
     assert "marked complete by the agent" in text
@@ -177,11 +249,16 @@ async () => {
   const model = {
     get: (key) => values[key],
     set: (key, value) => { values[key] = value; },
-    on: (events, callback) => events.split(" ").forEach((e) => handlers.set(e, [...(handlers.get(e) ?? []), callback])),
-    off: (events, callback) => events.split(" ").forEach((e) => handlers.set(e, (handlers.get(e) ?? []).filter((c) => c !== callback))),
+    on: (events, callback) => events.split(" ").forEach(
+      (e) => handlers.set(e, [...(handlers.get(e) ?? []), callback])),
+    off: (events, callback) => events.split(" ").forEach(
+      (e) => handlers.set(e, (handlers.get(e) ?? []).filter((c) => c !== callback))),
     send: (message) => sentMessages.push(message),
   };
-  const fire = (key, value) => { values[key] = value; (handlers.get(`change:${key}`) ?? []).forEach((c) => c()); };
+  const fire = (key, value) => {
+    values[key] = value;
+    (handlers.get(`change:${key}`) ?? []).forEach((c) => c());
+  };
   const el = document.createElement("div");
   document.body.append(el);
   const cleanup = await widget.render({ model, el });
@@ -189,7 +266,8 @@ async () => {
   fire("snapshot", { ...SNAPSHOT, cursor: SNAPSHOT.cursor + 1 });  // the same proposal, redrawn
   await Promise.resolve();
   el.querySelector("[data-jp-plans-key=approve]").click();
-  fire("snapshot", { ...SNAPSHOT, pending_proposal_hash: null, mode: "default", plan: { ...SNAPSHOT.plan, revision: 8 } });
+  const approved = { ...SNAPSHOT.plan, revision: 8 };
+  fire("snapshot", { ...SNAPSHOT, pending_proposal_hash: null, mode: "default", plan: approved });
   fire("error", "something went wrong");
   await Promise.resolve();
   result.after = el.querySelector(".jp-plans-rev")?.textContent;
@@ -207,17 +285,13 @@ async () => {
 """
 
 
-def check_widget_bundle(page, url):
-    """The built anywidget module against a stand-in model: renders, sends, re-renders, cleans up."""
-    root = HERE.parent.parent
-    server = serve(root)
-    try:
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/labextension/demo/index.html")
-        snapshot = page.evaluate("() => JSON.stringify(window.demoSnapshot)")
-        check = WIDGET_CHECK.replace("SNAPSHOT", snapshot).replace("NEXT_HASH", repr(NEXT_HASH))
-        result = page.evaluate(check)
-    finally:
-        server.shutdown()
+def test_widget_bundle(demo):
+    """The built anywidget module against a stand-in model: renders, sends, redraws, cleans up."""
+    page, url = demo
+    page.goto(url)
+    snapshot = page.evaluate("() => JSON.stringify(window.demoSnapshot)")
+    check = WIDGET_CHECK.replace("SNAPSHOT", snapshot).replace("NEXT_HASH", repr(NEXT_HASH))
+    result = page.evaluate(check)
     assert result["first"] == "rev 7", result
     # A live card reports each waiting proposal it shows once, and approves the one it shows.
     assert result["sent"] == [
@@ -228,45 +302,3 @@ def check_widget_bundle(page, url):
     assert result["after"] == "rev 8" and result["chip"] == "DEFAULT MODE", result
     assert result["error"] == "something went wrong", result
     assert result["listenersLeft"] == 0 and result["emptied"], result
-
-
-def main() -> int:
-    server = serve()
-    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
-    checks = [
-        check_revise,
-        check_approve_and_copy_hint,
-        check_off,
-        check_sections_keep_state,
-        check_progress_aria,
-        check_edit,
-        check_edit_refused_keeps_draft,
-        check_static,
-        check_words,
-        check_widget_bundle,
-    ]
-    failed = 0
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
-        for check in checks:
-            page = browser.new_page(viewport={"width": 960, "height": 900})
-            errors = []
-            page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
-            try:
-                check(page, url)
-                assert not errors, errors
-                print("PASS", check.__name__)
-            except Exception as error:  # report every check, not only the first failure
-                failed += 1
-                print("FAIL", check.__name__, str(error).splitlines()[0] if str(error) else repr(error))
-                page.screenshot(path=f"/tmp/jp-plans-{check.__name__}.png", full_page=True)
-            page.close()
-        browser.close()
-    server.shutdown()
-    print(f"{len(checks) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(HERE))
-    sys.exit(main())
