@@ -77,7 +77,8 @@ def after_tool(name: str) -> Any:
 
 
 def outputs(body: dict) -> list[tuple[str, str]]:
-    """(tool name, output text) of the tool outputs that end the request's input."""
+    """(tool name, output text) of the tool outputs that end the request's input (the
+    developer's notices after them aside)."""
     items = body.get("input") if isinstance(body.get("input"), list) else []
     names = {
         item.get("call_id"): item.get("name")
@@ -87,6 +88,8 @@ def outputs(body: dict) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for item in reversed(items):
         kind = item.get("type") if isinstance(item, dict) else None
+        if not found and kind == "message" and item.get("role") == "developer":
+            continue  # a notice Codex adds after the outputs ("Added deferred tool namespaces")
         if kind not in ("function_call_output", "custom_tool_call_output"):
             break
         output = item.get("output")
