@@ -6,11 +6,10 @@ The names below are imported on first use: a command that needs only part of the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .errors import DecisionRefused, PlanStoreError
 from .lazy import lazy_names
 
+TYPE_CHECKING = False  # typing is not loaded either: see hooks/tool_use.py
 if TYPE_CHECKING:
     from .session import PlanSession
 

@@ -13,8 +13,8 @@ likewise), so the same state always gives the same block.
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
 from ..plan.comments import anchoring
@@ -45,23 +45,25 @@ APPROVED_WITH = "The person approved the plan with these comments to follow."
 _COMMENT_TEXT_LIMITS = (None, 500, 240, 120, 60)
 
 
-@dataclass(frozen=True)
-class _Cut:
-    completed: str = "full"  # full, brief (id, status and description), or gone
-    decisions: int = RECENT_DECISIONS
-    text_limit: int | None = None
-    anchors: bool = True  # the words of commented steps reworded or removed since
-    steps: int | None = None  # keep only the first N steps
-    lists: int | None = None  # keep only the first N findings and objectives
+# How much of the state a block keeps: `completed` steps "full", "brief" (id, status and
+# description) or "gone"; the newest `decisions`; texts cut to `text_limit`; with `anchors`,
+# the words of commented steps reworded or removed since; the first `steps` steps; the first
+# `lists` findings and objectives (None: all).
+_Cut = namedtuple(
+    "_Cut",
+    ["completed", "decisions", "text_limit", "anchors", "steps", "lists"],
+    defaults=("full", RECENT_DECISIONS, None, True, None, None),
+)
 
 
 def context_block(session: Any, *, limit: int = MAX_CONTEXT_CHARS) -> str:
-    """The context block for `session` (a PlanSession), at most `limit` characters."""
-    snapshot = session.snapshot().model_dump(mode="json")
-    finished = session.review() is not None
+    """The context block for `session` (a PlanSession), at most `limit` characters: read as
+    JSON data, without the models (a hook at session start renders it in a process of its own)."""
+    snapshot = session.snapshot_data()
+    finished = session.review_data() is not None
     approved = [c["id"] for c in session.approved_with_comments()]
     return render_context(
-        snapshot, _question(session), limit, finished=finished, approved_with=approved
+        snapshot, session.open_question_text(), limit, finished=finished, approved_with=approved
     )
 
 
@@ -141,21 +143,21 @@ def _cuts(snapshot: dict):
     cut = _Cut()
     yield cut
     for completed in ("brief", "gone"):
-        cut = replace(cut, completed=completed)
+        cut = cut._replace(completed=completed)
         yield cut
     for kept in range(min(len(snapshot["decisions"]), RECENT_DECISIONS) - 1, -1, -1):
-        cut = replace(cut, decisions=kept)
+        cut = cut._replace(decisions=kept)
         yield cut
     for text_limit in _TEXT_LIMITS[1:]:
-        cut = replace(cut, text_limit=text_limit)
+        cut = cut._replace(text_limit=text_limit)
         yield cut
-    cut = replace(cut, anchors=False)
+    cut = cut._replace(anchors=False)
     yield cut
     for kept in range(len(plan["steps"]) - 1, -1, -1):
-        cut = replace(cut, steps=kept)
+        cut = cut._replace(steps=kept)
         yield cut
     for kept in (10, 5, 0):
-        cut = replace(cut, lists=kept)
+        cut = cut._replace(lists=kept)
         yield cut
 
 
@@ -359,8 +361,3 @@ def _frame(state: dict, opening: str = OPEN, preamble: str = PREAMBLE, closing: 
     data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c").replace(">", "\\u003e")
     return f"{opening}\n{preamble}\n{data}\n{closing}"
-
-
-def _question(session: Any) -> str | None:
-    question = session.open_question()
-    return question.question if question is not None else None

@@ -15,7 +15,7 @@ from ..store import follow
 from ..store import locate as _locate
 from .checks import CHECK_VERBS
 from .comment_verbs import COMMENT_VERBS
-from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb
+from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb, decisions
 
 # What a card shown before `%unload_ext jupyter_plans` says from then on.
 UNLOADED = (
@@ -217,7 +217,7 @@ class PlanMagics(Magics):
                 if switched is not None:
                     self.switch_session(switched)
             else:
-                self.session.start_planning(words, by=MAGIC())
+                decisions.start_planning(self.session, words, by=MAGIC())
                 print(f"Plan mode on; the agent has your task: {words}")
         except (DecisionRefused, PlanStoreError) as refusal:
             print(f"%plan {verb}: {refusal}", file=sys.stderr)

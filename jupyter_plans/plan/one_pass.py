@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pydantic_core
-
+from ..lazy import LazyModule
 from .checks import expression_problem
 from .rules import CheckedPlan, steps_agree
 from .stored import encode_plan_body
@@ -29,6 +28,8 @@ from .validation import (
     check_input_size,
     check_no_control_characters,
 )
+
+pydantic_core = LazyModule("pydantic_core")  # with the first plan checked: reading needs none
 
 
 def _plain_plan_validator(proposal: bool) -> Any:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanStoreError
+from ..plan.ids import DEFAULT_SESSION
 from ..plan.intake import session_id_refusal
 from . import migrations
 from .compiled import StatementCache
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("jupyter_plans")
 
-DEFAULT_SESSION = "default"
 
 ChangeCallback = Callable[[str, int], None]
 
