@@ -78,9 +78,14 @@ nbval-copy:
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
 
 # Lint, the documentation site, and every test: a throwaway PostgreSQL on a free port of
-# 127.0.0.1 serves the PostgreSQL half.
+# 127.0.0.1 serves the PostgreSQL half. The fast and PostgreSQL lanes run on every core (their
+# tests mostly wait on a kernel, a server or a commit), then the lanes that start browsers,
+# agents and load run one test at a time. Each part runs even if the first fails; either fails it.
 test: $(STAMP) lint docs chromium agents acp-sdk jupyter-ai-env nbval-copy
-	scripts/with-postgres.sh $(PY) -m pytest $(TESTS) $(NBVAL)
+	scripts/with-postgres.sh sh -c 'failed=0; \
+	  $(PY) -m pytest --lane fast --lane postgres -n $(WORKERS) --dist loadfile $(TESTS) $(NBVAL) || failed=1; \
+	  $(PY) -m pytest --lane slow --lane real_agents --lane browser --lane jupyter_ai $(TESTS) $(NBVAL) \
+	    || failed=1; exit $$failed'
 
 # The lanes (tests/lanes.py; docs/development.md): each test is in one, so together they are
 # `make test`. TESTS narrows one to a file or a folder: make test-fast TESTS=tests/plan

@@ -3,8 +3,9 @@
 The baseline is `import ipywidgets` timed inside a fresh `python`. Ours is the cell
 `%load_ext jupyter_plans` timed inside a fresh interpreter that already has an IPython shell
 (as a kernel has), with the default settings: it opens the plan file beside the notebook,
-registers the magics and shows the card. asyncio is imported first, as it is in any
-kernel. The two alternate, so load on the machine falls on both.
+registers the magics and shows the card; once for a new notebook, and once for a notebook whose
+plan holds 12 steps. asyncio is imported first, as it is in any kernel. The three alternate,
+so load on the machine falls on all.
 
 Both import compiled bytecode, as after any install: a first run of each, not counted, writes
 what is missing or stale (with PYTHONDONTWRITEBYTECODE set, as on some machines, every run
@@ -17,8 +18,11 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 from _table import ratio_table
+
+from jupyter_plans import PlanStore
 
 RUNS = 12
 
@@ -33,7 +37,7 @@ OURS = """
 import asyncio, os, sys, time  # asyncio: every kernel has it loaded (tornado, ipykernel)
 from IPython.core.interactiveshell import InteractiveShell
 shell = InteractiveShell.instance()
-shell.user_ns["__session__"] = os.path.join(sys.argv[1], "analysis.ipynb")
+shell.user_ns["__session__"] = os.path.join(sys.argv[1], sys.argv[2])
 start = time.perf_counter()
 result = shell.run_cell("%load_ext jupyter_plans")
 elapsed = time.perf_counter() - start
@@ -45,21 +49,36 @@ print(elapsed, file=sys.__stderr__)
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(code: str, folder: str) -> float:
+def timed(code: str, folder: str, notebook: str = "analysis.ipynb") -> float:
     run = subprocess.run(
-        [sys.executable, "-c", code, folder], capture_output=True, text=True, check=True, env=ENV
+        [sys.executable, "-c", code, folder, notebook],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=ENV,
     )
     lines = (run.stderr or run.stdout).strip().splitlines()
     return float(lines[-1])
 
 
 def main() -> dict[str, float]:
-    samples: dict[str, list[float]] = {"import ipywidgets": [], "%load_ext jupyter_plans": []}
+    samples: dict[str, list[float]] = {
+        "import ipywidgets": [],
+        "%load_ext jupyter_plans": [],
+        "the same, a plan of 12 steps": [],
+    }
+    steps = [{"id": f"step-{n}", "description": f"Part {n} of the analysis"} for n in range(12)]
     with tempfile.TemporaryDirectory() as folder:
+        with PlanStore(Path(folder) / "planned.plans.sqlite") as store:
+            result = store.session("default").call_tool(
+                "update_plan", {"expected_revision": 0, "steps": steps}
+            )
+            assert not result.is_error, result.content
         timed(BASELINE, folder), timed(OURS, folder)  # bytecode written, not counted
         for _ in range(RUNS):
             samples["import ipywidgets"].append(timed(BASELINE, folder))
             samples["%load_ext jupyter_plans"].append(timed(OURS, folder))
+            samples["the same, a plan of 12 steps"].append(timed(OURS, folder, "planned.ipynb"))
     print(f"load: each in a fresh interpreter, {RUNS} times each, alternating")
     return ratio_table(samples, "import ipywidgets", unit="ms", tail=False)
 

@@ -1,8 +1,10 @@
 """Run every benchmark, print its table, then the targets: `make bench`.
 
 Every figure is a ratio taken within one run (ours against a floor or a peer measured
-alongside), except the live card's latency, which is what a person waits for, and PostgreSQL at
-scale (pg_scale): connections refused and held, and the waits, as the processes grow.
+alongside), except the live card's latency and the hook's p95, which is what a person or an
+agent waits for, a kernel's memory (what the extension adds to one with ipywidgets and
+anywidget), and PostgreSQL at scale (pg_scale): connections refused and held, and the waits,
+as the processes grow.
 """
 
 import sys
@@ -18,11 +20,13 @@ BENCHMARKS = [
     "resume",
     "server_history",
     "load_ext",
+    "memory",
     "card_latency",
     "postgres",
     "pg_scale",
     "hook",
     "cell_links",
+    "checks",
     "comments",
     "team_plans",
 ]
@@ -39,7 +43,17 @@ TARGETS = [
     ("resume", "100,000 events", 1.2, "resume with 100,000 events / with 10"),
     ("server_history", "snapshot", 1.2, "server snapshot, 100,000 events / 10"),
     ("server_history", "first page of events", 1.2, "server events page, 100,000 events / 10"),
-    ("load_ext", "%load_ext jupyter_plans", 1.5, "%load_ext / import ipywidgets"),
+    ("load_ext", "%load_ext jupyter_plans", 0.8, "%load_ext / import ipywidgets"),
+    ("load_ext", "the same, a plan of 12 steps", 0.8, "  a notebook with 12 steps"),
+    ("memory", "a new notebook, %load_ext MB", 6, "a kernel's extra MB after %load_ext"),
+    ("memory", "a new notebook, %plan on MB", 8, "  and after %plan on"),
+    (
+        "memory",
+        "a notebook with 12 steps, %load_ext MB",
+        6,
+        "  a notebook with 12 steps, %load_ext",
+    ),
+    ("memory", "a notebook with 12 steps, %plan on MB", 8, "  and after %plan on"),
     ("card_latency", "p95 ms", 100, "live card p95, ms (another process's commit)"),
     ("card_latency", "panel p95 ms", 100, "Plan panel p95, ms (another process's commit)"),
     ("card_latency", "idle cpu %", 1.0, "idle kernel CPU, % of a core"),
@@ -53,9 +67,27 @@ TARGETS = [
     ("pg_scale", "PostgreSQL held idle per process @50", 1.0, "connections an idle process holds"),
     ("pg_scale", "PgBouncer + plans_listen wake p95 @50", 100, "commit-to-wake p95 ms, 50 procs"),
     ("pg_scale", "PgBouncer, polling refused @100", 0, "refused, 100 processes, PgBouncer polling"),
-    ("hook", "hook PreToolUse (deny) p95 ms", 1000, "hook PreToolUse p95, ms, process included"),
+    (
+        "hook",
+        "PreToolUse, deny (--notebook) p95 ms",
+        25,
+        "hook PreToolUse p95, ms, process included",
+    ),
+    ("hook", "PreToolUse, deny (--notebook) p95 / python -c pass", 2.5, "  / python -c pass, p95"),
+    ("hook", "PreToolUse, deny (--db) p95 / python -c pass", 2.5, "  denying, named by --db"),
+    ("hook", "PreToolUse, allow p95 / python -c pass", 2.5, "  allowing (default mode)"),
+    ("hook", "PreToolUse, heartbeat p95 / python -c pass", 2.5, "  writing its heartbeat"),
+    (
+        "hook",
+        "PreToolUse, heartbeat, kernel open p95 / python -c pass",
+        2.5,
+        "  the same, the kernel's connection open",
+    ),
+    ("hook", "SessionStart p95 ms", 80, "hook SessionStart p95, ms (the context block)"),
     ("cell_links", "no step in progress, us", 100, "a cell's cost, no step in progress, us"),
     ("cell_links", "a step in progress / its write", 1.0, "  with one / the link's write it skips"),
+    ("checks", "checks, none due, us", 100, "a cell's cost, checks and none due, us"),
+    ("checks", "a check due, ours us", 1000, "  one due: ours beyond the check's own, us"),
     ("comments", "comment / update_plan", 1.0, "a comment (64 held) / update_plan, 32 steps"),
     ("team_plans", "snapshot postgresql / sqlite", 2.0, "server snapshot, PostgreSQL / plan file"),
     ("team_plans", "card postgresql / sqlite", 3.0, "panel's card route, PostgreSQL / plan file"),

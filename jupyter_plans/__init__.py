@@ -6,11 +6,10 @@ The names below are imported on first use: a command that needs only part of the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .errors import DecisionRefused, PlanStoreError
 from .lazy import lazy_names
 
+TYPE_CHECKING = False  # typing is not loaded either: see hooks/tool_use.py
 if TYPE_CHECKING:
     from .session import PlanSession
 
@@ -64,6 +63,7 @@ def load_ipython_extension(ipython) -> None:
 
     from .notebook.magics import PlanMagics
     from .session.bound import bind
+    from .session.checks import bind_runner
 
     try:
         magics = PlanMagics(shell=ipython, config=ipython.config)
@@ -73,6 +73,7 @@ def load_ipython_extension(ipython) -> None:
     ipython.register_magics(magics)
     _magics = magics
     bind(lambda: magics.session)
+    bind_runner(magics.checks)
     magics.start()
     from .agents.magic import AgentMagics  # openai itself is imported by the first %%agent
 
@@ -87,10 +88,12 @@ def unload_ipython_extension(ipython) -> None:
     if _magics is None:
         return
     from .session.bound import bind
+    from .session.checks import bind_runner
 
     _agent_magics.stop()
     _magics.stop()
     bind(None)
+    bind_runner(None)
     for table in ipython.magics_manager.magics.values():
         table.pop("plan", None)
         table.pop("agent", None)

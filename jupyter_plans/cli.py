@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from .errors import DecisionRefused, PlanStoreError
+from .lazy import LazyModule
+
+# `hook` runs before every tool call of a coding agent, in a new process: it loads no argparse.
+argparse = LazyModule("argparse")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 _VERBS = ("on", "off", "approve", "revise", "comment", "comments", "resolve", "reopen")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error said in one line (exit 2) instead of the usage text."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {_printable(message)} (see {self.prog} --help)\n")
 
 
 def _printable(text: str) -> str:
@@ -29,7 +27,7 @@ def _printable(text: str) -> str:
 
 def _seq(text: str) -> int:
     """An --after value: a whole number of events from 0 to the largest seq a store holds."""
-    from .plan.intake import MAX_SEQ  # here: a hook's process must not load the checks
+    from .plan.intake import MAX_SEQ
 
     if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > MAX_SEQ:
         shown = text if len(text) <= 24 else text[:21] + "..."
@@ -38,6 +36,12 @@ def _seq(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    class _Parser(argparse.ArgumentParser):
+        """argparse, with a usage error said in one line (exit 2) instead of the usage text."""
+
+        def error(self, message: str) -> None:
+            self.exit(2, f"{self.prog}: {_printable(message)} (see {self.prog} --help)\n")
+
     parser = _Parser(
         prog="jupyter-plans",
         description="Read and drive the durable plan of a notebook agent.",
@@ -156,12 +160,9 @@ def _other_commands(commands: Any) -> None:
         help="run the scripted demo session and print the plan as it goes",
         description="Run a scripted agent through plan mode against a fresh plan file.",
     )
-    demo.add_argument(
-        "--db", default=None, help="where to keep the plan (default: a new temp folder)"
-    )
+    demo.add_argument("--db", help="where to keep the plan (default: a new temp folder)")
     demo.add_argument(
         "--notebook",
-        default=None,
         help="run this notebook headlessly instead (in a copy) and print its last card",
     )
 

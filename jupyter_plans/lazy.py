@@ -1,10 +1,14 @@
-"""Names a package imports on first use (PEP 562), so a part of it loads without the rest."""
+"""Names a package imports on first use (PEP 562), so a part of it loads without the rest; and
+regular expressions compiled on first use."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from importlib import import_module
-from typing import Any
+import re
+
+TYPE_CHECKING = False  # typing itself is not loaded: the coding-agent hook imports this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def lazy_names(package: str, namespace: dict, where: dict[str, str]) -> Callable[[str], Any]:
@@ -14,6 +18,8 @@ def lazy_names(package: str, namespace: dict, where: dict[str, str]) -> Callable
     def __getattr__(name: str) -> Any:
         if name not in where:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        from importlib import import_module  # not before a name is asked for (the hook)
+
         value = namespace[name] = getattr(import_module(where[name], package), name)
         return value
 
@@ -34,6 +40,24 @@ class LazyModule:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        from importlib import import_module
+
         value = getattr(import_module(self._name), name)
+        setattr(self, name, value)
+        return value
+
+
+class LazyPattern:
+    """A regular expression compiled the first time it is used; after that, each method used is
+    a plain attribute of this object. Compiling a character class beyond Latin-1 takes some two
+    million instructions, and a card or a hook that checks no text needs none of them."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(re.compile(self.pattern), name)
         setattr(self, name, value)
         return value

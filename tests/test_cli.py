@@ -62,6 +62,7 @@ def test_snapshot_of_a_new_session(db):
         "decisions": [],
         "cells": {},
         "comments": [],
+        "checks": {},
         "agent_mode": None,
     }
 

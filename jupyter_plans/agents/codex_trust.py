@@ -16,9 +16,8 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .config_files import ConfigError, read_json, read_toml
 
@@ -28,8 +27,7 @@ DEFAULT_TIMEOUT = 600  # seconds, Codex's default for a handler without one
 _HASHED = {"type", "command", "timeout", "async", "statusMessage"}
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     """One command handler of a hooks file, as Codex keys and hashes it."""
 
     key: str
@@ -203,8 +201,7 @@ def _home_words(path: Path) -> str:
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(NamedTuple):
     """What Codex does with the best-placed guard hook of a plan: why it would not run it
     (its own trust, then the trust of its project), None for each that holds."""
 

@@ -11,7 +11,6 @@ import json
 import os
 import stat
 import threading
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +80,8 @@ def json_of(path: Path, text: str) -> Any:
 def toml_of(path: Path, text: str) -> dict:
     """The TOML document of `text`, read from `path`, nested at most MAX_DEPTH levels;
     ConfigError otherwise."""
+    import tomllib  # here: a card reads config.toml only where a hooks file names this plan
+
     try:
         value = tomllib.loads(text)
     except RecursionError:

@@ -13,8 +13,8 @@ likewise), so the same state always gives the same block.
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
 from ..plan.comments import anchoring
@@ -45,23 +45,25 @@ APPROVED_WITH = "The person approved the plan with these comments to follow."
 _COMMENT_TEXT_LIMITS = (None, 500, 240, 120, 60)
 
 
-@dataclass(frozen=True)
-class _Cut:
-    completed: str = "full"  # full, brief (id, status and description), or gone
-    decisions: int = RECENT_DECISIONS
-    text_limit: int | None = None
-    anchors: bool = True  # the words of commented steps reworded or removed since
-    steps: int | None = None  # keep only the first N steps
-    lists: int | None = None  # keep only the first N findings and objectives
+# How much of the state a block keeps: `completed` steps "full", "brief" (id, status and
+# description) or "gone"; the newest `decisions`; texts cut to `text_limit`; with `anchors`,
+# the words of commented steps reworded or removed since; the first `steps` steps; the first
+# `lists` findings and objectives (None: all).
+_Cut = namedtuple(
+    "_Cut",
+    ["completed", "decisions", "text_limit", "anchors", "steps", "lists"],
+    defaults=("full", RECENT_DECISIONS, None, True, None, None),
+)
 
 
 def context_block(session: Any, *, limit: int = MAX_CONTEXT_CHARS) -> str:
-    """The context block for `session` (a PlanSession), at most `limit` characters."""
-    snapshot = session.snapshot().model_dump(mode="json")
-    finished = session.review() is not None
+    """The context block for `session` (a PlanSession), at most `limit` characters: read as
+    JSON data, without the models (a hook at session start renders it in a process of its own)."""
+    snapshot = session.snapshot_data()
+    finished = session.review_data() is not None
     approved = [c["id"] for c in session.approved_with_comments()]
     return render_context(
-        snapshot, _question(session), limit, finished=finished, approved_with=approved
+        snapshot, session.open_question_text(), limit, finished=finished, approved_with=approved
     )
 
 
@@ -141,21 +143,21 @@ def _cuts(snapshot: dict):
     cut = _Cut()
     yield cut
     for completed in ("brief", "gone"):
-        cut = replace(cut, completed=completed)
+        cut = cut._replace(completed=completed)
         yield cut
     for kept in range(min(len(snapshot["decisions"]), RECENT_DECISIONS) - 1, -1, -1):
-        cut = replace(cut, decisions=kept)
+        cut = cut._replace(decisions=kept)
         yield cut
     for text_limit in _TEXT_LIMITS[1:]:
-        cut = replace(cut, text_limit=text_limit)
+        cut = cut._replace(text_limit=text_limit)
         yield cut
-    cut = replace(cut, anchors=False)
+    cut = cut._replace(anchors=False)
     yield cut
     for kept in range(len(plan["steps"]) - 1, -1, -1):
-        cut = replace(cut, steps=kept)
+        cut = cut._replace(steps=kept)
         yield cut
     for kept in (10, 5, 0):
-        cut = replace(cut, lists=kept)
+        cut = cut._replace(lists=kept)
         yield cut
 
 
@@ -191,7 +193,7 @@ def _state(snapshot: dict, question: str | None, cut: _Cut, finished: bool) -> d
         return state
     ran = snapshot.get("cells", {})
     _progress(state, plan, ran, cut.steps)
-    phases = _phases(state["omitted"], plan, ran, cut, text)
+    phases = _phases(state["omitted"], plan, (ran, snapshot.get("checks") or {}), cut, text)
     state["plan"] = _plan_view(state["omitted"], plan, phases, cut, text)
     return state
 
@@ -266,8 +268,10 @@ def _progress(state: dict, plan: dict, ran: dict, step_limit: int | None) -> Non
             state["ready_steps"].append(step["id"])
 
 
-def _phases(omitted: dict, plan: dict, ran: dict, cut: _Cut, text: Any) -> list[dict]:
-    """The plan's phases as the cut shows them; what it leaves out is counted in `omitted`."""
+def _phases(omitted: dict, plan: dict, seen: tuple, cut: _Cut, text: Any) -> list[dict]:
+    """The plan's phases as the cut shows them; what it leaves out is counted in `omitted`.
+    `seen`: the snapshot's cells and checks, what the notebook says of each step."""
+    ran, checks = seen
     phases, shown, completed_gone, cut_steps = [], 0, 0, 0
     for phase in plan["phases"]:
         steps = []
@@ -278,10 +282,15 @@ def _phases(omitted: dict, plan: dict, ran: dict, cut: _Cut, text: Any) -> list[
             changed = [
                 f"cell:{run['cell_id']}" for run in ran.get(step["id"], []) if run["changed"]
             ]
+            check = _check_view(step, checks.get(step["id"]), text)
+            holds = check is not None and check["status"] in ("failed", "not_run")
             if step["status"] == "completed" and cut.completed == "gone" and not changed:
-                completed_gone += 1
-                continue
-            steps.append(_step_view(step, changed, cut.completed, text))
+                if not holds:
+                    completed_gone += 1
+                    continue
+            steps.append(_step_view(step, changed, cut.completed if not holds else "full", text))
+            if check is not None:
+                steps[-1]["check"] = check
             shown += 1
         if steps:
             phases.append({"title": text(phase["title"]), "steps": steps})
@@ -312,6 +321,20 @@ def _step_view(step: dict, changed: list[str], completed: str, text: Any) -> dic
     return shown
 
 
+def _check_view(step: dict, entry: dict | None, text: Any) -> dict | None:
+    """A step's check, as the notebook last ran it (DESIGN section 17): its expression, its
+    status, and the value or error of its latest run since the step was completed."""
+    if step.get("check") is None or entry is None:
+        return None
+    return {
+        "expression": text(step["check"]),
+        "status": entry["status"],
+        "value": text(entry["value"]),
+        "error": text(entry["error"]),
+        "ran_in_cell": entry["execution_count"],
+    }
+
+
 def _plan_view(omitted: dict, plan: dict, phases: list[dict], cut: _Cut, text: Any) -> dict:
     lists = cut.lists
     findings = plan["findings"] if lists is None else plan["findings"][:lists]
@@ -338,8 +361,3 @@ def _frame(state: dict, opening: str = OPEN, preamble: str = PREAMBLE, closing: 
     data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c").replace(">", "\\u003e")
     return f"{opening}\n{preamble}\n{data}\n{closing}"
-
-
-def _question(session: Any) -> str | None:
-    question = session.open_question()
-    return question.question if question is not None else None

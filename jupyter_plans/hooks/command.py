@@ -1,46 +1,47 @@
 """`jupyter-plans hook EVENT`, `jupyter-plans hook install HOST` and `jupyter-plans hook doctor`:
-the command line of the hooks. What each hook point answers is in points.py; the host's
-settings, in install.py; whether each agent will run them, in doctor.py."""
+the command line of the hooks. What each hook point answers is in tool_use.py (PreToolUse) and
+points.py (the others); the host's settings, in install.py; whether each agent will run them,
+in doctor.py.
+
+PreToolUse's command line, as `hook install` writes it, is read by tool_use.py without
+argparse (which takes a tenth of the time it may have); every other one, by argparse here.
+"""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from .points import (
-    CONTEXT_LIMIT,
-    DEFAULT_GUARD,
-    EVENTS,
-    MIN_LIMIT,
-    PROMPT_LIMIT,
-    answer,
-    read_input,
-)
+from .tool_use import DEFAULT_GUARD, EVENTS, guard_names, read_command, read_input
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        # argparse exits 2, which a host reads as "block this action" (and for a prompt, as
-        # "erase it"); a hook's usage error is a plain failure.
-        text = " ".join(message.encode("utf-8", "backslashreplace").decode().split())
-        print(f"{self.prog}: {text} (see {self.prog} --help)", file=sys.stderr)
-        sys.exit(1)
+def _parser_class():
+    import argparse
 
-    def parse_args(self, *args, **kwargs):  # type: ignore[override]
-        parsed = super().parse_args(*args, **kwargs)
-        if getattr(parsed, "notebook", 0) is None and getattr(parsed, "db", 0) is None:
-            self.error("give --notebook NB or --db DB: which plan to use")
-        return parsed
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:
+            # argparse exits 2, which a host reads as "block this action" (and for a prompt,
+            # as "erase it"); a hook's usage error is a plain failure.
+            text = " ".join(message.encode("utf-8", "backslashreplace").decode().split())
+            print(f"{self.prog}: {text} (see {self.prog} --help)", file=sys.stderr)
+            sys.exit(1)
+
+        def parse_args(self, *args, **kwargs):  # type: ignore[override]
+            parsed = super().parse_args(*args, **kwargs)
+            if getattr(parsed, "notebook", 0) is None and getattr(parsed, "db", 0) is None:
+                self.error("give --notebook NB or --db DB: which plan to use")
+            return parsed
+
+    return _Parser
 
 
-def _where(parser: argparse.ArgumentParser) -> None:
+def _where(parser) -> None:
     from ..store.locate import add_where_options
 
     add_where_options(parser, "the notebook whose plan to read")
     parser.add_argument(
         "--guard",
-        type=_names,
+        type=guard_names,
         default=DEFAULT_GUARD,
         metavar="NAMES",
         help="comma-separated tool names or patterns (mcp__*) that plan mode holds "
@@ -48,12 +49,11 @@ def _where(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
-
-
 def _limit(text: str) -> int:
+    import argparse
+
     from ..agents.context import MAX_CONTEXT_CHARS
+    from .points import MIN_LIMIT
 
     value = int(text)
     if not MIN_LIMIT <= value <= MAX_CONTEXT_CHARS:
@@ -63,8 +63,10 @@ def _limit(text: str) -> int:
     return value
 
 
-def _event_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+def _event_parser():
+    from .points import CONTEXT_LIMIT, PROMPT_LIMIT
+
+    parser = _parser_class()(
         prog="jupyter-plans hook",
         description="Answer a coding agent's hook (Claude Code, Codex CLI) from the plan; the "
         "host's hook JSON comes on stdin. `jupyter-plans hook install HOST` prints the settings; "
@@ -91,13 +93,18 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["install"]:
         from .install import install
 
-        return install(argv[1:], _Parser, _where)
+        return install(argv[1:], _parser_class(), _where)
     if argv[:1] == ["doctor"]:
         from .doctor import doctor
 
-        return doctor(argv[1:], _Parser, _where)
-    args = _event_parser().parse_args(argv)  # without --session: the file's current session
+        return doctor(argv[1:], _parser_class(), _where)
+    # without --session: the file's current session
+    args = read_command(argv) or _event_parser().parse_args(argv)
     payload, problem = read_input(getattr(sys.stdin, "buffer", None))
+    if args.event == "PreToolUse":
+        from .tool_use import answer
+    else:
+        from .points import answer
     reply = answer(args, payload, problem)
     if reply:
         if "systemMessage" in reply:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from pathlib import Path
-from typing import Any
 
-_AI_AGENT = re.compile(r"claude-code_(\d+(?:-\d+){1,3})(?:_|$)")
+from ..lazy import LazyPattern
+
+TYPE_CHECKING = False  # typing is not loaded at run time: see tool_use.py
+if TYPE_CHECKING:
+    from typing import Any
+
+_AI_AGENT = LazyPattern(r"claude-code_(\d+(?:-\d+){1,3})(?:_|$)")
 
 
 def host_of(payload: dict | None, environ: Any = None) -> str | None:
@@ -46,7 +49,8 @@ def _package_version(root: str | None) -> str | None:
     if not root:
         return None
     try:
-        version = json.loads((Path(root) / "package.json").read_text(encoding="utf-8"))["version"]
+        with open(os.path.join(root, "package.json"), encoding="utf-8") as file:
+            version = json.load(file)["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return version if isinstance(version, str) else None

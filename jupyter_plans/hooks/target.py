@@ -1,28 +1,33 @@
 """Where a hook registered with `--notebook` finds its plan, and when it cannot (DESIGN section
 15): a notebook that is gone (renamed, moved, deleted) fails closed, unless a plan file in the
 same folder says it was moved from that notebook; then the hook follows it, and says once
-that `hook install` should be run again for the new name."""
+that `hook install` should be run again for the new name.
+
+The hook's PreToolUse (tool_use.py) asks only for a notebook that is not plainly there."""
 
 from __future__ import annotations
 
-import contextlib
-import shlex
-from dataclasses import dataclass
-from pathlib import Path
-
 from .seen import host_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
-@dataclass
+
 class Target:
-    notebook: Path | None  # the notebook whose plan the hook reads (the new one, if followed)
-    gone: str | None = None  # why the hook cannot tell: its notebook is gone (one line)
-    followed: str | None = None  # said once: the hook follows the plan of the renamed notebook
+    """`notebook`, the notebook whose plan the hook reads (the new one, if followed); `gone`,
+    why the hook cannot tell, as its notebook is gone (one line); `followed`, said once: the
+    hook follows the plan of the renamed notebook."""
+
+    def __init__(self, notebook: Path | str, gone: str | None = None, followed: str | None = None):
+        self.notebook, self.gone, self.followed = notebook, gone, followed
 
 
 def locate(notebook: str, payload: dict | None) -> Target:
     """The notebook whose plan the hook reads; only a notebook without its plan file costs more
     than a stat or two."""
+    from pathlib import Path
+
     from ..store.locate import plan_file
 
     path = Path(notebook)
@@ -49,6 +54,8 @@ def _moved(path: Path, payload: dict | None) -> Target | None:
     notebook it went with, when there is one such plan and its notebook is there; a Target
     that fails closed where plan files say so but none can be followed; None where none
     says so."""
+    import contextlib
+
     from ..store.follow import owner
     from ..store.guards import first_telling, moved_from
     from ..store.locate import SUFFIX
@@ -84,6 +91,8 @@ def _gone(notebook: Path, payload: dict | None, taken: bool = False) -> str:
 
 
 def _install(payload: dict | None, notebook: Path | None) -> str:
+    import shlex
+
     host = host_of(payload) or "HOST"
     flag = {"codex": "--trust", "claude-code": "--write"}.get(host, "--write")
     where = shlex.quote(str(notebook)) if notebook is not None else "NOTEBOOK"

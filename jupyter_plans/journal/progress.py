@@ -121,6 +121,8 @@ def _line(event: Event, before: dict | None) -> str | None:
         return _plan_line(event, before)
     if kind == "cell_ran":
         return _cell_line(data, before)
+    if kind == "step_checked":
+        return _check_line(data)
     if kind == "tool_finished":
         reason = inert(clipped(data["result"]["content"]))
         return f"The agent's {inert(data['name'])} call was refused: {reason}"
@@ -203,6 +205,17 @@ def _cell_line(data: dict, plan: dict | None) -> str:
             f"Cell [{count}] {cell} ran again with other code after {step} was completed{failed}."
         )
     return f"Cell [{count}] {cell} ran for step {step}{failed}."
+
+
+def _check_line(data: dict) -> str:
+    """A run of a step's check: where, who asked for it (none: it ran by itself at the end of
+    a cell, its step being completed), and how it went."""
+    count = data["execution_count"]
+    where = "outside a cell" if count is None else f"in cell [{count}]"
+    who = _where(data) if data.get("by") else ", by itself at the end of the cell"
+    said = data["error"] if data["error"] is not None else data["value"]
+    how = "passed" if data["ok"] else f"failed ({inert(said)})"
+    return f"The check of {_b(data['step_id'])} ran {where}{who}: {how}."
 
 
 def progress_lines(events: list[Event]) -> list[str]:

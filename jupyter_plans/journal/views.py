@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PlanStoreError
+from ..plan.checks import check_words
 from ..plan.fold import fold
 from ..plan.models import Event, Snapshot
 from .comments import approved_with, other_comments, step_comments
@@ -245,11 +246,22 @@ def _plan(history: _History) -> list[str]:
                 lines.append(f"  - After: {after}")
             if step["evidence"]:
                 lines.append(f"  - Evidence: {inert(step['evidence'])}")
+            if step["check"] is not None and step["id"] in snapshot.checks:
+                lines.append(_check_line(step, snapshot.checks[step["id"]].model_dump()))
             if snapshot.cells.get(step["id"]):
                 ran = ", ".join(_cell_words(run) for run in snapshot.cells[step["id"]])
                 lines.append(f"  - Cells: {ran}")
             lines += step_comments(comments, plan, step["id"])
     return lines + other_comments(comments, plan)
+
+
+def _check_line(step: dict, entry: dict) -> str:
+    """A step's check and how its latest run since the step was completed went."""
+    if entry["status"] == "unapproved":
+        said = "unapproved: not in the plan the person approved, so it does not run by itself"
+    else:
+        said = check_words(entry, step["status"])
+    return f"  - Check: {inert(step['check'])} ({inert(said)})"
 
 
 def _cell_words(run) -> str:

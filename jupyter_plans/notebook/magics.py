@@ -13,16 +13,18 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..session import PlanSession, PlanStore
 from ..store import follow
 from ..store import locate as _locate
+from .checks import CHECK_VERBS
 from .comment_verbs import COMMENT_VERBS
-from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb
+from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb, decisions
 
 # What a card shown before `%unload_ext jupyter_plans` says from then on.
 UNLOADED = (
     "This card stopped when the plan extension was unloaded (%unload_ext), so its buttons no "
     "longer act; run %load_ext jupyter_plans and %plan for a live card."
 )
-# Every verb of %plan, and the function that carries it out (verbs.py, comment_verbs.py).
-VERBS: dict[str, Verb] = {**PERSON_VERBS, **COMMENT_VERBS}
+# Every verb of %plan, and the function that carries it out (verbs.py, comment_verbs.py,
+# checks.py).
+VERBS: dict[str, Verb] = {**PERSON_VERBS, **COMMENT_VERBS, **CHECK_VERBS}
 
 # What a session held from before %unload_ext says when it is used again.
 UNLOADED_STORE = (
@@ -71,6 +73,7 @@ class PlanMagics(Magics):
     def __init__(self, shell=None, **kwargs) -> None:
         super().__init__(shell=shell, **kwargs)
         from .cells import CellLinker
+        from .checks import CheckRunner
         from .watch import CardWatcher
 
         notebook = _locate.notebook_path(shell.user_ns) if shell is not None else None
@@ -85,6 +88,8 @@ class PlanMagics(Magics):
         self.session: PlanSession = self.store.session(self.where.session)
         self.watcher = CardWatcher(self.store, self.poll_interval)
         self.cells = CellLinker()  # the cells that did each step (DESIGN section 13)
+        # Steps that check themselves (DESIGN section 17), in this kernel's namespace.
+        self.checks = CheckRunner(shell, lambda: self.session)
         self._shown_proposal = self.session.waiting_proposal()
         self._show_after_cell = False
         self._told_on_load: tuple[str, str] | None = None  # what happened since, said at load
@@ -141,13 +146,14 @@ class PlanMagics(Magics):
             self._remember_shown(cursor)
 
     def before_cell(self, info=None) -> None:
+        self.checks.before(info)
         self.cells.before(self.session, info, self.shell.execution_count)
 
     def after_cell(self, result=None) -> None:
-        """Link the cell to the step in progress. With auto_display, show the card at the end
-        of the cell that loaded the extension (after any %plan new in that cell), and at the
-        end of a cell in which a proposal came. What the live cards show is remembered, for
-        the next kernel of this notebook."""
+        """Run the checks that came due and link the cell to the step in progress. With
+        auto_display, show the card at the end of the cell that loaded the extension (after
+        any %plan new in that cell), and at the end of a cell in which a proposal came. What
+        the live cards show is remembered, for the next kernel of this notebook."""
         told, self._told_on_load = self._told_on_load, None
         if told is not None and told[0] == self.session.session_id:
             print(told[1])  # a %plan new in the loading cell left that session: not a word of it
@@ -159,6 +165,8 @@ class PlanMagics(Magics):
         self._shown_proposal = waiting
         self.watcher.cell_ended()
         self._remember_live_cards()
+        count = getattr(result, "execution_count", None)
+        self.checks.after(self.session, cursor, count, self.cells.defer)  # recorded after it
         self.cells.after(self.session, cursor, result)  # last: its link's thread starts now
 
     # The magic.
@@ -185,6 +193,8 @@ class PlanMagics(Magics):
                                across revisions, and it goes with revise and approve
         %plan comments         your comments, their status and the agent's replies
         %plan resolve CID      resolve comment CID (c1, c2, ...); reopen CID reopens it
+        %plan check [STEP|all] run a step's check now (its id or 1-based position), or
+                               every approved check of a completed step; one line each
 
         Verbs match without case (%plan ON); a hash never does. A refused verb prints one
         line on stderr and changes nothing.
@@ -207,7 +217,7 @@ class PlanMagics(Magics):
                 if switched is not None:
                     self.switch_session(switched)
             else:
-                self.session.start_planning(words, by=MAGIC())
+                decisions.start_planning(self.session, words, by=MAGIC())
                 print(f"Plan mode on; the agent has your task: {words}")
         except (DecisionRefused, PlanStoreError) as refusal:
             print(f"%plan {verb}: {refusal}", file=sys.stderr)

@@ -1,17 +1,21 @@
 """The person's %plan verbs (on, off, approve, revise, status, history, new, export), one plain
 function each, and who acts through the magic. Each takes the kernel's session and the words
 after the verb, and returns the session the kernel goes on with (None: the same one); the
-magic's table of every verb is in magics.py."""
+magic's table of every verb is in magics.py. The decisions are decisions.py's own, which load
+no model: the magic says what happened in its own words."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from ..errors import DecisionRefused
+from ..lazy import LazyModule
 from ..plan.text import describe_event, status_line
 from ..plan.validation import quote
 from ..plan.who import person
 from ..session import PlanSession
+
+decisions = LazyModule("jupyter_plans.session.decisions")  # loads with the first verb
 
 Verb = Callable[[PlanSession, str], "PlanSession | None"]
 
@@ -27,13 +31,13 @@ def _no_arguments(verb: str, rest: str) -> None:
 
 def on(session: PlanSession, rest: str) -> None:
     _no_arguments("on", rest)
-    session.on(by=MAGIC())
+    decisions.on(session, by=MAGIC())
     print("Plan mode on: the agent researches and proposes; nothing changes until you approve.")
 
 
 def off(session: PlanSession, rest: str) -> None:
     _no_arguments("off", rest)
-    session.off(by=MAGIC())
+    decisions.off(session, by=MAGIC())
     print("Plan mode off.")
 
 
@@ -45,8 +49,11 @@ def approve(session: PlanSession, rest: str) -> None:
         )
     # Without a hash: the proposal this kernel last showed, only while it still waits.
     by = MAGIC()
-    snapshot = session.approve(rest, by=by) if rest else session.approve_shown(by)
-    print(f"Approved proposal {snapshot.approved_proposal_hash[:12]}; the agent may proceed.")
+    if rest:
+        approved = decisions.approve(session, rest, by=by)
+    else:
+        approved = decisions.approve_shown(session, by)
+    print(f"Approved proposal {approved[:12]}; the agent may proceed.")
 
 
 def revise(session: PlanSession, rest: str) -> None:
@@ -54,7 +61,7 @@ def revise(session: PlanSession, rest: str) -> None:
     if not rest and not any(c["status"] == "open" for c in session.comments_data()):
         raise DecisionRefused("revise needs NOTES: say what should change")
     said = "Your notes went" if rest else "Your open comments went"
-    session.revise(rest, by=MAGIC())
+    decisions.revise(session, rest, by=MAGIC())
     print(f"{said} to the agent; the proposal is withdrawn until it submits again.")
 
 

@@ -15,6 +15,7 @@ from ..plan.who import person
 from ..session import PlanSession
 from ..session.card import MIME_TYPE, card_data, card_html, guard_data, unguarded_note
 from ..store import follow
+from .verbs import decisions
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 
@@ -236,19 +237,22 @@ class PlanCard(anywidget.AnyWidget):
         if action == "seen":  # the front end rendered this waiting proposal
             self.session.mark_shown(content.get("hash"))
             return
-        verbs = {
-            "approve": lambda by: self.session.approve(_shown_hash(content), by=by),
-            "revise": lambda by: self.session.revise(content.get("notes", ""), by=by),
-            "off": lambda by: self.session.off(by=by),
-            "on": lambda by: self.session.on(by=by),
-            "edit": lambda by: self.session.edit_plan(content.get("change"), by=by),
-            "answer": lambda by: self.session.answer(content.get("text", ""), by=by),
+        session = self.session
+        verbs = {  # decisions.py's own, which load no model: the card reads what it shows
+            "approve": lambda by: decisions.approve(session, _shown_hash(content), by=by),
+            "revise": lambda by: decisions.revise(session, content.get("notes", ""), by=by),
+            "off": lambda by: decisions.off(session, by=by),
+            "on": lambda by: decisions.on(session, by=by),
+            "edit": lambda by: decisions.edit_plan(session, content.get("change"), by=by),
+            "answer": lambda by: session.answer(content.get("text", ""), by=by),
             # The person's comments (DESIGN section 14): add one, resolve or reopen it.
-            "comment": lambda by: self.session.comment(
+            "comment": lambda by: session.comment(
                 content.get("step_id"), content.get("text", ""), by=by
             ),
-            "resolve": lambda by: self.session.resolve_comment(content.get("comment_id"), by=by),
-            "reopen": lambda by: self.session.reopen_comment(content.get("comment_id"), by=by),
+            "resolve": lambda by: session.resolve_comment(content.get("comment_id"), by=by),
+            "reopen": lambda by: session.reopen_comment(content.get("comment_id"), by=by),
+            # Run a step's check now, in this kernel (DESIGN section 17): the person asked.
+            "check": lambda by: session.run_check(content.get("step_id"), by=by),
         }
         if action not in verbs:
             self.error = f"the card sent an unknown action {quote(action)}"

@@ -9,6 +9,7 @@ from .models import Event, Snapshot
 
 def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
     from .cells import cells_view, completion_changes
+    from .checks import CHECK_KINDS, CheckFold
     from .comments import COMMENT_KINDS, CommentFold
 
     state = Snapshot.empty(session_id).model_dump()
@@ -16,11 +17,14 @@ def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
     # in the order of the cells' latest runs
     ran: dict[str, dict[str, list]] = {}
     comments = CommentFold()
+    checks = CheckFold()
     for event in events:
         if event.seq != state["cursor"] + 1:
             raise ValueError(f"event seq {event.seq} follows {state['cursor']}: history has a gap")
         state["cursor"] = event.seq
         data = event.data
+        if event.kind in CHECK_KINDS:
+            checks.apply(event.seq, event.kind, data)
         if event.kind == "plan_updated":
             done, undone = completion_changes(state["plan"], data["plan"])
             for step_id in done + undone:
@@ -61,4 +65,5 @@ def fold(session_id: str, events: Iterable[Event]) -> Snapshot:
             )
     state["cells"] = cells_view(run for runs in ran.values() for run in runs.values())
     state["comments"] = comments.view()
+    state["checks"] = checks.view()
     return Snapshot.model_validate(state)

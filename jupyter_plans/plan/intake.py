@@ -5,26 +5,29 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
-from typing import Any
 
-from ..lazy import LazyModule
+from ..lazy import LazyModule, LazyPattern
+from .ids import MAX_SESSION_ID_BYTES
 from .validation import BIDI_CONTROLS, is_blank, quote, utf8_len
+
+TYPE_CHECKING = False  # typing is not loaded at run time: the hook checks a session id
+if TYPE_CHECKING:
+    from typing import Any
 
 # Loaded with the first call's digest, not by a store that only checks a session id.
 hashlib = LazyModule("hashlib")
 orjson = LazyModule("orjson")
+unicodedata = LazyModule("unicodedata")  # with the first text beyond ASCII looked at
 
 MAX_PERSON_TEXT_BYTES = 65536
-MAX_SESSION_ID_BYTES = 128
 MAX_CALL_ID_BYTES = 128
 MAX_TOOL_NAME_BYTES = 64
 MAX_SEQ = 2**63 - 1  # the largest event seq a store holds: an `after` beyond it is no number
 # A person's text may hold newlines and tabs; no other control and no bidirectional control.
-_PERSON_FORBIDDEN = re.compile(
+_PERSON_FORBIDDEN = LazyPattern(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
-ID_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+ID_FORBIDDEN = LazyPattern("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _unicode_problem(text: str, what: str = "text") -> str | None:
@@ -77,8 +80,8 @@ _UNSEEN_CATEGORIES = {
 _INVISIBLE_FILLERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 _SPECIAL_KINDS = (
     (BIDI_CONTROLS, "bidirectional control"),
-    (re.compile("[\u200b-\u200d\u2060\ufeff]"), "zero-width character"),
-    (re.compile("[\U000e0000-\U000e007f]"), "tag character"),
+    (LazyPattern("[\u200b-\u200d\u2060\ufeff]"), "zero-width character"),
+    (LazyPattern("[\U000e0000-\U000e007f]"), "tag character"),
 )
 
 

@@ -12,6 +12,14 @@ Mode = Literal["default", "plan"]
 MessageSource = Literal["person", "automatic", "notice"]
 
 
+CHECK_DESCRIPTION = (
+    "Optional: one Python expression over the notebook's variables that is true once the step "
+    "is done, such as df['price'].notna().all(); at most 240 bytes on one line. The person "
+    "approves it with the plan, and the notebook runs it when the step is completed: a step "
+    "whose check failed is not done, and the plan cannot be finished until it passes."
+)
+
+
 class _Model(BaseModel):
     # Strict: a model that sends "3" for a revision or "Done" for a status is told so,
     # rather than having it silently coerced.
@@ -33,6 +41,7 @@ class Step(_Model):
         description="What showed the acceptance met; required to complete a step "
         "that has an acceptance.",
     )
+    check: str | None = Field(None, description=CHECK_DESCRIPTION)
 
 
 class Phase(_Model):
@@ -79,6 +88,20 @@ class CellRun(_Model):
     changed: bool  # ran again with other code after its step was completed
 
 
+CheckStatus = Literal["passed", "failed", "not_run", "unapproved"]
+
+
+class CheckState(_Model):
+    """A step's check (DESIGN section 17): its status, and its latest run since the step was
+    last completed (all null until it runs)."""
+
+    status: CheckStatus  # unapproved: not in the plan the person approved; never run by itself
+    value: str | None  # the value's repr, cut to 200 characters
+    error: str | None  # the exception's type and first line, cut to 200 characters
+    execution_count: int | None  # of the cell it ran in
+    seq: int | None  # its step_checked event
+
+
 CommentStatus = Literal["open", "addressed", "resolved"]
 
 
@@ -113,6 +136,9 @@ class Snapshot(_Model):
     # The person's comments (DESIGN section 14): every one not resolved, and the 16 most
     # recently resolved, in the order they were made.
     comments: list[Comment] = Field(default_factory=list)
+    # Each step's check and how its latest run since the step was completed went (DESIGN
+    # section 17), in the plan's order.
+    checks: dict[str, CheckState] = Field(default_factory=dict)
     # The mode id the bridged ACP agent last announced (DESIGN section 10); None with no bridge.
     agent_mode: str | None = None
 
@@ -129,6 +155,7 @@ class Snapshot(_Model):
             decisions=[],
             cells={},
             comments=[],
+            checks={},
             agent_mode=None,
         )
 
@@ -183,6 +210,7 @@ class StepInput(TypedDict):
             ),
         ]
     ]
+    check: NotRequired[Annotated[str | None, Field(description=CHECK_DESCRIPTION)]]
 
 
 @with_config(_INPUT)

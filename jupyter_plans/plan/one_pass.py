@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pydantic_core
-
+from ..lazy import LazyModule
+from .checks import expression_problem
 from .rules import CheckedPlan, steps_agree
 from .stored import encode_plan_body
 from .validation import (
     MAX_ACCEPTANCE_BYTES,
+    MAX_CHECK_BYTES,
     MAX_DESCRIPTION_BYTES,
     MAX_EVIDENCE_BYTES,
     MAX_EXPLANATION_BYTES,
@@ -27,6 +28,8 @@ from .validation import (
     check_input_size,
     check_no_control_characters,
 )
+
+pydantic_core = LazyModule("pydantic_core")  # with the first plan checked: reading needs none
 
 
 def _plain_plan_validator(proposal: bool) -> Any:
@@ -52,6 +55,7 @@ def _plain_plan_validator(proposal: bool) -> Any:
                 default_factory=list,
             ),
             "evidence": _field(cs.nullable_schema(_text(MAX_EVIDENCE_BYTES))),
+            "check": _field(cs.nullable_schema(_text(MAX_CHECK_BYTES))),
         }
     )
     texts = cs.list_schema(_text(MAX_FINDING_BYTES), max_length=MAX_FINDINGS)
@@ -127,6 +131,7 @@ def within_byte_limits(plan: dict, phases: list[dict], steps: list[dict]) -> boo
             _fits(step["description"], MAX_DESCRIPTION_BYTES)
             and _fits(step["acceptance"], MAX_ACCEPTANCE_BYTES)
             and _fits(step["evidence"], MAX_EVIDENCE_BYTES)
+            and _fits(step["check"], MAX_CHECK_BYTES)
         ):
             return False
     texts = [(plan["explanation"], MAX_EXPLANATION_BYTES)]
@@ -139,7 +144,8 @@ def within_byte_limits(plan: dict, phases: list[dict], steps: list[dict]) -> boo
 # fields that text leaves out for holding their defaults, and expected_revision. Every text
 # of the input is in the stored text, escaped as the standard library escapes it.
 _BEYOND_BODY = (
-    MAX_STEPS * len(',"status":"pending","acceptance":null,"depends_on":[],"evidence":null')
+    MAX_STEPS
+    * len(',"status":"pending","acceptance":null,"depends_on":[],"evidence":null,"check":null')
     + MAX_PHASES * len('"title":null,')
     + len('{"expected_revision":-9223372036854775808,"explanation":null,"findings":[],')
     + len('"objectives":[],"phases":null,"steps":null}')
@@ -167,6 +173,9 @@ def plain_plan(args: dict, proposal: bool) -> CheckedPlan | None:
         steps = [step for phase in phases for step in phase["steps"]]
     if len(steps) > MAX_STEPS or not steps_agree(steps, proposal):
         return None
+    for step in steps:
+        if step["check"] is not None and expression_problem(step["check"]) is not None:
+            return None  # the rules say which check is not one expression, and why
     revision = plan.pop("expected_revision")
     body = {**plan, "phases": phases}
     # The stored text is made here, once: it serves for the input's size and control

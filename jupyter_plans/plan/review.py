@@ -33,6 +33,25 @@ def check_finishable(plan: dict | None) -> None:
         )
 
 
+def check_checks_hold(holding_back: tuple[str, str, str | None] | None) -> None:
+    """Refuse finish_plan while a completed step's approved check failed, has not run since the
+    step was completed, or was changed by the agent after the approval (DESIGN section 17): in
+    one line naming the step and why (plan/checks.py's CheckFold.holding_back)."""
+    if holding_back is None:
+        return
+    step_id, status, said = holding_back
+    why = {
+        "failed": f"failed in the notebook ({said}); fix the step, then mark it in_progress and "
+        "completed again, so that its check runs again",
+        "not_run": "has not run since the step was completed; it runs in the notebook at the end "
+        "of the next cell the person runs",
+        "changed": "that the person approved is no longer the step's check (it was changed or "
+        "removed after the approval), so it has not run since the step was completed; put it "
+        "back, or propose the new one for the person's approval",
+    }[status]
+    raise Refused(f"finish_plan is refused: the check of step {step_id} {why}")
+
+
 def reviewed(plan: dict, items: list[dict]) -> list[dict]:
     """The review to store: one item per objective of the plan, in the plan's order, each under
     the objective's own text. Refused, naming them, when objectives are missing, unknown or

@@ -57,7 +57,8 @@ def _reopen(steps: list[dict], previous: dict | None) -> list[str]:
 
 
 def proposal_body(plan: dict) -> dict:
-    """The text a proposal hash binds: statuses and evidence are left out."""
+    """The text a proposal hash binds: statuses and evidence are left out; a step's check is
+    in it (null when it has none), so what the person approves is the code that runs."""
     return {
         "explanation": plan["explanation"],
         "findings": plan["findings"],
@@ -71,6 +72,7 @@ def proposal_body(plan: dict) -> dict:
                         "description": s["description"],
                         "acceptance": s["acceptance"],
                         "depends_on": s["depends_on"],
+                        "check": s.get("check"),
                     }
                     for s in phase["steps"]
                 ],
@@ -83,6 +85,19 @@ def proposal_body(plan: dict) -> dict:
 def body_hash(body: dict) -> str:
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def proposal_hashes(plan: dict) -> tuple[str, ...]:
+    """The hashes a proposal of this plan may wait under: its hash, and for a plan without
+    checks the hash it had before steps carried them (a proposal submitted by an earlier
+    version and still waiting stays approvable)."""
+    body = proposal_body(plan)
+    steps = [step for phase in body["phases"] for step in phase["steps"]]
+    if any(step["check"] is not None for step in steps):
+        return (body_hash(body),)
+    for step in steps:
+        del step["check"]
+    return body_hash(proposal_body(plan)), body_hash(body)
 
 
 def diff_steps(old: list[dict], new: list[dict]) -> dict[str, Any]:

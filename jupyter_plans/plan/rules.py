@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .checks import check_refusal, expression_problem
 from .validation import (
     MAX_ACCEPTANCE_BYTES,
+    MAX_CHECK_BYTES,
     MAX_DESCRIPTION_BYTES,
     MAX_EVIDENCE_BYTES,
     MAX_EXPLANATION_BYTES,
@@ -66,6 +68,7 @@ def normalize(args: dict) -> tuple[dict, list[tuple[Where, dict]]]:
                 "acceptance": step.get("acceptance"),
                 "depends_on": list(step.get("depends_on") or ()),  # never the caller's list
                 "evidence": step.get("evidence"),
+                "check": step.get("check"),
             }
             steps.append(stored)
             located.append(((field, i) if number is None else (field, number, "steps", i), stored))
@@ -134,6 +137,19 @@ def check_step_texts(steps: list[tuple[Where, dict]]) -> None:
             check_bytes(where, acceptance, MAX_ACCEPTANCE_BYTES, ".acceptance")
         if evidence is not None and len(evidence) > MAX_EVIDENCE_BYTES // 4:
             check_bytes(where, evidence, MAX_EVIDENCE_BYTES, ".evidence")
+        if step["check"] is not None:
+            check_step_check(where, step["check"])
+
+
+def check_step_check(where: Where, check: str) -> None:
+    """A step's check: 1 to 240 bytes of one Python expression (plan/checks.py)."""
+    if not check or len(check) * 4 > MAX_CHECK_BYTES:  # else it is within its bytes
+        size = utf8_len(check)
+        if not 1 <= size <= MAX_CHECK_BYTES:
+            raise Refused(f"{name(where)}.check is {size} bytes; it must be 1 to {MAX_CHECK_BYTES}")
+    refused = check_refusal(f"{name(where)}.check", check)
+    if refused:
+        raise Refused(refused)
 
 
 def check_one_in_progress(steps: list[tuple[Where, dict]]) -> None:
@@ -253,10 +269,20 @@ def plainly_within_bounds(steps: list[dict], proposal: bool) -> bool:
             or is_blank(description)
             or (acceptance is not None and len(acceptance) > MAX_ACCEPTANCE_BYTES // 4)
             or (evidence is not None and len(evidence) > MAX_EVIDENCE_BYTES // 4)
+            or not plain_check(step["check"])
         ):
             return False
     ids = "".join(step["id"] for step in steps)
     return ids.isascii() and ids.isprintable() and " " not in ids and steps_agree(steps, proposal)
+
+
+def plain_check(check: str | None) -> bool:
+    """True when a step's check (or its absence) is plainly within its bounds: short enough
+    that no encoding reaches its limit, and one expression (plan/checks.py, which remembers
+    the checks it has read)."""
+    return check is None or (
+        0 < len(check) <= MAX_CHECK_BYTES // 4 and expression_problem(check) is None
+    )
 
 
 def steps_agree(steps: list[dict], proposal: bool) -> bool:

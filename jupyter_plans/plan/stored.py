@@ -5,78 +5,104 @@ phases' steps, in order), and so is every field that holds its default: a null, 
 list, a step's `pending` status. A stored plan of 12 steps takes about two thirds of the
 space, which keeps PostgreSQL from compressing it and lets SQLite fit two to a page.
 
-One pydantic-core schema says the shape. Its serializer writes the plan's body and leaves
-the defaults out; the event around the body is written field by field in the schema's order,
-nulls left out, as that serializer would (a test holds the two to the same bytes). Its
-validator reads the event back and puts the defaults in again, every key in the order the
-session writes it. Data stored whole (by an earlier version) reads back the same.
+One table says the shape. A pydantic-core serializer made from it writes the plan's body and
+leaves the defaults out; the event around the body is written field by field in the table's
+order, nulls left out, as that serializer would (a test holds the two to the same bytes).
+Reading puts the defaults in again, every key in the order the session writes it, with the
+standard library alone: a card or a hook reads a plan without loading pydantic-core. Data
+stored whole (by an earlier version) reads back the same.
 """
 
 from __future__ import annotations
 
 from functools import cache
+from json import loads
 from json.encoder import encode_basestring as _string  # a str's JSON, non-ASCII kept
 from typing import Any
 
-from pydantic_core import SchemaSerializer, SchemaValidator
-from pydantic_core import core_schema as cs
+# The shape of a stored plan event: each record's fields in their order, and what each field
+# is when it is left out. REQUIRED is never left out; ABSENT stays out; `list` is a new empty
+# list; any other value is the default itself. A dict is a record, [record] a list of them.
+REQUIRED, ABSENT = object(), object()
+_STEP = {
+    "id": REQUIRED,
+    "description": REQUIRED,
+    "status": "pending",
+    "acceptance": None,
+    "depends_on": list,
+    "evidence": None,
+    "check": None,
+}
+_BODY = {
+    "explanation": None,
+    "findings": list,
+    "objectives": list,
+    "phases": [{"title": None, "steps": [_STEP]}],
+}
+_PLAN = {"revision": REQUIRED, "turn_id": None, "call_id": None, **_BODY}
+_EVENT = {
+    "name": REQUIRED,
+    "call_id": None,
+    "turn_id": None,
+    "plan": _PLAN,
+    "result": REQUIRED,
+    "enforcement": REQUIRED,
+    "by": ABSENT,  # the person's edit: who
+}
 
 
 @cache
 def _schemas() -> tuple[Any, Any]:
-    """The event's schema, and that of its plan's body (the plan but for revision and ids)."""
-    value = cs.any_schema()
-
-    def required() -> Any:
-        return cs.typed_dict_field(value)
-
-    def optional(**default: Any) -> Any:
-        field = cs.with_default_schema(value, **(default or {"default": None}))
-        return cs.typed_dict_field(field, required=False)
+    """The event's pydantic-core schema, and that of its plan's body (the plan but for
+    revision and ids): the shape above, for the serializer that writes a plan's body."""
+    from pydantic_core import core_schema as cs  # loaded by the first plan written
 
     def record(fields: dict) -> Any:
-        return cs.typed_dict_schema(fields)
+        return cs.typed_dict_schema({key: field(shape) for key, shape in fields.items()})
 
-    step = record(
-        {
-            "id": required(),
-            "description": required(),
-            "status": optional(default="pending"),
-            "acceptance": optional(),
-            "depends_on": optional(default_factory=list),
-            "evidence": optional(),
-        }
-    )
-    phase = record({"title": optional(), "steps": cs.typed_dict_field(cs.list_schema(step))})
-    body = {
-        "explanation": optional(),
-        "findings": optional(default_factory=list),
-        "objectives": optional(default_factory=list),
-        "phases": cs.typed_dict_field(cs.list_schema(phase)),
-    }
-    plan = record({"revision": required(), "turn_id": optional(), "call_id": optional(), **body})
-    event = record(
-        {
-            "name": required(),
-            "call_id": optional(),
-            "turn_id": optional(),
-            "plan": cs.typed_dict_field(plan),
-            "result": required(),
-            "enforcement": required(),
-            "by": cs.typed_dict_field(value, required=False),  # the person's edit: who
-        }
-    )
-    return event, record(body)
+    def field(shape: Any) -> Any:
+        if isinstance(shape, dict):
+            return cs.typed_dict_field(record(shape))
+        if isinstance(shape, list):
+            return cs.typed_dict_field(cs.list_schema(record(shape[0])))
+        if shape is REQUIRED or shape is ABSENT:
+            return cs.typed_dict_field(cs.any_schema(), required=shape is REQUIRED)
+        default = {"default_factory": list} if shape is list else {"default": shape}
+        return cs.typed_dict_field(
+            cs.with_default_schema(cs.any_schema(), **default), required=False
+        )
+
+    return record(_EVENT), record(_BODY)
+
+
+def _read(data: dict, fields: dict) -> dict:
+    """A stored record read back whole: its fields in the shape's order, defaults put in
+    again, and no other key (data stored whole by an earlier version reads back the same)."""
+    whole = {}
+    for key, shape in fields.items():
+        if key in data:
+            value = data[key]
+            if isinstance(shape, dict):
+                value = _read(value, shape)
+            elif isinstance(shape, list):
+                value = [_read(item, shape[0]) for item in value]
+        elif shape is ABSENT:
+            continue
+        elif shape is list:
+            value = []
+        elif shape is REQUIRED or isinstance(shape, (dict, list)):
+            raise ValueError(f"a stored plan event has no {key!r}")
+        else:
+            value = shape
+        whole[key] = value
+    return whole
 
 
 @cache
-def _body_serializer() -> SchemaSerializer:
+def _body_serializer() -> Any:
+    from pydantic_core import SchemaSerializer
+
     return SchemaSerializer(_schemas()[1])
-
-
-@cache
-def _validator() -> SchemaValidator:
-    return SchemaValidator(_schemas()[0])
 
 
 def encode_plan_body(body: dict) -> str:
@@ -113,9 +139,6 @@ def _by(data: dict) -> str:
     )
 
 
-_BODY = ("explanation", "findings", "objectives", "phases")
-
-
 def _id(key: str, values: dict) -> str:
     value = values[key]
     return "" if value is None else f',"{key}":{_string(value)}'
@@ -130,7 +153,7 @@ def decode_plan_event(text: str) -> dict:
     """A plan_updated event's data, whole, from its stored text (with the plan's `steps`), and
     its `author`: `user` for the person's edit, else `agent` (told by the name, so it is not
     stored, and events written before it was read back have it too)."""
-    data = _validator().validate_json(text)
+    data = _read(loads(text), _EVENT)
     plan = data["plan"]
     plan["steps"] = [step for phase in plan["phases"] for step in phase["steps"]]
     data["author"] = "user" if data["name"] == USER_EDIT else "agent"

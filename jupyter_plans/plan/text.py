@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .checks import counts_line
 from .comments import anchor_words, count_open
 from .who import said
 
@@ -40,6 +41,9 @@ def render_text(snapshot: Snapshot | dict, question: str | None = None, review: 
         lines.append("Finished: the agent reviewed every objective")
     else:
         review = None
+    checked = counts_line(snapshot.get("checks") or {})
+    if checked:
+        lines.append(checked)
     if snapshot["pending_proposal_hash"]:
         lines.append(f"Proposal {snapshot['pending_proposal_hash'][:12]} waits for your decision")
     lines.extend(asked)
@@ -160,6 +164,14 @@ def _cell_ran(data: dict, by: str) -> str:
     return f"cell [{count}] ran for step {data['step_id']}{failed}"
 
 
+def _step_checked(data: dict, by: str) -> str:
+    count = data["execution_count"]
+    where = "outside a cell" if count is None else f"in cell [{count}]"
+    how = "passed" if data["ok"] else f"failed: {data['error'] or data['value']}"
+    who = by if data.get("by") else " by itself"
+    return f"the check of step {data['step_id']} ran {where}{who}: {how}"
+
+
 def _agent_status(data: dict, by: str) -> str:
     if data.get("agent") is None:
         return "no agent is bridged any more"
@@ -189,6 +201,7 @@ _EVENT_WORDS: dict[str, Callable[[dict, str], str]] = {
     "question_asked": lambda data, by: f"agent asked you: {_clip(data['question'])}",
     "plan_finished": _plan_finished,
     "cell_ran": _cell_ran,
+    "step_checked": _step_checked,
     "agent_status": _agent_status,
     "plan_reopened": lambda data, by: (
         f"the finished plan was reopened by revision {data['revision']}"

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
-from ..lazy import LazyModule
+from ..lazy import LazyModule, LazyPattern
 
+TYPE_CHECKING = False  # typing is not loaded at run time: the hook checks a session id
 if TYPE_CHECKING:  # pydantic itself loads with the first input that is not plain
+    from collections.abc import Iterator
+    from typing import Any
+
     from pydantic import TypeAdapter
 
 # Loaded with the first input read or checked: a hook, which only reads the session's mode,
@@ -33,6 +35,7 @@ MAX_FINDING_BYTES = 500
 MAX_FINDINGS = 20
 MAX_TITLE_BYTES = 120
 MAX_ACCEPTANCE_BYTES = 240
+MAX_CHECK_BYTES = 240  # a step's check: one Python expression (checks.py)
 MAX_EVIDENCE_BYTES = 500
 MAX_DECISION_TITLE_BYTES = 120
 MAX_RATIONALE_BYTES = 500
@@ -44,10 +47,10 @@ MAX_OUTCOME_BYTES = 500
 # What a person reads must be what the hash binds: besides control characters, the
 # bidirectional controls (which reorder what is shown) and the line and paragraph separators.
 _SPOOFING = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
-BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_SPOOFING}]")
-_NON_ASCII_CONTROL = re.compile(f"[\x80-\x9f{_SPOOFING}]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+BIDI_CONTROLS = LazyPattern("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LazyPattern(f"[\x00-\x1f\x7f-\x9f{_SPOOFING}]")
+_NON_ASCII_CONTROL = LazyPattern(f"[\x80-\x9f{_SPOOFING}]")
+_SURROGATE = LazyPattern("[\ud800-\udfff]")
 _VISIBLE_ASCII = re.compile("[!-~]")
 # A text made only of these (spaces, separators, format characters such as U+200B) shows
 # nothing: it counts as blank.
@@ -233,6 +236,7 @@ def _describe(adapter: TypeAdapter, error: dict) -> str:
 _NULLABLE = {
     "acceptance",
     "evidence",
+    "check",
     "title",
     "explanation",
     "depends_on",

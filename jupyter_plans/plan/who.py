@@ -7,7 +7,6 @@ operating system's user in a kernel, the CLI's `--by`, the API's `by=`.
 
 from __future__ import annotations
 
-import getpass
 import os
 from typing import Any
 
@@ -41,6 +40,8 @@ def local_person() -> str | None:
     if hub:
         return hub[:MAX_NAME_CHARS]
     try:
+        import getpass  # here: most processes never ask
+
         return getpass.getuser()[:MAX_NAME_CHARS] or None
     except Exception:  # noqa: BLE001 - no user entry (a container's numeric uid)
         return None

@@ -4,7 +4,6 @@ reject of that proposal, which carries no notes. Each is one transaction, as a t
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
@@ -12,7 +11,6 @@ from ..plan.revision import body_hash, build_plan, proposal_body
 from ..plan.text import counted
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
-from .events import agent_at
 from .steps import decide, propose, store_plan
 
 if TYPE_CHECKING:
@@ -143,21 +141,6 @@ def record_agent_status(session: SessionReads, status: dict) -> None:
     data["working"] = bool(status.get("working"))
     with session.writing() as change:
         change.state.agent_seq = change.emit("agent_status", data)
-
-
-@_reconnecting
-def agent_status(session: SessionReads) -> dict | None:
-    """The bridged agent's last status (record_agent_status), None when none was kept."""
-    with session.store.read() as tx:
-        row = tx.first("SELECT_ROW", {"sid": session.session_id})
-        return None if row is None else agent_at(tx, session.session_id, row.agent_seq)
-
-
-def unguarded_text(session: SessionReads) -> str | None:
-    """What the last bridged agent without a guard was told to the person, if one was."""
-    with session.store.read() as tx:
-        data = tx.scalar("SELECT_LAST_UNGUARDED", {"sid": session.session_id})
-    return None if data is None else json.loads(data).get("text")
 
 
 def _plan(revision, call_id, explanation, findings, objectives, steps) -> dict:

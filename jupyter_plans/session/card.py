@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import shlex
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from ..errors import OlderSchema
+from ..plan.checks import check_words
 from ..plan.comments import anchor_words, anchoring, count_open
 from ..plan.stored import USER_EDIT
 from ..plan.text import counted
@@ -140,6 +140,12 @@ def guard_data(session: PlanSession, snapshot: dict, notebook: Path | None) -> d
         and last[record["agent"]] < since - HEARTBEAT_MS
     ]
     return {"now": now_ms(), "since": since, "seen": seen, "silent": silent}
+
+
+def escape(text: str) -> str:
+    """html.escape's five replacements, without loading the html module's table of entities."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace('"', "&quot;").replace("'", "&#x27;")
 
 
 def _named(notebook: Path | None, session: PlanSession) -> str:
@@ -277,6 +283,10 @@ def _step_html(step: dict, snapshot: dict, comments: list[dict], plan: dict) -> 
     row = f"{mark} <code>{ident}</code> {escape(step['description'])}"
     if step["evidence"]:
         row += f" <em>(evidence: {escape(step['evidence'])})</em>"
+    entry = (snapshot.get("checks") or {}).get(step["id"])
+    if step.get("check") is not None and entry is not None:
+        words = escape(check_words(entry, step["status"], snapshot))
+        row += f"<br><small>check <code>{escape(step['check'])}</code> &middot; {words}</small>"
     row += _cells_html(snapshot.get("cells", {}).get(step["id"]), step["status"])
     row += _comments_html([c for c in comments if c["step_id"] == step["id"]], plan)
     return row

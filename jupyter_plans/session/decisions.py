@@ -1,10 +1,12 @@
-"""The person's side of a session: the decision verbs, edits, what this process has shown the
-person, and the queue of messages to the agent."""
+"""The person's side of a session: the decision verbs, edits, and the queue of messages to the
+agent (what this process has shown the person is read in reads.py).
+
+A verb here returns nothing (approve: the hash it approved) and loads no model: the magic and
+the card show the plan their own way. PlanSession's verbs return the snapshot after them."""
 
 from __future__ import annotations
 
 import re
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DecisionRefused
@@ -12,7 +14,14 @@ from ..plan import policy
 from ..plan.catalog import CATALOG
 from ..plan.comments import comment_line
 from ..plan.intake import MAX_PERSON_TEXT_BYTES, person_text_refusal
-from ..plan.revision import body_hash, build_plan, describe_diff, diff_steps, proposal_body
+from ..plan.revision import (
+    body_hash,
+    build_plan,
+    describe_diff,
+    diff_steps,
+    proposal_body,
+    proposal_hashes,
+)
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.stored import USER_EDIT
 from ..plan.text import counted
@@ -20,35 +29,29 @@ from ..plan.validation import Refused, quote, utf8_len
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
 from .comment_rows import open_comments
-from .events import loads, models
+from .events import models
 from .steps import close_question, decide, propose, queue, set_mode, store_plan
 
 if TYPE_CHECKING:
-    from ..plan.models import Message, Snapshot
-    from ..store import Store as PlanStore
+    from ..plan.models import Message
     from .reads import SessionReads
     from .transaction import Change
 
-# What this process has shown the person of each store's sessions: the hash of the waiting
-# proposal that a card last displayed. A bare `%plan approve` binds that, never whatever is
-# waiting by the time it commits.
-_shown: weakref.WeakKeyDictionary[PlanStore, dict[str, str]] = weakref.WeakKeyDictionary()
 _HASH = re.compile("[0-9a-f]{64}")
 
 
 @_reconnecting
-def on(session: SessionReads, by: Any = None) -> Snapshot:
+def on(session: SessionReads, by: Any = None) -> None:
     """Enter plan mode; a proposal still waiting is dropped. `by`: who (plan/who.py), the
     agent too (its EnterPlanMode: plan mode is the safe direction)."""
     by = person(by, entering_plan_mode=True)
     with session.writing() as change:
         change.by = by
         _enter_plan_mode(change)
-    return session.snapshot()
 
 
 @_reconnecting
-def start_planning(session: SessionReads, task: str, by: Any = None) -> Snapshot:
+def start_planning(session: SessionReads, task: str, by: Any = None) -> None:
     """Enter plan mode and queue `task` as the person's message: the task to plan."""
     check_person_text("the task", task)
     by = person(by)
@@ -56,11 +59,10 @@ def start_planning(session: SessionReads, task: str, by: Any = None) -> Snapshot
         change.by = by
         _enter_plan_mode(change)
         queue(change, "person", task)
-    return session.snapshot()
 
 
 @_reconnecting
-def off(session: SessionReads, by: Any = None) -> Snapshot:
+def off(session: SessionReads, by: Any = None) -> None:
     """Leave plan mode: clear any wait and cancel the newest turn."""
     by = person(by)
     with session.writing() as change:
@@ -74,7 +76,6 @@ def off(session: SessionReads, by: Any = None) -> Snapshot:
             change.add("CANCEL_TURN", {"sid": s.session_id, "b_turn_id": s.newest_turn_id})
             change.emit("turn_cancelled", {"turn_id": s.newest_turn_id})
         close_question(change, "dropped", None)
-    return session.snapshot()
 
 
 @_reconnecting
@@ -83,10 +84,11 @@ def approve(
     hash: str | None = None,  # noqa: A002
     by: Any = None,
     asking: str | None = None,
-) -> Snapshot:
-    """Approve the waiting proposal (only it: a given hash must match in full). `asking`: what
-    the approval's notice tells the agent of what asks from now on, where the approver knows
-    better than that each action still asks (a client's option that stops edits asking)."""
+) -> str:
+    """Approve the waiting proposal (only it: a given hash must match in full); returns its
+    hash. `asking`: what the approval's notice tells the agent of what asks from now on, where
+    the approver knows better than that each action still asks (a client's option that stops
+    edits asking)."""
     by = person(by)
     with session.writing() as change:
         change.by = by
@@ -96,7 +98,7 @@ def approve(
             raise DecisionRefused("nothing to approve: no proposal is waiting for a decision")
         if hash is not None and hash != pending:
             raise DecisionRefused(_wrong_hash(change, hash, pending))
-        if body_hash(proposal_body(s.plan)) != pending:
+        if pending not in proposal_hashes(s.plan):
             raise DecisionRefused(
                 f"the plan changed after proposal {pending[:12]} was submitted; "
                 "ask the agent to submit it again before approving"
@@ -107,25 +109,13 @@ def approve(
         decide(change, "approved", [c["id"] for c in follow])
         set_mode(change, "default")
         queue(change, "notice", _approval_notice(s.plan, pending, follow, asking))
-    return session.snapshot()
+    return pending
 
 
-def mark_shown(session: SessionReads, digest: Any) -> None:
-    """Record that this process showed the person the proposal of hash `digest` (a card
-    displayed it); anything but a full hash is ignored."""
-    if isinstance(digest, str) and _HASH.fullmatch(digest):
-        _shown.setdefault(session.store, {})[session.session_id] = digest
-
-
-def shown_proposal(session: SessionReads) -> str | None:
-    """The hash of the proposal a card of this process last showed, if any."""
-    return _shown.get(session.store, {}).get(session.session_id)
-
-
-def approve_shown(session: SessionReads, by: Any = None) -> Snapshot:
+def approve_shown(session: SessionReads, by: Any = None) -> str:
     """Approve the proposal this process last showed, and only while it is the one
     waiting: what the person read is what is approved."""
-    shown = shown_proposal(session)
+    shown = session.shown_proposal()
     if shown is None:
         waiting = session.waiting_proposal()
         if waiting is None:
@@ -138,7 +128,7 @@ def approve_shown(session: SessionReads, by: Any = None) -> Snapshot:
 
 
 @_reconnecting
-def revise(session: SessionReads, notes: str, by: Any = None) -> Snapshot:
+def revise(session: SessionReads, notes: str, by: Any = None) -> None:
     """Ask for changes: the wait ends, plan mode stays, and NOTES go to the agent, followed
     by the person's open comments (NOTES may be left empty when comments are open)."""
     by = person(by)
@@ -151,43 +141,10 @@ def revise(session: SessionReads, notes: str, by: Any = None) -> Snapshot:
             check_person_text("the notes", notes)
         decide(change, "changes_requested")
         queue(change, "person", with_comments(notes if notes.strip() else "", comments))
-    return session.snapshot()
-
-
-def revise_notes(session: SessionReads) -> str | None:
-    """The notes of the person's last request for changes, until the agent's next proposal
-    (the card keeps them in view while the agent works on them)."""
-    return last_verdict(session)["notes"]
-
-
-def last_verdict(session: SessionReads) -> dict:
-    """What the card says of the last word on a proposal, in one read: `notes`, those of
-    the person's request for changes (revise_notes), while the agent works on them and
-    while the proposal that answers them waits; `approved_by`, who approved it and where,
-    while that approval is the last word (DESIGN section 12)."""
-    said: dict = {"notes": None, "approved_by": None, "bridged": None}
-    with session.store.read() as tx:
-        words = tx.all("SELECT_LAST_VERDICT", {"sid": session.session_id})
-        if words and words[0].kind == "proposal_submitted":
-            proposed = loads(words[0].data)
-            if "text" in proposed:  # an ACP agent's, through the bridge
-                said["bridged"] = {"approve": proposed.get("approve")}
-            words = words[1:]  # a proposal waits: the word it answers, if any
-        last = words[0] if words else None
-        if last is None or last.kind != "decision":
-            return said
-        data = loads(last.data)
-        if data.get("action") == "approved":
-            said["approved_by"] = data.get("by")
-        elif data.get("action") == "changes_requested":
-            said["notes"] = tx.scalar(
-                "SELECT_PERSON_MESSAGE_AFTER", {"sid": session.session_id, "after": last.seq}
-            )
-    return said
 
 
 @_reconnecting
-def edit_plan(session: SessionReads, changes: dict, by: Any = None) -> Snapshot:
+def edit_plan(session: SessionReads, changes: dict, by: Any = None) -> None:
     """The person's edit of the plan: the same input as update_plan, authored by the user.
 
     Explanation, findings and objectives left out are kept. If a proposal is waiting, the
@@ -222,7 +179,6 @@ def edit_plan(session: SessionReads, changes: dict, by: Any = None) -> Snapshot:
             propose(change, digest, body)
             content += f" The proposal waiting for approval is now this text (hash {digest})."
         queue(change, "notice", content)
-    return session.snapshot()
 
 
 def _enter_plan_mode(change: Change) -> None:
@@ -258,7 +214,8 @@ def queue_message(
     by = person(by) if source == "person" else None
     with session.writing() as change:
         change.by = by
-        return queue(change, source, text)
+        message_id = queue(change, source, text)
+    return models.Message(message_id=message_id, source=source, text=text)
 
 
 @_reconnecting

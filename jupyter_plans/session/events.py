@@ -3,10 +3,9 @@ them, and what a plan's or a bridged agent's event holds, read back."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING, Any, NamedTuple
-
-import pydantic_core
 
 from ..lazy import LazyModule
 from ..plan.stored import USER_EDIT, decode_plan_event
@@ -19,11 +18,10 @@ if TYPE_CHECKING:
 models = LazyModule("jupyter_plans.plan.models")
 
 
-def dumps(value: Any) -> str:
-    return pydantic_core.to_json(value).decode()
-
-
-loads = pydantic_core.from_json
+# Compact, non-ASCII kept: the bytes pydantic-core wrote for the same data, with the standard
+# library, so reading and the person's verbs load no pydantic-core.
+dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+loads = json.loads
 
 
 def decode_event(kind: str, text: str) -> dict:

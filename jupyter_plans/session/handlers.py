@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..plan.review import check_finishable, reviewed
+from ..plan.review import check_checks_hold, check_finishable, reviewed
 from ..plan.revision import body_hash, build_plan, proposal_body
 from ..plan.rules import CheckedPlan, check_expected_revision
 from ..plan.validation import Refused
+from .check_rows import checks_fold
 from .comments import comment_reply
 from .events import dumps
 from .steps import open_question, propose, store_plan
@@ -121,6 +122,8 @@ def ask_user(change: Change, question: str, turn_id: str | None, call_id: str | 
 def finish_plan(change: Change, items: list[dict], turn_id: str | None, call_id: str | None) -> str:
     s = change.state
     check_finishable(s.plan)
+    fold = checks_fold(change.tx, None, s.session_id, s.cursor, s.plan)
+    check_checks_hold(None if fold is None else fold.holding_back())
     review = reviewed(s.plan, items)
     again = " (it replaces the earlier review)" if s.finished_seq is not None else ""
     content = (

@@ -1,23 +1,35 @@
 """A session's reads, the base every operation on it builds on: its snapshot, its events a page
-at a time, its head and its queue, and the write transaction its operations change it in."""
+at a time, its head and its queue, what a card shows beside the snapshot, and the write
+transaction its operations change it in. A card reads through these alone, so showing one
+loads none of the modules that write (plan_session.py)."""
 
 from __future__ import annotations
 
+import json
+import re
 import time
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..plan.cells import cells_view
 from ..plan.revision import diff_steps
 from ..store import Store, check_session_id
 from ..store.transaction import reconnecting as _reconnecting
+from .check_rows import checks_view
 from .comment_rows import shown_comments
 from .events import EventData, agent_at, decode_event, iso, loads, models, plan_at
-from .transaction import Writing
 
 MAX_HOPS = 8  # ids taken in one read, at most (each may follow several moves)
 
 if TYPE_CHECKING:
     from ..plan.models import Event, Message, Snapshot
+    from .transaction import Writing
+
+# What this process has shown the person of each store's sessions: the hash of the waiting
+# proposal that a card last displayed. A bare `%plan approve` binds that, never whatever is
+# waiting by the time it commits.
+_shown: weakref.WeakKeyDictionary[Store, dict[str, str]] = weakref.WeakKeyDictionary()
+_HASH = re.compile("[0-9a-f]{64}")
 
 
 class SessionReads:
@@ -43,6 +55,8 @@ class SessionReads:
         With a `call_id`, the result recorded for an accepted call of that id comes too
         (`look_later`: see tools.py, run_call).
         """
+        from .transaction import Writing  # with the first write: reading needs none of it
+
         return Writing(self, call_id, look_later)
 
     def moved(self, tx: Any, row: Any, asked: str, writing: bool = False) -> bool:
@@ -99,6 +113,7 @@ class SessionReads:
             )
             comments = shown_comments(tx, self.session_id) if row is not None else []
             agent = agent_at(tx, self.session_id, row.agent_seq) if row is not None else None
+            checks = checks_view(tx, self.store, row, plan) if row is not None else {}
         return {
             "session_id": self.session_id,
             "cursor": row.cursor if row is not None else 0,
@@ -117,6 +132,7 @@ class SessionReads:
             ],
             "cells": cells_view(ran),
             "comments": comments,
+            "checks": checks,
             "agent_mode": None if agent is None else agent.get("mode"),
         }
 
@@ -196,6 +212,83 @@ class SessionReads:
             "since_revision": found[1].revision,
             **diff_steps(_body_steps(old), _body_steps(new)),
         }
+
+    # What a card shows beside the snapshot, read without the models.
+
+    @_reconnecting
+    def open_question_text(self) -> str | None:
+        """The text of the question the agent asked with ask_user, while it waits for the
+        person's answer."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_OPEN_QUESTION", {"sid": self.session_id})
+        return row.question if row is not None else None
+
+    @_reconnecting
+    def review_data(self) -> dict | None:
+        """The accepted final review as JSON data (`revision` and `review`); None while the
+        plan is not finished."""
+        with self.store.read() as tx:
+            seq = tx.scalar("SELECT_FINISHED", {"sid": self.session_id})
+            if seq is None:
+                return None
+            data = loads(tx.scalar("SELECT_EVENT_DATA", {"sid": self.session_id, "seq": seq}))
+        return {"revision": data["revision"], "review": data["review"]}
+
+    def revise_notes(self) -> str | None:
+        """The notes of the person's last request for changes, until the agent's next proposal
+        (the card keeps them in view while the agent works on them)."""
+        return self.last_verdict()["notes"]
+
+    def last_verdict(self) -> dict:
+        """What the card says of the last word on a proposal, in one read: `notes`, those of
+        the person's request for changes (revise_notes), while the agent works on them and
+        while the proposal that answers them waits; `approved_by`, who approved it and where,
+        while that approval is the last word (DESIGN section 12)."""
+        said: dict = {"notes": None, "approved_by": None, "bridged": None}
+        with self.store.read() as tx:
+            words = tx.all("SELECT_LAST_VERDICT", {"sid": self.session_id})
+            if words and words[0].kind == "proposal_submitted":
+                proposed = loads(words[0].data)
+                if "text" in proposed:  # an ACP agent's, through the bridge
+                    said["bridged"] = {"approve": proposed.get("approve")}
+                words = words[1:]  # a proposal waits: the word it answers, if any
+            last = words[0] if words else None
+            if last is None or last.kind != "decision":
+                return said
+            data = loads(last.data)
+            if data.get("action") == "approved":
+                said["approved_by"] = data.get("by")
+            elif data.get("action") == "changes_requested":
+                said["notes"] = tx.scalar(
+                    "SELECT_PERSON_MESSAGE_AFTER", {"sid": self.session_id, "after": last.seq}
+                )
+        return said
+
+    @_reconnecting
+    def agent_status(self) -> dict | None:
+        """The bridged agent's last status (bridged.py's record_agent_status), None when none
+        was kept."""
+        with self.store.read() as tx:
+            row = tx.first("SELECT_ROW", {"sid": self.session_id})
+            return None if row is None else agent_at(tx, self.session_id, row.agent_seq)
+
+    def unguarded_text(self) -> str | None:
+        """What the last bridged agent without a guard was told to the person, if one was."""
+        with self.store.read() as tx:
+            data = tx.scalar("SELECT_LAST_UNGUARDED", {"sid": self.session_id})
+        return None if data is None else json.loads(data).get("text")
+
+    # What this process has shown the person.
+
+    def mark_shown(self, digest: Any) -> None:
+        """Record that this process showed the person the proposal of hash `digest` (a card
+        displayed it); anything but a full hash is ignored."""
+        if isinstance(digest, str) and _HASH.fullmatch(digest):
+            _shown.setdefault(self.store, {})[self.session_id] = digest
+
+    def shown_proposal(self) -> str | None:
+        """The hash of the proposal a card of this process last showed, if any."""
+        return _shown.get(self.store, {}).get(self.session_id)
 
 
 def _body_steps(body: dict) -> list[dict]:

@@ -11,7 +11,7 @@ from ..plan.cells import completion_changes
 from .events import dumps, models
 
 if TYPE_CHECKING:
-    from ..plan.models import Message, Question
+    from ..plan.models import Question
     from ..store.transaction import Tx
     from .transaction import Change
 
@@ -108,8 +108,9 @@ def set_mode(change: Change, mode: str) -> None:
         change.emit("mode_changed", {"mode": mode})
 
 
-def queue(change: Change, source: str, text: str) -> Message:
-    """Queue a message for the agent; the person's words answer its open question."""
+def queue(change: Change, source: str, text: str) -> int:
+    """Queue a message for the agent (returns its id); the person's words answer its open
+    question."""
     sid = change.state.session_id
     # Messages queued earlier in this same change are not in the table yet.
     queued_now = [p["message_id"] + 1 for stmt, p in change.rows if stmt == "INSERT_MESSAGE"]
@@ -129,7 +130,7 @@ def queue(change: Change, source: str, text: str) -> Message:
     )
     if source == "person":  # the person's words answer the agent's open question
         close_question(change, "answered", message_id)
-    return models.Message(message_id=message_id, source=source, text=text)
+    return message_id
 
 
 def open_question(tx: Tx, session_id: str) -> Question | None:
@@ -144,7 +145,7 @@ def close_question(change: Change, action: str, message_id: int | None) -> None:
     """Close the agent's open question, if there is one: `answered` by the person's message
     `message_id`, or `dropped` as plan mode ends."""
     sid = change.state.session_id
-    question = open_question(change.tx, sid)
+    question = change.tx.first("SELECT_OPEN_QUESTION", {"sid": sid})  # a row: no model loads
     if question is None:
         return
     seq = change.emit(

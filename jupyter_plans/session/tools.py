@@ -22,7 +22,7 @@ from ..plan.validation import Refused, quote, read_json
 from ..plan.who import person
 from ..store.transaction import reconnecting as _reconnecting
 from .decisions import check_person_text
-from .events import loads, models
+from .events import models
 from .handlers import HANDLERS
 from .recorded import same_as_recorded
 from .steps import open_question as _open_question
@@ -199,14 +199,6 @@ def open_question(session: SessionReads) -> Question | None:
 
 
 @_reconnecting
-def open_question_text(session: SessionReads) -> str | None:
-    """The open question's text, read without the models (as the card shows it)."""
-    with session.store.read() as tx:
-        row = tx.first("SELECT_OPEN_QUESTION", {"sid": session.session_id})
-    return row.question if row is not None else None
-
-
-@_reconnecting
 def answer(session: SessionReads, text: str, by: Any = None) -> Message:
     """The person's answer to the open question, queued as the person's message."""
     check_person_text("the answer", text)
@@ -215,22 +207,12 @@ def answer(session: SessionReads, text: str, by: Any = None) -> Message:
         change.by = by
         if _open_question(change.tx, session.session_id) is None:
             raise DecisionRefused("nothing to answer: the agent has no open question")
-        return queue(change, "person", text)
+        message_id = queue(change, "person", text)
+    return models.Message(message_id=message_id, source="person", text=text)
 
 
 @_reconnecting
 def review(session: SessionReads) -> FinalReview | None:
     """The accepted final review of the current plan; None while the plan is not finished."""
-    data = review_data(session)
+    data = session.review_data()
     return None if data is None else models.FinalReview.model_validate(data)
-
-
-@_reconnecting
-def review_data(session: SessionReads) -> dict | None:
-    """The final review as JSON data (`revision` and `review`), made without the models."""
-    with session.store.read() as tx:
-        seq = tx.scalar("SELECT_FINISHED", {"sid": session.session_id})
-        if seq is None:
-            return None
-        data = loads(tx.scalar("SELECT_EVENT_DATA", {"sid": session.session_id, "seq": seq}))
-    return {"revision": data["revision"], "review": data["review"]}

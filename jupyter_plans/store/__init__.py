@@ -1,5 +1,8 @@
 """The store: one plan file or database, its engines, statements, migrations and transactions."""
 
-from .store import DEFAULT_SESSION, Store, check_session_id
+from ..lazy import lazy_names
 
-__all__ = ["DEFAULT_SESSION", "Store", "check_session_id"]
+# Imported on first use: the coding-agent hook reads a plan file through readonly.py alone.
+_WHERE = {"DEFAULT_SESSION": ".store", "Store": ".store", "check_session_id": ".store"}
+__all__ = sorted(_WHERE)
+__getattr__ = lazy_names(__name__, globals(), _WHERE)

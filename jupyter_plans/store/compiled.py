@@ -2,36 +2,38 @@
 package in `sqlite_statements.json`, so opening a plan file and working in it imports no
 SQLAlchemy. `python -m jupyter_plans.store.compiled` writes the file after a change to
 statements.py or schema.py; the tests check it against SQLAlchemy.
+
+Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
+alone: neither pathlib nor typing is loaded here.
 """
 
 from __future__ import annotations
 
 import json
-from collections import namedtuple
+from keyword import iskeyword
 from operator import itemgetter
-from typing import Any, NamedTuple
 
-from .shipped import SHIPPED, shipped_forms
+from .shipped import SHIPPED_PATH, shipped_forms
 
-
-class Compiled(NamedTuple):
-    """A statement compiled for one dialect, in a form that can be stored as JSON."""
-
-    sql: str
-    names: tuple[str, ...] | None  # a positional driver's parameters, in order; None if named
-    defaults: dict[str, Any]  # values the statement itself gives, such as .values(mode="plan")
-    columns: tuple[str, ...] | None  # the names of a result row's columns, or None
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 
-class Prepared(NamedTuple):
-    sql: str
-    positions: Any  # takes a positional driver's parameters, in order, from a dict
-    defaults: dict[str, Any]
-    row: Any  # the namedtuple type of a result row, or None
+def __getattr__(name: str) -> Path:
+    if name == "SHIPPED":  # the compiled forms of statements.py for SQLite; see there
+        from . import shipped
+
+        return shipped.SHIPPED
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def compile_statement(statement: Any, dialect: Any) -> Compiled:
-    """Compile a SQLAlchemy Core statement for `dialect`."""
+def compile_statement(statement: Any, dialect: Any) -> dict:
+    """A SQLAlchemy Core statement compiled for `dialect`, in a form that can be stored as
+    JSON: its `sql`; its `names`, a positional driver's parameters in order (None if named); its
+    `defaults`, values the statement itself gives, such as .values(mode="plan"); its `columns`,
+    the names of a result row's columns (or None)."""
     compiled = statement.compile(dialect=dialect)
     names = tuple(compiled.positiontup) if compiled.positional else None
     columns = None
@@ -42,20 +44,59 @@ def compile_statement(statement: Any, dialect: Any) -> Compiled:
     defaults = {
         name: b.value for name, b in compiled.binds.items() if not b.required and name in used
     }
-    return Compiled(str(compiled), names, defaults, columns)
+    return {"sql": str(compiled), "names": names, "defaults": defaults, "columns": columns}
 
 
-def _prepare(compiled: Compiled) -> Prepared:
-    positions = None
-    if compiled.names is not None:
-        names = tuple(compiled.names)
-        positions = (lambda params: ()) if not names else itemgetter(*names)
-        if len(names) == 1:
-            positions = (lambda get: lambda params: (get(params),))(positions)
-    row = None
-    if compiled.columns is not None:
-        row = namedtuple("Row", list(compiled.columns), rename=True)
-    return Prepared(compiled.sql, positions, compiled.defaults, row)
+class Prepared:
+    """A compiled statement ready to run: its `sql`; `positions`, which takes a positional
+    driver's parameters, in order, from a dict (None for a driver that takes them by name); its
+    `defaults`; and `row`, the type of a result row (None for a statement that returns none),
+    made the first time a row is read."""
+
+    __slots__ = ("sql", "positions", "defaults", "_columns", "_row")
+
+    def __init__(self, sql: str, names: Any, defaults: dict, columns: Any) -> None:
+        self.sql, self.defaults, self._columns, self._row = sql, defaults, columns, None
+        self.positions = None
+        if names is not None:
+            names = tuple(names)
+            positions = (lambda params: ()) if not names else itemgetter(*names)
+            if len(names) == 1:
+                positions = (lambda get: lambda params: (get(params),))(positions)
+            self.positions = positions
+
+    @property
+    def row(self) -> Any:
+        if self._row is None and self._columns is not None:
+            self._row = row_type(self._columns)
+        return self._row
+
+
+def row_type(columns: Any) -> type:
+    """A result row: a tuple whose columns are also attributes, as namedtuple(..., rename=True)
+    makes it (a name that cannot be one is _N), with `_make`, `_fields` and `_asdict`; made
+    without the source code namedtuple compiles for each type, which took a kernel a sixth of
+    a millisecond a statement."""
+    fields: list[str] = []
+    for index, name in enumerate(map(str, columns)):
+        valid = name.isidentifier() and not iskeyword(name) and not name.startswith("_")
+        fields.append(name if valid and name not in fields else f"_{index}")
+
+    def _asdict(row: tuple) -> dict:
+        return dict(zip(fields, row, strict=True))
+
+    def __repr__(row: tuple) -> str:
+        return f"Row({', '.join(f'{k}={v!r}' for k, v in _asdict(row).items())})"
+
+    namespace: dict[str, Any] = {
+        "__slots__": (),
+        "_fields": tuple(fields),
+        "_make": classmethod(tuple.__new__),
+        "_asdict": _asdict,
+        "__repr__": __repr__,
+    }
+    namespace.update((name, property(itemgetter(i))) for i, name in enumerate(fields))
+    return type("Row", (tuple,), namespace)
 
 
 class StatementCache:
@@ -84,20 +125,20 @@ class StatementCache:
         if isinstance(statement, str):
             found = self._by_name.get(statement)
             if found is None:
-                found = self._by_name[statement] = _prepare(self._compiled(statement))
+                found = self._by_name[statement] = Prepared(**self._compiled(statement))
             return found
         found = self._by_object.get(id(statement))
         if found is not None and found[0] is statement:
             return found[1]
-        entry = _prepare(compile_statement(statement, self.dialect))
+        entry = Prepared(**compile_statement(statement, self.dialect))
         self._by_object[id(statement)] = (statement, entry)
         return entry
 
-    def _compiled(self, name: str) -> Compiled:
+    def _compiled(self, name: str) -> dict:
         if self.name == "sqlite":
             form = shipped_forms().get(name)
             if form is not None:
-                return Compiled(**form)
+                return form
         from . import statements
 
         return compile_statement(statements.build(name, self.name), self.dialect)
@@ -107,9 +148,7 @@ def compiled_forms(dialect) -> dict[str, dict]:
     """Every statement compiled for `dialect`, in the form the store keeps."""
     from .statements import build, names
 
-    return {
-        name: compile_statement(build(name, dialect.name), dialect)._asdict() for name in names()
-    }
+    return {name: compile_statement(build(name, dialect.name), dialect) for name in names()}
 
 
 def shipped() -> dict:
@@ -124,9 +163,10 @@ def shipped() -> dict:
 
 def write_shipped() -> None:
     text = json.dumps(shipped(), indent=1, sort_keys=True) + "\n"
-    SHIPPED.write_text(text, encoding="utf-8")
+    with open(SHIPPED_PATH, "w", encoding="utf-8") as file:
+        file.write(text)
 
 
 if __name__ == "__main__":
     write_shipped()
-    print(f"wrote {SHIPPED}")
+    print(f"wrote {SHIPPED_PATH}")

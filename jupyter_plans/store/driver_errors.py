@@ -6,9 +6,12 @@ here loads SQLAlchemy, and psycopg only for an error of its own."""
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from ..errors import CallIdTaken, OlderSchema, PlanStoreError, RecordConflict, StoreBusy
+
+TYPE_CHECKING = False  # typing is not loaded at run time (the hook)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The unique index on an accepted call's id (schema.py); a write that reuses the id breaks it.
 CALL_INDEX = "plans_events_call"

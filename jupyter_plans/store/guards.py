@@ -7,14 +7,16 @@ Imported by the coding-agent hook: nothing here loads SQLAlchemy or pydantic.
 
 from __future__ import annotations
 
-import contextlib
+import _thread  # threading's lock, without the module (the hook loads this one)
 import json
 import os
 import sqlite3
-import threading
 import time
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's json and sqlite3
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 HEARTBEAT_MS = 10_000  # at most one heartbeat write per agent in this time
 INSTALLED_KEY = "guard_installed:{host}"  # a plans_settings entry per host: {agent, at, file}
@@ -87,7 +89,7 @@ def seen_rows(tx: Any) -> list[dict]:
 
 # (agent, the future time a heartbeat says) -> when this process first read it.
 _first_read: dict[tuple[str, int], int] = {}
-_first_read_lock = threading.Lock()
+_first_read_lock = _thread.allocate_lock()
 
 
 def installed(tx: Any) -> list[dict]:
@@ -145,6 +147,8 @@ def moved_from(plan: Path, notebook_name: str) -> bool:
 def first_telling(plan: Path, notebook_name: str) -> bool:
     """True the first time a hook for the former notebook `notebook_name` follows `plan` (it
     then says so once): recorded in the plan file. False after, or when it cannot be written."""
+    import contextlib
+
     entry = f"{notebook_name} -> {plan.name}"  # moved on again, it is said again
     if not _writable(plan):
         return False  # another user's file: no side file of this user is left beside it

@@ -4,17 +4,22 @@ environment, else the defaults (`analysis.ipynb` -> `analysis.plans.sqlite` besi
 file's current session). The kernel, the server extension, the command line and the hooks all
 ask `resolve`.
 
-Imported by the coding-agent hook: the standard library only.
+Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
+alone: a path as `hook install` writes it (absolute, as pathlib writes it) is worked with as
+text, as pathlib would; pathlib loads for any other (see preflight.py's plain_path).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from ..errors import PlanStoreError
+from .preflight import plain_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 SUFFIX = ".plans.sqlite"
 DEFAULT_TEMPLATE = "{notebook_dir}/{notebook_stem}" + SUFFIX
@@ -44,29 +49,71 @@ def notebook_path(user_ns: dict[str, Any], environ: dict[str, str] | None = None
         user_ns.get("__vsc_ipynb_file__"),
     ):
         if isinstance(candidate, str) and candidate.strip():
+            from pathlib import Path
+
             return Path(candidate).expanduser()
     return None
 
 
-@dataclass(frozen=True)
 class Where:
     """A notebook's plan: the store (a path or URL) and the session (None: the store's
     current one), each with the template it was filled from and where that came from
     (`setting`, `environment` or `default`)."""
 
-    database: str
-    session: str | None
-    database_from: str
-    session_from: str
-    database_template: str
-    session_template: str
-    notebook: Path | None
+    __slots__ = (
+        "database",
+        "session",
+        "database_from",
+        "session_from",
+        "database_template",
+        "session_template",
+        "_notebook",
+    )
+    _FIELDS = __slots__[:-1]
+
+    def __init__(
+        self,
+        database: str,
+        session: str | None,
+        database_from: str,
+        session_from: str,
+        database_template: str,
+        session_template: str,
+        notebook: str | os.PathLike | None,
+    ) -> None:
+        self.database, self.session = database, session
+        self.database_from, self.session_from = database_from, session_from
+        self.database_template, self.session_template = database_template, session_template
+        self._notebook = None if notebook is None else os.fspath(notebook)
+
+    @property
+    def notebook(self) -> Path | None:
+        """The notebook, absolute; None for a plan named by --db alone."""
+        if self._notebook is None:
+            return None
+        from pathlib import Path
+
+        return Path(self._notebook)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Where):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in self.__slots__))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"Where({shown}, notebook={self.notebook!r})"
 
     @property
     def beside(self) -> bool:
         """Whether the store is the plan file beside the notebook (the default's place)."""
-        if self.notebook is None or "://" in self.database:
+        if self._notebook is None or "://" in self.database:
             return False
+        from pathlib import Path
+
         return Path(self.database).expanduser().absolute() == plan_file(self.notebook)
 
     @property
@@ -94,10 +141,12 @@ def resolve(
     the defaults. `root` is the Jupyter server's root ({notebook_path} is relative to it);
     without one, the environment's; without that, {notebook_path} is absolute."""
     environ = os.environ if environ is None else environ
-    cwd = cwd or Path.cwd()
-    path = None if notebook is None else Path(notebook).expanduser()
-    if path is not None and not path.is_absolute():
-        path = cwd / path
+    path = None if notebook is None else os.fspath(notebook)
+    if path is not None and not plain_path(path):
+        from pathlib import Path
+
+        absolute = Path(path).expanduser()
+        path = str(absolute if absolute.is_absolute() else (cwd or Path.cwd()) / absolute)
     if root is None:
         root = environ.get(ROOT_ENV) or None
     values = fields(path, cwd, root, environ)
@@ -147,49 +196,79 @@ def _chosen(
 
 
 def fields(
-    notebook: Path | None,
-    cwd: Path | None = None,
+    notebook: str | os.PathLike | None,
+    cwd: str | os.PathLike | None = None,
     root: str | os.PathLike | None = None,
     environ: Any = None,
 ) -> dict[str, str]:
     """What a template may use: {notebook_dir}, {notebook_stem}, {notebook_name}, {home},
-    {notebook_path} and {user}."""
+    {notebook_path} and {user}. Paths are as pathlib writes them."""
     environ = os.environ if environ is None else environ
-    cwd = cwd or Path.cwd()
-    if notebook is not None and not notebook.is_absolute():
-        notebook = cwd / notebook
+    text = None if notebook is None else os.fspath(notebook)
+    folder = os.fspath(cwd) if cwd is not None else os.getcwd()
+    if text is not None and not os.path.isabs(text):
+        text = os.path.join(folder, text)
+    home = os.path.expanduser("~")
+    if not all(plain_path(t) for t in (folder, home, text or folder)):
+        from pathlib import Path
+
+        folder, home = str(Path(folder)), str(Path(home))
+        text = None if text is None else str(Path(text))
+    name = os.path.basename(text) if text else ""
     return {
-        "notebook_dir": str(notebook.parent if notebook else cwd),
-        "notebook_stem": notebook.stem if notebook else UNNAMED_STEM,
-        "notebook_name": notebook.name if notebook else "",
-        "home": str(Path.home()),
-        "notebook_path": _relative(notebook, root) if notebook else "",
+        "notebook_dir": os.path.dirname(text) if text else folder,
+        "notebook_stem": _stem(name) if text else UNNAMED_STEM,
+        "notebook_name": name,
+        "home": home,
+        "notebook_path": _relative(text, root) if text else "",
         "user": environ.get("JUPYTERHUB_USER") or _os_user(),
     }
 
 
-def _relative(notebook: Path, root: str | os.PathLike | None) -> str:
+def _stem(name: str) -> str:
+    """pathlib's stem: a name without its last suffix (".ipynb" and "a." have none)."""
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
+def _relative(notebook: str, root: str | os.PathLike | None) -> str:
     """The notebook's path from the server's root, with / between names; absolute where no
     root is known or the notebook is outside it."""
-    absolute = Path(os.path.normpath(notebook))
-    if root is not None:
+    absolute = os.path.normpath(notebook)
+    if root is None:
+        return absolute
+    base = os.path.normpath(os.path.join(os.getcwd(), os.fspath(root)))
+    if absolute.startswith("//") or base.startswith("//"):  # pathlib's root of two slashes
+        from pathlib import Path
+
         try:
-            return absolute.relative_to(Path(os.path.normpath(Path(root).absolute()))).as_posix()
+            return Path(absolute).relative_to(Path(base)).as_posix()
         except ValueError:
-            pass
-    return absolute.as_posix()
+            return Path(absolute).as_posix()
+    if absolute == base:
+        return "."
+    prefix = base.rstrip("/") + "/"
+    return absolute[len(prefix) :] if absolute.startswith(prefix) else absolute
 
 
 def _os_user() -> str:
-    import getpass
-
+    """getpass.getuser(), without the module (it loads contextlib and termios for a password
+    prompt): the environment's LOGNAME, USER, LNAME or USERNAME, else the uid's name; "" for
+    a uid with no name."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        if os.environ.get(name):
+            return os.environ[name]
     try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user entry for this uid
+        import pwd
+
+        return pwd.getpwuid(os.getuid())[0]
+    except Exception:  # noqa: BLE001 - no user entry for this uid, or no pwd module
         return ""
 
 
-def plan_database(template: str, notebook: Path | None, cwd: Path | None = None) -> str:
+def plan_database(
+    template: str, notebook: str | os.PathLike | None, cwd: str | os.PathLike | None = None
+) -> str:
     """The store's URL or path: the template filled in from the notebook (or the working
     folder). A template holding "://" is a database URL (PostgreSQL for teams)."""
     return _fill("database", template or DEFAULT_TEMPLATE, fields(notebook, cwd))

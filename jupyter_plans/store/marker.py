@@ -16,8 +16,8 @@ import math
 import os
 import sqlite3
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .locate import SUFFIX
 from .preflight import FileIdentity, file_identity, reading_uri
@@ -40,8 +40,7 @@ _READ = (
 )
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     """What a plan file says of where it went: `target` is the path ("" for the trash);
     `renamed` when it is the file's own new path after its folder was renamed."""
 
@@ -56,8 +55,7 @@ class Marker:
         return f"{name} claims to have moved to {self.target}"
 
 
-@dataclass(frozen=True)
-class Hop:
+class Hop(NamedTuple):
     """One move that made a plan file: its token, the file it was copied from, and when."""
 
     token: str

@@ -10,16 +10,18 @@ one of the development builds' files named in VARIANTS, and refused in one line 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import sqlite3
+from collections import namedtuple
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import PlanStoreError
 from .shipped import shipped_forms
 
+TYPE_CHECKING = False  # typing is not loaded at run time (the hook reads LATEST)
 if TYPE_CHECKING:
+    from typing import Any
+
     from sqlalchemy import Connection
 
 _V1 = (
@@ -118,15 +120,9 @@ MIGRATIONS: list[tuple[Statement, ...]] = [
 LATEST = len(MIGRATIONS)
 
 
-class Variant(NamedTuple):
-    """Files of a development build: stamped `recorded`, with the tables `holds` makes after
-    version `after`'s; `then` makes them version `reaches`'s."""
-
-    recorded: int
-    after: int
-    holds: tuple[str, ...]
-    then: tuple[str, ...]
-    reaches: int
+# Files of a development build: stamped `recorded`, with the tables `holds` makes after
+# version `after`'s; `then` makes them version `reaches`'s.
+Variant = namedtuple("Variant", ["recorded", "after", "holds", "then", "reaches"])
 
 
 VARIANTS = [
@@ -171,10 +167,13 @@ def _tokens(sql: str | None) -> str:
 
 @functools.cache
 def _made_by(made: tuple[str, ...]) -> Tables:
-    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
+    connection = sqlite3.connect(":memory:")
+    try:
         for statement in made:
             connection.execute(statement)
         return tables_of(connection.execute(OBJECTS))
+    finally:
+        connection.close()
 
 
 def fresh_tables() -> list[list[str]]:

@@ -13,7 +13,9 @@ Read on a session's first write: no SQLAlchemy here (the statement is compiled a
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # nor typing: the hook's guard reads last_move
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_HOPS = 20  # moves followed in a row (a -> b -> c ...), at most
 MOVES_VERSION = 10  # the schema version that has plans_session_moves

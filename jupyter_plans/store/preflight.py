@@ -1,18 +1,24 @@
-"""What a file must be before it is opened as a plan file: a look that writes nothing."""
+"""What a file must be before it is opened as a plan file: a look that writes nothing.
+
+Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
+alone: paths are looked at with os.path, and neither pathlib nor typing is loaded.
+"""
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import os
 import sqlite3
+import stat
 import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
 from ..errors import PlanStoreError
 from .migrations import LATEST
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 FileIdentity = tuple[int, int]  # (device, inode): which file a path names
 
@@ -39,40 +45,86 @@ def wal_in_use(path_text: str) -> bool:
         return False
 
 
-def reading_uri(path: Path | str, through_wal: bool | None = None) -> str:
+# What a URI's path keeps as it is (urllib.parse.quote's safe characters and "/"): the rest of
+# each byte is written %XX.
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/")
+
+
+def reading_uri(path: str | os.PathLike, through_wal: bool | None = None) -> str:
     """A URI that reads a plan file and creates no side file (which a reader that cannot write
     would leave, 444 for a 444 file, blocking its owner): through a writer's WAL, else immutable."""
-    text = str(path)
+    text = os.fspath(path)
     through_wal = wal_in_use(text) if through_wal is None else through_wal
-    return f"file:{quote(os.fsencode(text))}?mode=ro" + ("" if through_wal else "&immutable=1")
+    quoted = "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in os.fsencode(text))
+    return f"file:{quoted}?mode=ro" + ("" if through_wal else "&immutable=1")
 
 
-def check_plan_file(path: Path, look: Callable[[Any], Any] | None = None) -> int:
+def check_plan_file(path: str | os.PathLike, look: Callable[[Any], Any] | None = None) -> int:
     """Refuse, without writing a byte, a file that is not ours to open; return its plan
     schema version (0 for a new or empty file). `look(connection)`, when given, is called
     with the connection that read a plan file, to read more of it in the same look."""
-    if path.is_symlink():
+    text = os.fspath(path)
+    if stat.S_ISLNK(file_mode(text, follow=False) or 0):
         raise PlanStoreError(f"{path} is a symbolic link; a plan file must be a regular file")
-    if not path.exists():
-        if not path.parent.is_dir():
-            raise PlanStoreError(f"cannot create {path}: the folder {path.parent} does not exist")
+    mode = file_mode(text)
+    if mode is None:
+        folder = os.path.dirname(text)
+        if not stat.S_ISDIR(file_mode(folder) or 0):
+            raise PlanStoreError(f"cannot create {path}: the folder {folder} does not exist")
         return 0
-    if not path.is_file():
+    if not stat.S_ISREG(mode):
         raise PlanStoreError(f"{path} is not a regular file")
-    if path.stat().st_size == 0:
+    if os.stat(text).st_size == 0:
         return 0
     # Side files made by a look that raced a closing writer go again if the file is refused.
-    sides = [path.with_name(path.name + suffix) for suffix in SIDE_FILES]
-    created = [side for side in sides if not side.exists()]
+    created = [text + suffix for suffix in SIDE_FILES if file_mode(text + suffix) is None]
     try:
         return _preflight(path, look)
     except PlanStoreError:
         for side in created:
-            side.unlink(missing_ok=True)
+            try:
+                os.unlink(side)
+            except FileNotFoundError:
+                pass
         raise
 
 
-def _preflight(path: Path, look: Callable[[Any], Any] | None) -> int:
+_EFFECTIVE = os.access in os.supports_effective_ids  # the ids this process writes with
+
+
+def read_only_reason(path: str | os.PathLike) -> str | None:
+    """Why this process cannot change the plan file at `path`, in one line; None if it can."""
+    text = os.fspath(path)
+    if not os.access(os.path.dirname(text) or ".", os.W_OK | os.X_OK, effective_ids=_EFFECTIVE):
+        what = "its folder"
+    elif file_mode(text) is not None and not os.access(text, os.W_OK, effective_ids=_EFFECTIVE):
+        what = "it"
+    else:
+        return None
+    return f"{path} is read-only: this process cannot write {what}; the plan can only be read"
+
+
+def plain_path(text: str) -> bool:
+    """Whether `text` is an absolute path as pathlib writes it (as `hook install` writes the
+    hook's --notebook and --db): then str(Path(text)) is `text` itself, and a path can be
+    worked with as text."""
+    return os.path.isabs(text) and os.path.normpath(text) == text
+
+
+def file_mode(text: str, follow: bool = True) -> int | None:
+    """The mode of what is at `text` (of a symbolic link itself, with follow=False); None where
+    nothing is, as pathlib reads it: another error (no permission to look) is raised."""
+    try:
+        return (os.stat if follow else os.lstat)(text).st_mode
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
+    except ValueError:  # a NUL in the path
+        return None
+
+
+def _preflight(path: str | os.PathLike, look: Callable[[Any], Any] | None) -> int:
     through_wal = wal_in_use(str(path))
     try:
         conn = sqlite3.connect(reading_uri(path, through_wal), uri=True)
@@ -112,7 +164,9 @@ def _preflight(path: Path, look: Callable[[Any], Any] | None) -> int:
         conn.close()
 
 
-def _check_length(path: Path, through_wal: bool, conn: sqlite3.Connection | None) -> None:
+def _check_length(
+    path: str | os.PathLike, through_wal: bool, conn: sqlite3.Connection | None
+) -> None:
     """Refuse a file that is not SQLite (which SQLite may read as empty), or shorter than its
     header says: the end of the plan was cut off. `conn`, when given, reads the file alone.
 
@@ -144,7 +198,7 @@ def _check_length(path: Path, through_wal: bool, conn: sqlite3.Connection | None
 _SMALLEST_DATABASE = 512
 
 
-def _whole(path: Path, conn: sqlite3.Connection | None = None) -> bool | None:
+def _whole(path: str | os.PathLike, conn: sqlite3.Connection | None = None) -> bool | None:
     """Whether the file holds every page its header counts, as SQLite reads the file itself
     (its WAL aside; `conn` such a connection, else one is opened); None for a file SQLite
     does not take for a database."""
@@ -152,20 +206,26 @@ def _whole(path: Path, conn: sqlite3.Connection | None = None) -> bool | None:
         if conn is not None:
             conn.execute("PRAGMA user_version").fetchone()  # reads the header, not the schema
             return True
-        with contextlib.closing(_alone(path)) as look:
+        look = _alone(path)
+        try:
             look.execute("PRAGMA user_version").fetchone()
             return True
+        finally:
+            look.close()
     except sqlite3.DatabaseError:
         pass
     try:
-        with contextlib.closing(_alone(path)) as look:
+        look = _alone(path)
+        try:
             # Told to read what it can, SQLite takes a file shorter than its header says.
             look.execute("PRAGMA writable_schema=ON")
             look.execute("PRAGMA user_version").fetchone()
             return False
+        finally:
+            look.close()
     except sqlite3.DatabaseError:
         return None
 
 
-def _alone(path: Path) -> sqlite3.Connection:
+def _alone(path: str | os.PathLike) -> sqlite3.Connection:
     return sqlite3.connect(reading_uri(path, through_wal=False), uri=True)

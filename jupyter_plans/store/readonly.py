@@ -9,25 +9,30 @@ PlanStore's interface that reading uses (`read()`, `plan_cache`, `current_sessio
 connection that cannot write: SQLite's `mode=ro`, or a PostgreSQL session whose transactions
 are read only. A plan file is read with the statements' shipped SQLite forms, so no
 SQLAlchemy is imported for it.
+
+The hook's PreToolUse opens a plan file with this module alone, in a process that starts for
+that one answer: it loads the standard library's sqlite3, and neither pathlib nor typing nor
+the rest of the store (the transactions of read() load with the first).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
-from typing import Any
 
 from ..errors import PlanStoreError
+from ..plan.ids import DEFAULT_SESSION, plainly_a_session_id
 from .compiled import StatementCache
-from .driver_errors import first_line as _line
-from .driver_errors import from_psycopg, from_sqlite
 from .guards import WRITE_WAIT_SECONDS, beat_params, fresh, now_ms
 from .migrations import LATEST
 from .moves import MAX_HOPS, MOVES_VERSION, last_move
-from .sqlite import check_plan_file, read_only_reason, reading_uri
-from .store import Store, check_session_id
-from .transaction import Tx
-from .urls import place_of
+from .preflight import check_plan_file, file_mode, plain_path, read_only_reason, reading_uri
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .transaction import Tx
 
 BUSY_TIMEOUT_SECONDS = 2.0  # a reader waits only for a WAL recovery or a non-WAL writer
 CONNECT_TIMEOUT_SECONDS = 3
@@ -52,13 +57,21 @@ class ReadOnlyStore:
         self._begin = driver["begin"]
         self._placeholder = driver["placeholder"]
         self.driver_error = driver["error"]
-        self.translate = driver["translate"]  # a driver's error as ours (driver_errors.py)
         self.plan_cache: dict[str, tuple[int, dict]] = {}
+        self.check_cache: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return self.where
 
+    def translate(self, error: Exception, words: str) -> PlanStoreError:
+        """A driver's error as ours (driver_errors.py, loaded with the first error)."""
+        from .driver_errors import from_psycopg, from_sqlite
+
+        return (from_sqlite if self._placeholder == "?" else from_psycopg)(error, words)
+
     def read(self) -> Tx:
+        from .transaction import Tx
+
         return Tx(self._statements, self._begin, self)
 
     def _cursor(self) -> Any:
@@ -73,8 +86,11 @@ class ReadOnlyStore:
     def _follow(self, write: bool) -> None:
         raise AssertionError("a read-only store follows no file")
 
-    # The store's own code, which reads through self.read() only.
-    current_session_id = Store.current_session_id
+    def current_session_id(self) -> str:
+        """The file's current session (the one `%plan new` last made current), else the
+        default, read as the session's mode is (gate)."""
+        row = self._run(self._cursor(), "SELECT_CURRENT", {}).fetchone()
+        return (row[0] if row is not None else None) or DEFAULT_SESSION
 
     def check_schema(self) -> None:
         """Refuse a session's full reads on an older schema: they need the one this code writes."""
@@ -90,7 +106,12 @@ class ReadOnlyStore:
         from columns every schema version has, so an upgrade never lifts plan mode."""
         if session_id is None:
             session_id = self.current_session_id()
-        check_session_id(session_id)
+        if not plainly_a_session_id(session_id):  # store.py's check_session_id, without the store
+            from ..plan.intake import session_id_refusal
+
+            problem = session_id_refusal(session_id)
+            if problem:
+                raise PlanStoreError(problem)
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         for _hop in range(MAX_HOPS if self.version >= MOVES_VERSION else 0):
@@ -127,7 +148,7 @@ class ReadOnlyStore:
         return written
 
     def _sqlite_beat(self, params: dict) -> bool:
-        if read_only_reason(Path(self.where)) is not None:
+        if read_only_reason(self.where) is not None:
             # Not this process's to write (another user's 0444 file): SQLite would leave a -wal
             # and a -shm of this user with the file's modes, which keep its owner from writing.
             return False
@@ -144,6 +165,7 @@ class ReadOnlyStore:
 
     def _run(self, cursor: Any, name: str, params: dict) -> Any:
         compiled = self._statements.get(name)
+        params = {**compiled.defaults, **params}  # the values the statement itself gives
         positions = compiled.positions
         cursor.execute(compiled.sql, params if positions is None else positions(params))
         return cursor
@@ -158,15 +180,22 @@ class ReadOnlyStore:
         self.close()
 
 
-def open_read_only(url_or_path: str) -> ReadOnlyStore:
+def open_read_only(url_or_path: str | os.PathLike) -> ReadOnlyStore:
     """The store at a path or URL, for reading; raises StoreMissing or PlanStoreError."""
-    place = place_of(url_or_path)
-    return _sqlite(place) if isinstance(place, Path) else _postgres(place)
+    text = os.fspath(url_or_path)
+    if plain_path(text):
+        return _sqlite(text)
+    from pathlib import Path
+
+    from .urls import place_of
+
+    place = place_of(text)
+    return _sqlite(str(place)) if isinstance(place, Path) else _postgres(place)
 
 
-def _sqlite(path: Path) -> ReadOnlyStore:
-    # A dangling link does not exist either, so the link check comes first.
-    if not path.is_symlink() and not path.exists():
+def _sqlite(path: str) -> ReadOnlyStore:
+    # Nothing there, not even a dangling link.
+    if file_mode(path, follow=False) is None:
         raise StoreMissing(f"there is no plan file at {path} yet")
     # A symbolic link, another program's database, a truncated file, a newer schema.
     version = check_plan_file(path)
@@ -184,12 +213,11 @@ def _sqlite(path: Path) -> ReadOnlyStore:
     return ReadOnlyStore(
         connection,
         "sqlite",
-        str(path),
+        path,
         version,
         begin="BEGIN",
         placeholder="?",
         error=sqlite3.Error,
-        translate=from_sqlite,
     )
 
 
@@ -201,6 +229,8 @@ def _postgres(url: Any) -> ReadOnlyStore:
             "PostgreSQL needs psycopg 3: pip install 'jupyter-plans[postgres]'"
         ) from None
     from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+
+    from .driver_errors import first_line as _line
 
     where = url.render_as_string(hide_password=True)
     try:
@@ -220,7 +250,6 @@ def _postgres(url: Any) -> ReadOnlyStore:
         begin=begin,
         placeholder="%s",
         error=psycopg.Error,
-        translate=from_psycopg,
     )
 
 
@@ -260,6 +289,8 @@ def _pg_connect(psycopg: Any, url: Any) -> tuple[Any, str]:
 def _pg_version(psycopg: Any, connection: Any, where: str) -> int:
     """The database's plan schema version; refused, in one line, where there is no plan or
     one newer than this code."""
+    from .driver_errors import first_line as _line
+
     try:
         row = connection.execute("SELECT max(version) FROM plans_schema_version").fetchone()
     except psycopg.errors.UndefinedTable:

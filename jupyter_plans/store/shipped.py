@@ -1,20 +1,37 @@
 """What ships with the package for SQLite, made ahead by compiled.py: every statement's compiled
-form and the tables of a new plan file, read once per process."""
+form and the tables of a new plan file, read once per process.
+
+Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
+alone: neither pathlib nor typing is loaded here (SHIPPED, a Path, loads pathlib when asked for).
+"""
 
 from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
-from typing import Any
+import os
 
-SHIPPED = Path(__file__).with_name("sqlite_statements.json")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+SHIPPED_PATH = os.path.join(os.path.dirname(__file__), "sqlite_statements.json")
+
+
+def __getattr__(name: str) -> Path:
+    if name == "SHIPPED":
+        from pathlib import Path
+
+        return Path(SHIPPED_PATH)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @functools.cache
 def shipped_forms() -> dict[str, Any]:
     """The compiled forms for SQLite that ship with the package (statements.py)."""
     try:
-        return json.loads(SHIPPED.read_text(encoding="utf-8"))
+        with open(SHIPPED_PATH, encoding="utf-8") as file:
+            return json.load(file)
     except FileNotFoundError:
         return {}

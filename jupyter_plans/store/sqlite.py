@@ -28,23 +28,12 @@ from .preflight import (
     FileIdentity,
     check_plan_file,
     file_identity,
+    read_only_reason,
     reading_uri,
 )
 from .transaction import WRITE_OPTION
 
 BUSY_TIMEOUT_MS = 10_000
-_EFFECTIVE = os.access in os.supports_effective_ids  # the ids this process writes with
-
-
-def read_only_reason(path: Path) -> str | None:
-    """Why this process cannot change the plan file at `path`, in one line; None if it can."""
-    if not os.access(path.parent, os.W_OK | os.X_OK, effective_ids=_EFFECTIVE):
-        what = "its folder"
-    elif path.exists() and not os.access(path, os.W_OK, effective_ids=_EFFECTIVE):
-        what = "it"
-    else:
-        return None
-    return f"{path} is read-only: this process cannot write {what}; the plan can only be read"
 
 
 class SQLiteBackend:

@@ -17,6 +17,7 @@ import sys
 
 from sqlalchemy import and_, bindparam, func, insert, null, or_, select, update
 
+from ..plan.checks import CHECK_KINDS as _CHECK_KINDS
 from .comment_statements import (  # noqa: F401 - named statements, read through this module
     ADDRESS_COMMENT,
     COMMENT_COUNTS,
@@ -133,6 +134,10 @@ SELECT_EVENTS = (
     .order_by(events.c.seq)
 )
 SELECT_EVENTS_PAGE = SELECT_EVENTS.limit(bindparam("limit"))
+# What the steps' checks are folded from (plan/checks.py), up to a seq.
+SELECT_CHECK_EVENTS = SELECT_EVENTS.where(
+    events.c.seq <= bindparam("upto"), or_(*(events.c.kind == k for k in _CHECK_KINDS))
+)
 SELECT_DECISIONS = (
     select(decisions.c.title, decisions.c.rationale, decisions.c.sources)
     .where(decisions.c.session_id == _SID)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanStoreError
+from ..plan.ids import DEFAULT_SESSION
 from ..plan.intake import session_id_refusal
 from . import migrations
 from .compiled import StatementCache
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("jupyter_plans")
 
-DEFAULT_SESSION = "default"
 
 ChangeCallback = Callable[[str, int], None]
 
@@ -69,6 +69,8 @@ class Store:
         self._closed_why: str | None = None  # what the person should do, once closed
         # session id -> (seq of its plan_updated event, the plan): see session/events.py, plan_at.
         self.plan_cache: dict[str, tuple[int, dict]] = {}
+        # session id -> (when it was made, its steps' checks folded up to a cursor): check_rows.py
+        self.check_cache: dict[str, Any] = {}
         self._listeners: list[ChangeCallback] = []
         self._listeners_lock = threading.Lock()
         self._migrate()
@@ -80,7 +82,12 @@ class Store:
         self._writes_file: bool | None = None if plan_file is None else True
         self._tracker: FileTracker | None = None
         if plan_file is not None:
-            self._tracker = FileTracker(plan_file, self.plan_cache.clear, self._migrate)
+            self._tracker = FileTracker(plan_file, self._forget_cached, self._migrate)
+
+    def _forget_cached(self) -> None:
+        """The plan file was replaced: what was read of the old one no longer holds."""
+        self.plan_cache.clear()
+        self.check_cache.clear()
 
     @property
     def engine(self):

@@ -262,7 +262,8 @@ class Tx:
     def all(self, statement: Any, params: dict | None = None) -> list:
         compiled = self._statements.get(statement)
         self._run(compiled.sql, self._params(compiled, params))
-        return [compiled.row._make(r) for r in self._cursor.fetchall()]
+        make = compiled.row._make
+        return [make(r) for r in self._cursor.fetchall()]
 
     def first(self, statement: Any, params: dict | None = None) -> Any:
         compiled = self._statements.get(statement)

@@ -12,6 +12,11 @@ export interface Step {
   acceptance: string | null;
   depends_on: string[];
   evidence: string | null;
+  /**
+   * One Python expression the notebook runs once the step is completed (DESIGN section 17);
+   * null when the step has none. Absent from cards saved before checks existed.
+   */
+  check?: string | null;
 }
 
 export interface Phase {
@@ -70,6 +75,24 @@ export interface PlanComment {
   reply: string | null;
 }
 
+export type CheckStatus = "passed" | "failed" | "not_run" | "unapproved";
+
+/**
+ * A step's check (DESIGN section 17): its status, and its latest run since the step was last
+ * completed. `unapproved`: not in the plan the person approved; it never runs by itself.
+ */
+export interface CheckState {
+  status: CheckStatus;
+  /** The value's repr, cut to 200 characters. */
+  value: string | null;
+  /** The exception's type and first line, cut to 200 characters. */
+  error: string | null;
+  /** The execution count of the cell it ran in. */
+  execution_count: number | null;
+  /** The seq of its step_checked event. */
+  seq: number | null;
+}
+
 export interface Snapshot {
   session_id: string;
   cursor: number;
@@ -88,6 +111,11 @@ export interface Snapshot {
    * from cards saved before comments existed.
    */
   comments?: PlanComment[];
+  /**
+   * Per step with a check, in the plan's order: its status and latest run. Absent from cards
+   * saved before checks existed.
+   */
+  checks?: Record<string, CheckState>;
   /**
    * The mode id the bridged ACP agent last announced (DESIGN section 10); null with no bridge.
    * Absent from cards saved before it was kept.
@@ -255,6 +283,8 @@ export interface CardActions {
   comment?(stepId: string | null, text: string): void;
   resolve?(commentId: string): void;
   reopen?(commentId: string): void;
+  /** Run a step's check now, in the notebook's kernel. Absent where there is no kernel. */
+  check?(stepId: string): void;
 }
 
 /** One control beside a notice: go to the live card, show the plan as it is now, go back. */

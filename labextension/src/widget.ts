@@ -95,6 +95,7 @@ function cardActions(act: (content: Record<string, unknown>) => void): CardActio
     comment: (stepId, text) => act({ action: "comment", step_id: stepId, text }),
     resolve: (commentId) => act({ action: "resolve", comment_id: commentId }),
     reopen: (commentId) => act({ action: "reopen", comment_id: commentId }),
+    check: (stepId) => act({ action: "check", step_id: stepId }),
   };
 }
 

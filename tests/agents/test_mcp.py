@@ -753,3 +753,34 @@ async def test_comment_reply_is_the_agents_one_act_on_the_persons_comments(tmp_p
         ("c1", "addressed", "Log scale now"),
         ("c2", "resolved", None),
     ]
+
+
+@scenario
+async def test_a_steps_check_over_mcp_is_proposed_bound_and_read_never_run(tmp_path):
+    """DESIGN section 17 over MCP: plan_submit's schema takes a step's check, a check that is no
+    expression is refused in one line, the snapshot and context resources carry each check's
+    status; and nothing runs it here (only a kernel with the session loaded does)."""
+    checked = [{**STEPS[0], "check": "len(df) > 0"}, STEPS[1]]
+    async with serving(tmp_path, *on_db(tmp_path)) as client:
+        with PlanStore(db_of(tmp_path)) as store:
+            store.session("s").on()
+        tools = {tool.name: tool for tool in (await client.session.list_tools()).tools}
+        step = tools["plan_submit"].input_schema["properties"]["steps"]["anyOf"][0]["items"]
+        assert "check" in step["properties"]
+        refused = await client.call(
+            "plan_submit", {**PROPOSAL_ARGS, "steps": [{**STEPS[0], "check": "df = load()"}]}
+        )
+        assert refused.is_error and text_of(refused).startswith("steps[0].check is an assignment")
+        accepted = await client.call("plan_submit", {**PROPOSAL_ARGS, "steps": checked})
+        assert not accepted.is_error, text_of(accepted)
+        with PlanStore(db_of(tmp_path)) as store:
+            store.session("s").approve()
+        snap = (await client.session.read_resource("plans://session/s/snapshot")).contents[0]
+        assert json.loads(snap.text)["checks"]["load"]["status"] == "not_run"
+        context = (await client.session.read_resource("plans://session/s/context")).contents[0]
+        shown = json.loads(context.text.split("\n")[2])["plan"]["phases"][0]["steps"][0]
+        assert (shown["check"]["expression"], shown["check"]["status"]) == (
+            "len(df) > 0",
+            "not_run",
+        )
+    assert [e.kind for e in events(db_of(tmp_path))].count("step_checked") == 0

@@ -125,7 +125,10 @@ def test_research_proposal_approval_and_execution_through_the_magics(ip, capsys,
         )
         assert "Approved. Starting with dedupe.\n[update_plan] Plan updated to revision 2.\n" in out
         assert "[run_code] done\n" in out
-        assert out.endswith("Done: sales is [3, 5, 8] and total is 16.\n")
+        # The agent completed both steps in this cell: their approved checks ran as it ended.
+        assert out.endswith(
+            "Done: sales is [3, 5, 8] and total is 16.\ncheck dedupe: passed\ncheck total: passed\n"
+        )
         settle(server)
 
     # The code the agent ran is linked under the cell that ran it, to the step in progress
@@ -137,6 +140,12 @@ def test_research_proposal_approval_and_execution_through_the_magics(ip, capsys,
         ("total", ["approve-cell"]),
     ]
     assert all(runs[0]["ok"] and not runs[0]["changed"] for runs in cells.values())
+    # The checks the agent proposed ran in the kernel, at the end of the approving cell.
+    checks = session.snapshot().model_dump(mode="json")["checks"]
+    assert {step: (c["status"], c["value"]) for step, c in checks.items()} == {
+        "dedupe": ("passed", "True"),
+        "total": ("passed", "True"),
+    }
 
     # The proposal's turn and the execution's turn are told apart by the session.
     updates = [e.data for e in session.events() if e.kind == "plan_updated"]

@@ -82,6 +82,7 @@ def test_guard_reason_stays_one_line_for_a_hostile_name():
 
 def test_shipped_scripts_are_listed_and_load():
     assert shipped_scripts() == [
+        "checked-prices",
         "data-cleaning",
         "order-months",
         "review-with-comments",
@@ -545,7 +546,8 @@ def test_scripts_load_from_yaml_and_json_files(tmp_path, session):
             "nope",
             None,
             "no shipped script is named 'nope' "
-            "(shipped: data-cleaning, order-months, review-with-comments, teaching-demo)",
+            "(shipped: checked-prices, data-cleaning, order-months, review-with-comments, "
+            "teaching-demo)",
         ),
         ("missing.yaml", None, "cannot read script"),
         ("broken.yaml", "name: [unclosed\n", "is not valid YAML at line"),

@@ -201,6 +201,7 @@ def test_edit(demo):
         "acceptance": None,
         "depends_on": [],
         "evidence": None,
+        "check": None,
     }, steps["step-1"]
     # The pretend kernel answers with rev 8: the editor closes, the new plan shows.
     expect(card.locator(".jp-plans-rev")).to_have_text("rev 8")

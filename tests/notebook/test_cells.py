@@ -9,41 +9,13 @@ import time
 import pytest
 
 from jupyter_plans import PlanStore
+from tests.notebook.kernel import execute
 from tests.waiting import wait_until
 
 STEPS = [
     {"id": "parse", "description": "Parse the dates", "status": "in_progress"},
     {"id": "count", "description": "Count per month", "status": "pending"},
 ]
-
-
-def execute(client, code, cell_id=None):
-    """Run code as a notebook front end does (the cell id in the metadata); the iopub messages
-    of the run, and its reply."""
-    content = {
-        "code": code,
-        "silent": False,
-        "store_history": True,
-        "user_expressions": {},
-        "allow_stdin": False,
-        "stop_on_error": False,
-    }
-    msg = client.session.msg("execute_request", content)
-    if cell_id is not None:
-        msg["metadata"]["cellId"] = cell_id
-    client.shell_channel.send(msg)
-    seen = []
-    while True:
-        message = client.get_iopub_msg(timeout=60)
-        if message["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
-            continue
-        seen.append(message)
-        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    while True:  # past any reply left over (start_new_kernel asks kernel_info until answered)
-        reply = client.get_shell_msg(timeout=60)
-        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
-            return seen, reply["content"]
 
 
 # Run in the kernel: what the package logs there is kept in `_logged` (see logged()).

@@ -1,5 +1,6 @@
 """Folding the events from the start reproduces the snapshot, after every operation."""
 
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -8,22 +9,27 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_plans import DecisionRefused, PlanStore
+from jupyter_plans.plan.checks import CheckRun
 from jupyter_plans.plan.fold import fold
+from jupyter_plans.session.checks import due_checks, record_check
 from tests.engines import ENGINES, database
 
 _IDS = ["a", "b", "c", "d"]
 
 _step = st.builds(
-    lambda i, status, deps, text: {
+    lambda i, status, deps, text, check: {
         "id": i,
         "description": text,
         "status": status,
         "depends_on": deps,
+        **({} if check == "absent" else {"check": check}),
     },
     st.sampled_from(_IDS),
     st.sampled_from(["pending", "in_progress", "completed", "done"]),
     st.lists(st.sampled_from(_IDS), max_size=2),
     st.sampled_from(["load", "clean", "plot", "   "]),
+    # A step's check (DESIGN section 17): none, one of two, or one that is no expression.
+    st.sampled_from(["absent", None, "x > 0", "len(df) == 3", "x = 1"]),
 )
 _plan = st.fixed_dictionaries(
     {"steps": st.lists(_step, max_size=4), "stale": st.booleans(), "titled": st.booleans()}
@@ -42,6 +48,14 @@ _operation = st.one_of(
         st.just("comment"), st.sampled_from([*_IDS, None, "zz"]), st.sampled_from(["x", " "])
     ),
     st.tuples(st.just("comment_reply"), st.sampled_from(["c1", "c2", "c3"])),
+    # A run of a step's check, as a kernel records it: asked for, or by itself after a cell
+    # (then only within the run window it was found due in: `since`).
+    st.tuples(
+        st.just("checked"),
+        st.sampled_from(_IDS),
+        st.booleans(),
+        st.sampled_from([None, "window", "stale"]),
+    ),
     st.tuples(
         st.sampled_from(["resolve_comment", "reopen_comment"]), st.sampled_from(["c1", "c2"])
     ),
@@ -96,10 +110,31 @@ def _apply(session, operation, counter):
             getattr(session, kind)(operation[1])
         except DecisionRefused:
             pass
+    elif kind == "checked":
+        _checked(session, *operation[1:])
     elif kind == "queue":
         session.queue_message(f"message {counter}", source=operation[1])
     else:
         session.deliver()
+
+
+def _checked(session, step_id, ok, window):
+    plan = session.snapshot_data()["plan"]
+    check = (
+        next((s.get("check") for s in plan["steps"] if s["id"] == step_id), None) if plan else None
+    )
+    if check is None:
+        return
+    run = CheckRun(
+        ok, None if not ok else "True", None if ok else "NameError: name 'x' is not defined"
+    )
+    if window is None:  # the person asked
+        record_check(session, step_id, check, run, 7, {"name": "alice", "via": "magic"})
+        return
+    _, due = due_checks(session)
+    since = next((since for step, _, since in due if step == step_id), None)
+    if since is not None:
+        record_check(session, step_id, check, run, 8, None, since - (window == "stale"))
 
 
 @settings(
@@ -118,3 +153,74 @@ def test_folding_events_reproduces_the_snapshot_after_every_operation(engine, op
                 events = session.events()
                 assert [e.seq for e in events] == list(range(1, len(events) + 1))
                 assert fold("s", events) == session.snapshot()
+
+
+# Steps that check themselves (DESIGN section 17): plans that are always valid, so that every
+# operation moves the checks, folded as a session's reads fold them (from where they left off).
+_CHECKS = st.sampled_from([None, "x > 0", "len(df) == 3", "ok"])
+_check_operation = st.one_of(
+    st.tuples(st.just("submit"), st.lists(_CHECKS, min_size=3, max_size=3)),
+    st.tuples(st.just("approve")),
+    st.tuples(
+        st.just("status"),
+        st.sampled_from(["a", "b", "c"]),
+        st.sampled_from(["pending", "in_progress", "completed"]),
+    ),
+    st.tuples(st.sampled_from(["agent_check", "person_check"]), st.sampled_from("abc"), _CHECKS),
+    st.tuples(
+        st.just("checked"),
+        st.sampled_from(["a", "b", "c"]),
+        st.booleans(),
+        st.sampled_from([None, "window", "stale"]),
+    ),
+)
+
+
+def _apply_check_operation(session, operation):
+    kind, plan = operation[0], session.snapshot_data()["plan"]
+    if kind == "submit":
+        steps = [
+            {"id": i, "description": f"do {i}", "check": check}
+            for i, check in zip("abc", operation[1], strict=True)
+        ]
+        session.on()
+        args = {"explanation": "e", "findings": [], "objectives": [], "steps": steps}
+        assert not session.call_tool("plan_submit", args).is_error
+    elif kind == "approve":
+        with contextlib.suppress(DecisionRefused):  # none waits, or the plan moved since
+            session.approve()
+    elif kind == "checked":
+        _checked(session, *operation[1:])
+    elif plan is not None:
+        steps = [dict(step) for step in plan["steps"]]
+        for step in steps:
+            if step["id"] != operation[1]:
+                if kind == "status" and operation[2] == "in_progress":
+                    step["status"] = (
+                        "pending" if step["status"] == "in_progress" else step["status"]
+                    )
+                continue
+            if kind == "status":
+                step["status"] = operation[2]
+            else:
+                step["check"] = operation[2]
+        args = {"expected_revision": plan["revision"], "steps": steps}
+        if kind == "person_check":
+            session.edit_plan(args)
+        else:
+            assert not session.call_tool("update_plan", args).is_error
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("engine", ENGINES)
+@given(st.lists(_check_operation, min_size=1, max_size=20))
+def test_folding_events_reproduces_the_checks_after_every_operation(engine, operations):
+    with tempfile.TemporaryDirectory() as folder, database(engine, Path(folder)) as location:
+        with PlanStore(location) as store:
+            session = store.session("s")
+            for operation in operations:
+                _apply_check_operation(session, operation)
+                assert fold("s", session.events()) == session.snapshot()
+            folded = fold("s", session.events())
+        with PlanStore(location) as again:  # a process that never folded them before
+            assert again.session("s").snapshot() == folded

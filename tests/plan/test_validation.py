@@ -77,6 +77,7 @@ def expected_plan(args):
                     "acceptance": st.get("acceptance"),
                     "depends_on": st.get("depends_on") or [],
                     "evidence": st.get("evidence"),
+                    "check": st.get("check"),
                 }
                 for st in p.get("steps", [])
             ],
@@ -471,6 +472,9 @@ def _mostly(common, *edges):
 
 _EDGE_TEXTS = ("  ", "\u3000", "é" * 60, "é" * 61, "d" * 240, "d" * 241, 'a"b\\c', "", 3)
 _EDGE_TEXTS += ("a\nb", "tab\t", "\x7f", "é\x85", "\ud800")
+# Checks at and past their bounds: not an expression, an assignment, 240 and 241 bytes.
+_EDGE_CHECKS = ("x = 1", "(y := 2)", "import os", "x +", " x", "1; 2", "x" * 240, "x" * 241)
+_EDGE_CHECKS += ("'" + "\U0001f600" * 59 + "'", "'" + "\U0001f600" * 60 + "'", "(yield)", None)
 
 
 @st.composite
@@ -494,6 +498,8 @@ def _plans(draw):
             for field, limit in (("acceptance", 60), ("evidence", 125)):
                 if draw(st.booleans()):
                     step[field] = text("rows > 0", limit)
+            if draw(st.booleans()):  # a check (DESIGN section 17): an expression, or not one
+                step["check"] = draw(_mostly("rows > 0", *_EDGE_CHECKS, text("len(df)", 60)))
             if draw(st.booleans()):
                 earlier = [f"s{n}" for n in range(first + i + 1)]
                 step["depends_on"] = draw(_mostly(earlier[:-1], None, "s0", earlier, ["s9"], [1]))
@@ -602,7 +608,7 @@ def _one_edge_each(base):
     """`base` with one value replaced by an edge case, for every value and every edge."""
     texts = ("", "  ", "\u3000", "x" * 60, "\U0001f600" * 61, "d" * 240, "d" * 241)
     texts += ("x" * 125, "\U0001f600" * 126, "x" * 30, "\U0001f600" * 31, "a b", "i" * 65)
-    texts += ("a\nb", "\x7f", "é\x9f")
+    texts += ("a\nb", "\x7f", "é\x9f", *_EDGE_CHECKS[:-1])
     edges = (*texts, None, 0, -1, True, 3.0, [], ["s0"], ["s9"], ["a"], ["f"] * 21, "done")
     edges += ("in_progress", "completed", "pending", "x" + "\U0001f600" * 60, "s0")
     many = [s(f"m{i}") for i in range(33)]
@@ -641,11 +647,11 @@ _BASE_PLAN = {
     "objectives": ["goal"],
     "phases": [
         {"title": "Load", "steps": [s("s0"), s("s1", depends_on=["s0"], status="pending")]},
-        {"title": None, "steps": [s("s2", acceptance="rows > 0", evidence=None)]},
+        {"title": None, "steps": [s("s2", acceptance="rows > 0", evidence=None, check="n > 0")]},
     ],
 }
 # The same plan, as an update: its last step done, with the evidence its acceptance asks for.
-_DONE = s("s2", acceptance="rows > 0", evidence="counted", status="completed")
+_DONE = s("s2", acceptance="rows > 0", evidence="counted", status="completed", check="n > 0")
 _BASE_UPDATE = {**_BASE_PLAN, "phases": [_BASE_PLAN["phases"][0], ph(None, _DONE)]}
 
 
@@ -719,6 +725,7 @@ def test_the_input_over_its_stored_body_is_within_the_margin_the_size_check_allo
             "acceptance": None,
             "depends_on": [],
             "evidence": None,
+            "check": None,
         }
         for n in range(32)
     ]

@@ -62,7 +62,7 @@ def update(session, steps=None, phases=None, **kw):
 
 
 def body_hash(args):
-    """DESIGN section 3, computed here independently from the input."""
+    """DESIGN sections 3 and 17, computed here independently from the input."""
     if args.get("steps") is not None:
         phases = [{"title": None, "steps": args["steps"]}] if args["steps"] else []
     else:
@@ -80,6 +80,7 @@ def body_hash(args):
                         "description": st["description"],
                         "acceptance": st.get("acceptance"),
                         "depends_on": st.get("depends_on") or [],
+                        "check": st.get("check"),
                     }
                     for st in p["steps"]
                 ],
@@ -391,6 +392,7 @@ def test_flat_plan_and_absent_optional_fields(session):
         "acceptance": None,
         "depends_on": [],
         "evidence": None,
+        "check": None,
     }
 
 
@@ -417,6 +419,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "decisions": [],
         "cells": {},
         "comments": [],
+        "checks": {},
         "agent_mode": None,
     }
     update(session, steps=[s("a")])
@@ -432,6 +435,7 @@ def test_snapshot_shape_and_a_new_session(session):
         "decisions",
         "cells",
         "comments",
+        "checks",
         "agent_mode",
     }
     assert set(snap["plan"]) == {

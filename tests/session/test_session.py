@@ -117,7 +117,8 @@ def test_tool_schemas_describe_every_field():
     schema = json_schemas()["update_plan"]
     assert "$defs" not in schema and "$ref" not in str(schema)  # inlined for every endpoint
     step = schema["properties"]["steps"]["anyOf"][0]["items"]["properties"]
-    assert set(step) == {"id", "description", "status", "acceptance", "depends_on", "evidence"}
+    fields = {"id", "description", "status", "acceptance", "depends_on", "evidence", "check"}
+    assert set(step) == fields
     assert all(field.get("description") for field in step.values())
     assert schema["additionalProperties"] is False
     assert schema["required"] == ["expected_revision"]

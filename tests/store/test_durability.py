@@ -162,6 +162,7 @@ def test_a_plan_is_stored_without_its_defaults_and_read_back_whole(session):
         "acceptance": "r2 > 0.5",
         "depends_on": ["load"],
         "evidence": None,
+        "check": None,
     }
     assert fold(session.session_id, session.events()) == session.snapshot()
 

@@ -28,23 +28,41 @@ for line in sys.stdin:
 
 @pytest.fixture
 def url():
+    """A schema of its own, its connections named for this test: the server's other clients (the
+    tests beside it) are not counted."""
     with postgres_schema() as location:
-        yield location
+        yield f"{location}&application_name=plans-notices-{time.time_ns()}"
 
 
 def admin(url: str):
     import psycopg
     from sqlalchemy.engine import make_url
 
-    plain = make_url(url).set(drivername="postgresql", query={})
+    parsed = make_url(url)
+    named = {k: v for k, v in parsed.query.items() if k == "application_name"}
+    plain = parsed.set(drivername="postgresql", query=named)  # named as the test's stores
     return psycopg.connect(plain.render_as_string(hide_password=False), autocommit=True)
 
 
 def token_queries_since(connection, started) -> int:
     return connection.execute(
-        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND query_start > %s",
-        (TOKEN_QUERY, started),
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND query_start > %s "
+        "AND application_name = %s",
+        (TOKEN_QUERY, started, _name(connection)),
     ).fetchone()[0]
+
+
+def _name(connection) -> str:
+    return connection.execute("SHOW application_name").fetchone()[0]
+
+
+def listening(server) -> list[tuple[int]]:
+    """The listening connections of this test's stores."""
+    return server.execute(
+        "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN jupyter_plans' "
+        "AND application_name = %s",
+        (_name(server),),
+    ).fetchall()
 
 
 def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
@@ -86,21 +104,14 @@ def test_another_processs_commit_is_told_and_an_idle_process_asks_nothing(url):
 
         # The listening connection is lost: the token is read from the database meanwhile,
         # and the listener comes back by itself.
-        (pid,) = server.execute(
-            "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN jupyter_plans'"
-        ).fetchone()
+        [(pid,)] = listening(server)
         server.execute("SELECT pg_terminate_backend(%s)", (pid,))
         wait_until(lambda: notices.token() is None, "the listener to see its loss")
         lost = server.execute("SELECT now()").fetchone()[0]
         store.change_token()
         assert token_queries_since(server, lost) == 1
         wait_until(lambda: notices.token() is not None, "the listener")
-        assert (
-            server.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN jupyter_plans'"
-            ).fetchone()[0]
-            == 1
-        )
+        assert len(listening(server)) == 1
     stop()
     store.close()
     # Given back when its last store closes: no connection is kept for nobody.

@@ -38,7 +38,8 @@ def listeners(connection) -> int:
 
 def token_queries_since(connection, started) -> int:
     return connection.execute(
-        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND query_start > %s",
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND query_start > %s "
+        "AND datname = current_database()",
         (TOKEN_QUERY, started),
     ).fetchone()[0]
 

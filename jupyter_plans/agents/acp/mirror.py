@@ -33,6 +33,7 @@ def step(step_id: str, description: str, status: str) -> dict:
         "acceptance": None,
         "depends_on": [],
         "evidence": None,
+        "check": None,
     }
 
 

@@ -4,6 +4,7 @@
  */
 
 import type { Phase, Plan, PlanEdit, Step } from "../types";
+import { checkProblem } from "./checks";
 import { phasesOf } from "./state";
 import type { Draft, DraftStep } from "./state";
 
@@ -102,6 +103,7 @@ export function addStep(draft: Draft, phaseIndex: number): string | null {
     acceptance: null,
     depends_on: [],
     evidence: null,
+    check: null,
     isNew: true,
   };
   phase.steps.push(step);
@@ -176,6 +178,8 @@ export function problems(draft: Draft): Map<string, string> {
         found.set(step.id, `Step ${step.id}: the description holds ${codePoint(bidi[0])}, a bidirectional control that changes how text reads; remove it.`);
       else if (separator)
         found.set(step.id, `Step ${step.id}: the description holds ${codePoint(separator[0])}, a line or paragraph separator; keep it to one line.`);
+      const check = checkProblem(step);
+      if (check) found.set(`check:${step.id}`, check);
     }
   }
   return found;

@@ -1,5 +1,6 @@
 /** The inline editor: each step's text as an input, with move, remove, add, save, cancel. */
 
+import { checkField } from "./checks";
 import type { CardContext } from "./context";
 import { button, h } from "./dom";
 import type { Draft, DraftStep } from "./state";
@@ -51,7 +52,13 @@ function editRow(ctx: CardContext, draft: Draft, phaseIndex: number, step: Draft
     { class: `jp-plans-edit-row jp-plans-status-${step.status}${step.isNew ? " jp-plans-change-added" : ""}`, attrs: { "data-step-id": step.id } },
     h("span", "jp-plans-step-icon", statusIcon(step.status)),
     h("label", { class: "jp-plans-step-id", attrs: { for: inputId, title: `Description of step ${step.id}` } }, step.id),
-    h("div", "jp-plans-edit-body", input, stepMeta({ depends_on: dependsOn, acceptance: step.acceptance })),
+    h(
+      "div",
+      "jp-plans-edit-body",
+      input,
+      checkField(ctx, draft, step, busy, refresh),
+      stepMeta({ depends_on: dependsOn, acceptance: step.acceptance }),
+    ),
     h(
       "div",
       { class: "jp-plans-edit-tools", attrs: { role: "group", "aria-label": `Step ${step.id}` } },
@@ -192,7 +199,7 @@ export function editor(ctx: CardContext, draft: Draft): HTMLElement {
     const row = (step: DraftStep) => {
       const busy = state.inflight !== null;
       const made = editRow(ctx, draft, phaseIndex, step, dependsOn.get(step.id) ?? [], actions.refresh, busy);
-      inputs.push(made.querySelector("input")!);
+      inputs.push(...made.querySelectorAll("input"));
       return made;
     };
     root.append(editPhase(ctx, draft, phaseIndex, row));

@@ -107,7 +107,7 @@ export function footer(): HTMLElement {
       "span",
       "jp-plans-footer-note",
       icon("info"),
-      "Steps are marked complete by the agent; they are not independently verified.",
+      "Steps are marked complete by the agent; a step is checked only where its check passed in the notebook.",
     ),
     legend,
   );

@@ -2,6 +2,7 @@
 
 import type { CellRun, Changes, Phase, Plan, Step } from "../types";
 import { changedRuns, citedText, runsOf, stepCells } from "./cells";
+import { stepCheck } from "./checks";
 import { commentToggle, stepThread } from "./comments";
 import type { CardContext } from "./context";
 import type { Child } from "./dom";
@@ -78,6 +79,8 @@ function stepBody(ctx: CardContext, step: Step, before: string | null, runs: Cel
       ),
     );
   }
+  const check = stepCheck(ctx, step);
+  if (check) body.append(check);
   const cells = stepCells(ctx, step, runs);
   if (cells) body.append(cells);
   return body;
