@@ -1,27 +1,40 @@
 """The bridge: an ACP agent to its client and an ACP client to its agent, passing every message
 on as it came except those DESIGN section 10 names, which it reads, answers or extends.
 
-The bridge routes messages; its helpers keep the rules (`modes`, `guard`, `proposals`,
-`recorder`, `followup`, `status`), each taking the narrow ports it needs (`ports`). What differs
-between agents is the agent's profile (`profiles`), chosen from its `initialize` answer.
+The bridge routes messages by tables keyed on their ACP methods (`methods`); its helpers keep
+the rules (`modes`, `guard`, `proposals`, `plans`, `followup`, `status`), each made here with
+the narrow ports it needs (`ports`). What differs between agents is the agent's profile
+(`profiles`), chosen from its `initialize` answer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import functools
 import json
-import uuid
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from .calls import OwnCalls
 from .followup import FollowUps
-from .guard import GUARDED_METHODS, Guard, read_permission_request
+from .guard import Guard, read_permission_request
+from .methods import (
+    CANCEL,
+    CREATE_TERMINAL,
+    INITIALIZE,
+    NEW,
+    PROMPT,
+    REQUEST_PERMISSION,
+    SESSION_STARTS,
+    SET_CONFIG_OPTION,
+    SET_MODE,
+    UPDATE,
+    WRITE_TEXT_FILE,
+)
 from .mirror import PlanMirror
 from .modes import Modes
 from .plans import BridgedSession
-from .profiles import choose
 from .proposals import Proposals
-from .recorder import PlanRecorder
 from .settings import hook_command, with_guard
 from .state import Known, Sessions
 from .status import AgentStatus
@@ -32,8 +45,10 @@ from .wire import PERSON_METHOD, Peer, encode, id_key, warn
 if TYPE_CHECKING:
     from ...session import PlanSession
 
-SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/fork")
-OWN_CALL_TIMEOUT = 30.0
+# Reads what a message holds and passes on the line it came as (or what the bridge made of it).
+Route = Callable[[dict, bytes], Awaitable[None]]
+# Reads a client's message: the line to pass on to the agent, None when answered here.
+ClientRoute = Callable[[dict, Any, bytes], Awaitable[bytes | None]]
 
 
 class Bridge:
@@ -45,47 +60,50 @@ class Bridge:
         self.client = client
         self.known = Known()
         self.plans = BridgedSession(session)
+        self.recorder = self.plans.recorder
         self.sessions = Sessions()
         self.mirror = PlanMirror()
-        self.recorder = PlanRecorder(self.mirror.adapt, self.plans)
-        self.plans.plans_sent = self.recorder.flush
+        self.own = OwnCalls(agent)
         self.status = AgentStatus(self.plans.record_status, self.known)
         self.follow_ups = FollowUps(
-            self.call_agent, self.spawn, self._finish_turn, self._follow_ups_stopped
+            self.own, self.spawn, self._finish_turn, self._follow_ups_stopped
         )
         self.guard = Guard(self.plans, agent, client, self.known, self.follow_ups.refused)
         self.proposals = Proposals(
-            self.plans,
-            agent,
-            client,
-            self.known,
-            self.mirror,
-            self.recorder.flush,
-            self.sessions.person,
+            self.plans, agent, client, self.known, self.mirror, self.sessions.person
         )
         self.modes = Modes(
             self.plans,
             self.sessions,
             self.known,
-            self.call_agent,
-            agent,
+            self.own,
             client,
             self.spawn,
             self.guard.unenforced,
             self.status.moved,
         )
         self.watch = DecisionWatch(
-            session.store,
-            self.plans.cursor,
-            self.plans.events,
-            self.proposals,
-            self.modes,
-            self._cancel_turns,
+            session.store, self.plans, self.proposals, self.modes, self._cancel_turns
         )
-        self._client_calls: dict[str, tuple[str, Any, Any]] = {}  # method, params, extra
-        self._own_calls: dict[str, asyncio.Future] = {}
-        self._prefix = f"jupyter-plans-{uuid.uuid4().hex[:8]}"  # of the bridge's own requests
-        self._own_numbers = itertools.count(1)
+        # The routes, by the message's method: the agent's requests and notifications, and
+        # the client's. A method no table names is passed on as it came.
+        guarded = {WRITE_TEXT_FILE: self._guarded, CREATE_TERMINAL: self._guarded}
+        self._agent_requests: dict[str, Route] = {REQUEST_PERMISSION: self._permission, **guarded}
+        self._agent_notices: dict[str, Route] = {UPDATE: self._update, **guarded}
+        self._client_notices: dict[str, ClientRoute] = {
+            PERSON_METHOD: self._person,
+            CANCEL: self._cancel,
+        }
+        self._client_requests: dict[str, ClientRoute] = {
+            **self._client_notices,
+            INITIALIZE: self._initialize,
+            PROMPT: self._prompt,
+            SET_MODE: self._switch,
+            SET_CONFIG_OPTION: self._switch,
+            **dict.fromkeys(SESSION_STARTS, self._session_request),
+        }
+        # The client's requests whose answer from the agent the bridge reads: the reader of each.
+        self._client_calls: dict[str, Route] = {}
         self._tasks: set[asyncio.Task] = set()
         self._stop = asyncio.Event()
         self.started = 0  # ACP sessions the agent opened
@@ -103,25 +121,22 @@ class Bridge:
     async def run(self) -> str:
         """Relay until one side closes, or the agent's first session fails to start; returns
         which ended it: "client" or "agent"."""
-        snapshot = await self.plans.snapshot()
+        snapshot = await self.plans.start()
         self.mirror.seed(snapshot["plan"]["steps"] if snapshot["plan"] else None)
-        earlier = await self.plans.agent_status() or {}
-        self.modes.earlier_mode = earlier.get("mode") or earlier.get("last_mode")
-        self.watch.seen = self.plans.started_at = snapshot["cursor"]
+        await self.modes.begin()
         loops = {
             asyncio.ensure_future(self._relay(self.client, self._from_client)): "client",
             asyncio.ensure_future(self._relay(self.agent, self._from_agent)): "agent",
             asyncio.ensure_future(self._stop.wait()): "agent",
         }
-        watcher = asyncio.ensure_future(self.watch.run())
+        watcher = asyncio.ensure_future(self.watch.run(snapshot["cursor"]))
         try:
             done, _ = await asyncio.wait(loops, return_when=asyncio.FIRST_COMPLETED)
             return loops[next(iter(done))]
         finally:
             for task in [*loops, watcher, *self._tasks]:
                 task.cancel()
-            for future in self._own_calls.values():
-                future.cancel()
+            self.own.cancel()
             await self.proposals.withdraw()
             await self.recorder.close()
             await self.status.ended()
@@ -137,68 +152,68 @@ class Bridge:
     # The agent's messages.
 
     async def _from_agent(self, message: dict | None, line: bytes) -> None:
-        method = None if message is None else message.get("method")
-        if method is not None and "id" in message:
-            # JSON-RPC lets a peer use an id again once it was answered.
-            self.proposals.forget(message["id"])
         if message is None:
             if not await self.guard.batch(line):
                 await self.client.send_line(line)
-        elif method is None and "id" not in message:
-            await self.client.send_line(line)
-        elif method is None:
-            await self._agent_answered(message, line)
-        elif method == "session/update" and "id" not in message:
-            await self.client.send_line(line)  # passed on first: recording it may wait
-            await self._update(message)
-        elif method == "session/request_permission" and "id" in message:
-            await self._permission(message, line)
-        elif method in GUARDED_METHODS:
-            if not await self.guard.call(message):
+            return
+        method = message.get("method")
+        if method is None:
+            if "id" in message:
+                await self._agent_answered(message, line)
+            else:
                 await self.client.send_line(line)
-        else:
-            await self.client.send_line(line)
+            return
+        routes = self._agent_notices
+        if "id" in message:
+            # JSON-RPC lets a peer use an id again once it was answered.
+            self.proposals.forget(message["id"])
+            routes = self._agent_requests
+        route = routes.get(method) if isinstance(method, str) else None
+        await (route or self._to_client)(message, line)
+
+    async def _to_client(self, message: dict, line: bytes) -> None:
+        await self.client.send_line(line)
 
     async def _agent_answered(self, message: dict, line: bytes) -> None:
         key = id_key(message.get("id"))
-        own = self._own_calls.pop(key, None)
-        if own is not None:
-            if not own.done():
-                own.set_result(message)
+        if self.own.answered(key, message):
             return
-        call = self._client_calls.pop(key, None)
-        if call is None:
-            await self.client.send_line(line)
-            return
-        method, params, extra = call
-        session_id = params.get("sessionId") if isinstance(params, dict) else None
-        if method == "session/prompt":
-            await self.recorder.flush()  # a turn ends with its plan recorded
-            if not self.follow_ups.hold(key, session_id, message):
-                await self._finish_turn(key, session_id, message, line)
-            return
-        if method == "initialize":
-            self.known.profile = choose(message.get("result"))
-            self.guard.heartbeat.introduced(message.get("result"))
-        elif method in SESSION_METHODS:
-            await self._session_answered(method, params, message)
-        else:
-            await self.modes.answered(method, params, extra, message)
+        read = self._client_calls.pop(key, None)
+        await (read or self._to_client)(message, line)
+
+    async def _answer_read(self, line: bytes) -> None:
+        """Pass on the agent's answer the bridge read (the agent stops where its first session
+        failed to start)."""
         await self.client.send_line(line)
         if self.failed is not None:
             self._stop.set()
 
-    async def _session_answered(self, method: str, params: Any, message: dict) -> None:
+    async def _turn_answered(self, key: str, session_id: Any, message: dict, line: bytes) -> None:
+        await self.recorder.flush()  # a turn ends with its plan recorded
+        if not self.follow_ups.hold(key, session_id, message):
+            await self._finish_turn(key, session_id, message, line)
+
+    async def _introduced(self, message: dict, line: bytes) -> None:
+        self.known.introduced(message.get("result"))
+        self.guard.heartbeat.introduced(message.get("result"))
+        await self._answer_read(line)
+
+    async def _switched(self, params: Any, undo: Any, message: dict, line: bytes) -> None:
+        self.modes.switch_answered(params, undo, message)
+        await self._answer_read(line)
+
+    async def _session_answered(self, method: str, params: Any, message: dict, line: bytes):
         """The agent's session: its modes known and its status recorded before the client
         hears of it (so what the client does next comes after them in the history)."""
         if "error" in message:
-            if method == "session/new" and self.started == 0:
+            if method == NEW and self.started == 0:
                 self._first_session_failed(message["error"])
-            return
-        self.started += 1
-        await self.modes.answered(method, params, None, message)
-        self.status.engaged()  # an agent that offers no modes is engaged too
-        await self.status.settled()
+        else:
+            self.started += 1
+            self.modes.session_answered(method, params, message)
+            self.status.engaged()  # an agent that offers no modes is engaged too
+            await self.status.settled()
+        await self._answer_read(line)
 
     def _first_session_failed(self, error: Any) -> None:
         """The agent could not start a session and runs none: it and the bridge stop, as
@@ -233,8 +248,10 @@ class Bridge:
         self.status.stopped(why)
         await tell(self.client, session_id, tool_call_id, "failed", why)
 
-    async def _update(self, message: dict) -> None:
-        """Record what an update tells: the agent's plan, and its modes and options."""
+    async def _update(self, message: dict, line: bytes) -> None:
+        """Pass the update on, then record what it tells: the agent's plan, and its modes and
+        options (passed on first: recording it may wait)."""
+        await self.client.send_line(line)
         params = message.get("params")
         update = params.get("update") if isinstance(params, dict) else None
         if not isinstance(update, dict) or not isinstance(params.get("sessionId"), str):
@@ -252,7 +269,11 @@ class Bridge:
             return
         if not isinstance(entries, list):
             return
-        self.recorder.record(session_id, entries)
+        self.recorder.record(session_id, *self.mirror.adapt(entries))
+
+    async def _guarded(self, message: dict, line: bytes) -> None:
+        if not await self.guard.call(message):
+            await self.client.send_line(line)
 
     async def _permission(self, message: dict, line: bytes) -> None:
         request = read_permission_request(message.get("params"))
@@ -277,42 +298,46 @@ class Bridge:
             if not await self.proposals.client_answered(message, line):
                 await self.agent.send_line(line)
             return
-        params = message.get("params")
-        if method == PERSON_METHOD:
-            self._person(message, params)
-            if "id" in message:
-                await self.client.respond(message["id"], {})
-            return
-        if method == "session/cancel" and isinstance(params, dict):
-            self.follow_ups.cancelled(params.get("sessionId"))
-        if "id" in message:
-            key = id_key(message["id"])
-            if method == "session/prompt" and isinstance(params, dict):
-                line = await self._prompt(message, key, params, line)
-            elif method in ("session/set_mode", "session/set_config_option"):
-                if await self.modes.client_repeats(message, method, params):
-                    return  # the value the client sent before: no switch, answered here
-                self.track(key, method, params, await self.modes.client_sets(method, params))
-            elif method in SESSION_METHODS:
-                self.track(key, method, params)
-                line = self._with_guard(message, params, line)
-            elif method == "initialize":
-                self.track(key, method, params)
-        await self.agent.send_line(line)
+        routes = self._client_requests if "id" in message else self._client_notices
+        route = routes.get(method) if isinstance(method, str) else None
+        if route is not None:
+            line = await route(message, message.get("params"), line)
+        if line is not None:
+            await self.agent.send_line(line)
 
-    def _person(self, message: dict, params: Any) -> None:
+    async def _person(self, message: dict, params: Any, line: bytes) -> None:
         """The client names the person at it for a session (Jupyter AI's persona: the sender
-        of the chat's message), whose answers there are that person's decisions."""
-        if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
-            return
-        name, display = params.get("name"), params.get("display")
-        known = self.sessions.known(params["sessionId"])
-        known.person = name if isinstance(name, str) else None
-        known.display = display if isinstance(display, str) else None
+        of the chat's message), whose answers there are that person's decisions. It goes to
+        no agent."""
+        if isinstance(params, dict) and isinstance(params.get("sessionId"), str):
+            name, display = params.get("name"), params.get("display")
+            known = self.sessions.known(params["sessionId"])
+            known.person = name if isinstance(name, str) else None
+            known.display = display if isinstance(display, str) else None
+        if "id" in message:
+            await self.client.respond(message["id"], {})
 
-    def _with_guard(self, message: dict, params: Any, line: bytes) -> bytes:
+    async def _cancel(self, message: dict, params: Any, line: bytes) -> bytes:
+        if isinstance(params, dict):
+            self.follow_ups.cancelled(params.get("sessionId"))
+        return line
+
+    async def _initialize(self, message: dict, params: Any, line: bytes) -> bytes:
+        self.track(message, self._introduced)
+        return line
+
+    async def _switch(self, message: dict, params: Any, line: bytes) -> bytes | None:
+        method = message["method"]
+        if await self.modes.client_repeats(message, method, params):
+            return None  # the value the client sent before: no switch, answered here
+        undo = await self.modes.client_sets(method, params)
+        self.track(message, functools.partial(self._switched, params, undo))
+        return line
+
+    async def _session_request(self, message: dict, params: Any, line: bytes) -> bytes:
         """A session request, with the guard's hook in the settings the agent takes at session
         start (where its profile says it takes them)."""
+        self.track(message, functools.partial(self._session_answered, message["method"], params))
         settings = self.known.profile.session_settings
         if settings is None or self.where is None or not isinstance(params, dict):
             return line
@@ -320,15 +345,17 @@ class Bridge:
         guarded = with_guard(params, settings, command)
         return line if guarded is None else encode({**message, "params": guarded})
 
-    async def _prompt(self, message: dict, key: str, params: dict, line: bytes) -> bytes:
+    async def _prompt(self, message: dict, params: Any, line: bytes) -> bytes:
         """Open the prompt with the person's queued words and, on a session's first prompt,
         the plan's context block."""
-        session_id = params.get("sessionId")
+        if not isinstance(params, dict):
+            return line
+        key, session_id = id_key(message["id"]), params.get("sessionId")
         agent_session = self.sessions.known(session_id)
         agent_session.prompts.add(key)
         self.follow_ups.turn_started(session_id)
         self.status.working(True)
-        self.track(key, "session/prompt", params)
+        self.track(message, functools.partial(self._turn_answered, key, session_id))
         first = not agent_session.prompted
         agent_session.prompted = True
         prompt = params.get("prompt")
@@ -348,24 +375,7 @@ class Bridge:
         for session_id, _ in self.sessions.items():
             self.follow_ups.cancelled(session_id)
 
-    def track(self, key: str, method: str, params: Any, extra: Any = None) -> None:
-        """Keep a client's request whose answer from the agent the bridge reads."""
-        self._client_calls[key] = (method, params, extra)
-
-    # The bridge's own requests to the agent.
-
-    async def call_agent(
-        self, method: str, params: dict, timeout: float | None = OWN_CALL_TIMEOUT
-    ) -> dict:
-        """Send a request of the bridge's own; its answer never reaches the client. A timeout
-        of None waits as long as the agent takes (a follow-up prompt)."""
-        request_id = f"{self._prefix}-{next(self._own_numbers)}"
-        future = asyncio.get_running_loop().create_future()
-        self._own_calls[id_key(request_id)] = future
-        await self.agent.send(
-            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-        )
-        try:
-            return await asyncio.wait_for(future, timeout)
-        finally:
-            self._own_calls.pop(id_key(request_id), None)
+    def track(self, message: dict, read: Route) -> None:
+        """Keep a client's request whose answer from the agent the bridge reads (with `read`,
+        which passes it on)."""
+        self._client_calls[id_key(message["id"])] = read

@@ -30,6 +30,7 @@ from ...session import PlanStore
 from ...store.locate import plan_file
 from ..scripted import Transcript
 from .launch import bridge_command, shown
+from .methods import PROMPT, REQUEST_PERMISSION, UPDATE, WRITE_TEXT_FILE
 from .words import end_line, request_lines, update_lines, write_line
 
 TIMEOUT = 30.0
@@ -72,6 +73,9 @@ class BridgedChat:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._stack = contextlib.AsyncExitStack()
         self._conn: Any = None
+        # What the client shows of the agent's messages, by method (else that it called it).
+        self._shows = {UPDATE: self._updated, REQUEST_PERMISSION: self._asked}
+        self._shows[WRITE_TEXT_FILE] = lambda params: self._lines.append(write_line(params))
 
     @classmethod
     def start(cls, agent: Sequence[str], **kw: Any) -> BridgedChat:
@@ -229,7 +233,7 @@ class BridgedChat:
         tasks, so their order is not the wire's)."""
         message = event.message
         if event.direction.value == "outgoing":
-            if message.get("method") == "session/prompt":
+            if message.get("method") == PROMPT:
                 self._prompts.add(message.get("id"))
             return
         method = message.get("method")
@@ -239,24 +243,26 @@ class BridgedChat:
             self._running -= 1
             self._ended += 1
             self._lines.append(end_line(message))
-        elif method == "session/update":
-            update = params.get("update") or {}
-            if update.get("sessionUpdate") == "current_mode_update":
-                self.mode = update.get("currentModeId")
-            self._lines.extend(update_lines(update))
-        elif method == "session/request_permission":
-            tool_call_id = (params.get("toolCall") or {}).get("toolCallId")
-            options = params.get("options") or []
-            self._requests.append(
-                {"tool_call": tool_call_id, "options": options, "answered": False}
-            )
-            self._lines.extend(request_lines(params))
-        elif method == "fs/write_text_file":
-            self._lines.append(write_line(params))
         elif method is not None:
-            self._lines.append(f"agent calls {method}")
+            show = self._shows.get(method) if isinstance(method, str) else None
+            if show is None:
+                self._lines.append(f"agent calls {method}")
+            else:
+                show(params)
         if self._changed is not None:
             self._changed.set()
+
+    def _updated(self, params: dict) -> None:
+        update = params.get("update") or {}
+        if update.get("sessionUpdate") == "current_mode_update":
+            self.mode = update.get("currentModeId")
+        self._lines.extend(update_lines(update))
+
+    def _asked(self, params: dict) -> None:
+        tool_call_id = (params.get("toolCall") or {}).get("toolCallId")
+        options = params.get("options") or []
+        self._requests.append({"tool_call": tool_call_id, "options": options, "answered": False})
+        self._lines.extend(request_lines(params))
 
 
 class _Handler:

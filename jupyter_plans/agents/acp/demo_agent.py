@@ -62,6 +62,8 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from .methods import REQUEST_PERMISSION, UPDATE
+
 SCENARIO = Path(__file__).with_name("demo_agent.json")
 NAME, TITLE = "jupyter-plans-demo-agent", "Scripted agent"
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -202,12 +204,12 @@ class DemoAgent:
         elif name in ("raw_plan", "raw_update"):  # as given, for what the models would refuse
             update = {"sessionUpdate": "plan", "entries": value} if name == "raw_plan" else value
             await self.conn._conn.send_notification(
-                "session/update", {"sessionId": session_id, "update": update}
+                UPDATE, {"sessionId": session_id, "update": update}
             )
         elif name == "raw_permission":  # a request as given, for what the models would refuse
             params = {"sessionId": session_id, **value}
             try:
-                outcome = await self.conn._conn.send_request("session/request_permission", params)
+                outcome = await self.conn._conn.send_request(REQUEST_PERMISSION, params)
             except Exception as exc:  # noqa: BLE001 - reported to the test
                 outcome = {"error": str(exc)}
             await self.report(session_id, event="raw_permission", outcome=outcome)

@@ -13,7 +13,8 @@ from typing import Any
 
 from acp import text_block
 
-from .ports import CallAgent, Spawn
+from .methods import PROMPT
+from .ports import AgentCalls, Spawn
 from .wire import warn
 
 MAX_FOLLOW_UPS = 3
@@ -39,7 +40,7 @@ def follow_up_prompt(refusals: list[str]) -> list[dict]:
 class FollowUps:
     def __init__(
         self,
-        call_agent: CallAgent,
+        agent: AgentCalls,
         spawn: Spawn,
         finish: Callable[[str, Any, dict], Awaitable[None]],
         stopped: Callable[[str, str, Any], Awaitable[None]],
@@ -47,7 +48,7 @@ class FollowUps:
         """`finish(key, session_id, answer)` answers the client's prompt `key` with the
         agent's `answer` (its id made the client's); `stopped(session_id, why, tool_call_id)`
         says that the follow-ups stopped, and why, before the turn's end is answered."""
-        self.call_agent = call_agent
+        self.agent = agent
         self.spawn = spawn
         self.finish = finish
         self.stopped = stopped
@@ -115,7 +116,7 @@ class FollowUps:
             self._sent[session_id] = self._sent.get(session_id, 0) + 1
             params = {"sessionId": session_id, "prompt": follow_up_prompt(refusals)}
             try:
-                answer = await self.call_agent("session/prompt", params, None)
+                answer = await self.agent.call(PROMPT, params, None)
             except Exception as exc:  # noqa: BLE001 - the client gets the turn's first end
                 warn(f"the follow-up prompt got no answer ({type(exc).__name__}: {exc})")
                 answer = held

@@ -12,6 +12,7 @@ from typing import Any
 from acp.schema import CreateTerminalRequest, RequestPermissionRequest, WriteTextFileRequest
 from pydantic import ValidationError
 
+from .methods import REQUEST_PERMISSION, WRITE_TEXT_FILE
 from .options import cancelled_outcome, reject_choice
 from .ports import GuardStore, Replies
 from .seen import Heartbeat
@@ -21,7 +22,6 @@ from .told import tell
 from .wire import REFUSED_BY_GUARD, warn
 
 GUARDED_KINDS = ("edit", "delete", "move", "execute")
-GUARDED_METHODS = ("fs/write_text_file", "terminal/create")
 REFUSED = "Refused by the plan guard"  # how each refusal's words open
 GO_ON = "Propose the plan and wait for the person's approval before changing anything."
 
@@ -113,7 +113,7 @@ class Guard:
             f"{REFUSED}: {reason}, and the agent's permission request could not be read, so "
             f"it was answered cancelled. {GO_ON}"
         )
-        await self._record(session_id, "session/request_permission", words)
+        await self._record(session_id, REQUEST_PERMISSION, words)
         if isinstance(session_id, str):
             self.turn_ended(session_id, words, None)
         return True
@@ -175,7 +175,7 @@ class Guard:
 
 def _what(method: str, params: Any) -> str:
     try:
-        if method == "fs/write_text_file":
+        if method == WRITE_TEXT_FILE:
             return f"writing {WriteTextFileRequest.model_validate(params).path}"
         request = CreateTerminalRequest.model_validate(params)
         return f"running {' '.join([request.command, *(request.args or [])])[:200]}"

@@ -30,8 +30,9 @@ from .forms import (
     told,
     value,
 )
-from .ports import CallAgent, ModeStore, Replies, Spawn
-from .state import AgentSession, Known, Sessions
+from .methods import CANCEL, FORK, NEW, SET_CONFIG_OPTION, SET_MODE, UPDATE
+from .ports import AgentCalls, AgentSessions, ModeStore, Replies, Spawn
+from .state import AgentSession, Known
 from .wire import warn
 
 
@@ -39,10 +40,9 @@ class Modes:
     def __init__(
         self,
         store: ModeStore,
-        sessions: Sessions,
+        sessions: AgentSessions,
         known: Known,
-        call_agent: CallAgent,
-        agent: Replies,
+        agent: AgentCalls,
         client: Replies,
         spawn: Spawn,
         unenforced: Callable[[Any], Awaitable[None]],
@@ -53,15 +53,19 @@ class Modes:
         self.store = store
         self.sessions = sessions
         self.known = known
-        self.call_agent = call_agent
         self.agent = agent
         self.client = client
         self.spawn = spawn
         self.unenforced = unenforced
         self.moved = moved
-        # The mode the agent had in this plan session when an earlier bridge ran it (set by
-        # the bridge at its start): a session it continues gets it back where it asked.
+        # The mode the agent had in this plan session when an earlier bridge ran it (read at
+        # the bridge's start): a session it continues gets it back where it asked.
         self.earlier_mode: str | None = None
+
+    async def begin(self) -> None:
+        """The bridge starts: read the mode an earlier bridge's agent had in this session."""
+        earlier = await self.store.agent_status() or {}
+        self.earlier_mode = earlier.get("mode") or earlier.get("last_mode")
 
     def learn(self, agent_session: AgentSession, result: dict) -> None:
         learn(agent_session, result)
@@ -80,7 +84,7 @@ class Modes:
             return None
         session_id = params["sessionId"]
         agent_session = self.sessions.known(session_id)
-        if method == "session/set_mode":
+        if method == SET_MODE:
             switch, to = MODE, params.get("modeId")
         else:
             switch, to = params.get("configId"), params.get("value")
@@ -118,7 +122,7 @@ class Modes:
             options = current_options(agent_session)
             updates.append({"sessionUpdate": "config_option_update", "configOptions": options})
         for update in updates:
-            await self.client.notify("session/update", {"sessionId": session_id, "update": update})
+            await self.client.notify(UPDATE, {"sessionId": session_id, "update": update})
 
     async def client_sets(self, method: str, params: Any) -> tuple | None:
         """The client's session/set_mode or session/set_config_option: into plan mode it is the
@@ -152,31 +156,31 @@ class Modes:
         except Exception as exc:  # noqa: BLE001 - the client's request still goes on
             warn(f"could not follow the client's {switch} ({exc})")
 
-    async def answered(self, method: str, params: Any, extra: Any, message: dict) -> None:
-        """The agent's answer to a client's set_mode, set_config_option or session request."""
+    def switch_answered(self, params: Any, undo: tuple | None, message: dict) -> None:
+        """The agent's answer to a client's set_mode or set_config_option; `undo` is what
+        `client_sets` returned for it."""
         params = params if isinstance(params, dict) else {}
-        if method in ("session/set_mode", "session/set_config_option"):
-            agent_session = self.sessions.known(params.get("sessionId"))
-            if extra is None:
-                return
-            switch, before = extra
-            if "error" in message:
-                self._assume(agent_session, switch, before)
-            elif isinstance(message.get("result"), dict):
-                self.learn(agent_session, message["result"])
+        agent_session = self.sessions.known(params.get("sessionId"))
+        if undo is None:
             return
+        switch, before = undo
+        if "error" in message:
+            self._assume(agent_session, switch, before)
+        elif isinstance(message.get("result"), dict):
+            self.learn(agent_session, message["result"])
+
+    def session_answered(self, method: str, params: Any, message: dict) -> None:
+        """The agent's answer to a client's session request (new, load, resume, fork)."""
+        params = params if isinstance(params, dict) else {}
         result = message.get("result")
         if not isinstance(result, dict):
             return
-        session_id = (
-            result.get("sessionId")
-            if method in ("session/new", "session/fork")
-            else params.get("sessionId")
-        )
+        opened = method in (NEW, FORK)  # the answer names the session
+        session_id = result.get("sessionId") if opened else params.get("sessionId")
         if not isinstance(session_id, str):
             return
         self.learn(self.sessions.known(session_id), result)
-        self.spawn(self.started(session_id, continued=method != "session/new"))
+        self.spawn(self.started(session_id, continued=method != NEW))
 
     async def started(self, session_id: str, continued: bool = False) -> None:
         """A session the client opened: its agent is put in plan mode when the session is, and
@@ -263,7 +267,7 @@ class Modes:
                 await self.hold(session_id)
             elif not approved:
                 if agent_session.prompts and in_plan(agent_session):
-                    await self.agent.notify("session/cancel", {"sessionId": session_id})
+                    await self.agent.notify(CANCEL, {"sessionId": session_id})
                 await self.release(session_id)
 
     async def hold(self, session_id: str) -> None:
@@ -309,14 +313,14 @@ class Modes:
         before = value(agent_session, switch)
         self._assume(agent_session, switch, to)
         if switch == MODE:
-            method, params = "session/set_mode", {"sessionId": session_id, "modeId": to}
+            method, params = SET_MODE, {"sessionId": session_id, "modeId": to}
         else:
-            method = "session/set_config_option"
+            method = SET_CONFIG_OPTION
             params = {"sessionId": session_id, "configId": switch, "value": to}
         in_flight = (switch, to)
         agent_session.setting.append(in_flight)
         try:
-            answer = await self.call_agent(method, params)
+            answer = await self.agent.call(method, params)
         except (TimeoutError, ConnectionError) as exc:
             answer = {"error": {"message": f"no answer ({type(exc).__name__})"}}
         finally:
@@ -342,4 +346,4 @@ class Modes:
             }
         else:
             return
-        await self.client.notify("session/update", {"sessionId": session_id, "update": update})
+        await self.client.notify(UPDATE, {"sessionId": session_id, "update": update})

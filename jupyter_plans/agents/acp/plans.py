@@ -1,8 +1,9 @@
 """The plan session as the bridge's helpers reach it: every read and write off the event loop, on
 one store thread in order (a plan file another process holds locked never holds up the relay),
-and each write with a call id of its own, after the agent's plans sent before it.
+and each write with a call id of its own, after the agent's plans sent before it (which its
+`PlanRecorder` records off the relay, on a thread of their own, the latest winning).
 
-This is the store's port: the guard, the proposals, the modes and the recorder take the methods
+This is the store's port: the guard, the proposals, the modes and the watch take the methods
 they need from it (see `ports`), never the bridge.
 """
 
@@ -13,17 +14,22 @@ import functools
 import hashlib
 import itertools
 import uuid
-from collections.abc import Awaitable, Callable
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CallIdTaken, DecisionRefused
+from .ports import PlanStore
 from .prompts import opening_blocks
 from .record import MIRROR_NAME, PROPOSAL_NAME
 from .wire import warn
 
 if TYPE_CHECKING:
     from ...session import PlanSession
+
+FLUSH_SECONDS = 2.0  # how long the bridge's end waits for the latest plan to be recorded
+# Plans waiting to be recorded; past this many, the oldest are left out (the latest wins).
+MAX_BACKLOG = 16
 
 
 class StoreThread:
@@ -40,6 +46,50 @@ class StoreThread:
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
 
 
+class PlanRecorder:
+    """The agent's plans as the session's revisions. Each update, mirrored at once in order by
+    the caller (its ids depend on the ones before), is recorded in order, waiting for nothing
+    the relay does; when the store falls MAX_BACKLOG plans behind (a flood of updates, a plan
+    file another process holds locked), the oldest waiting are left out and the latest wins."""
+
+    def __init__(self, store: PlanStore) -> None:
+        self.store = store
+        self.thread = StoreThread()
+        self._due: deque[tuple[Any, list, list]] = deque()
+        self._task: asyncio.Task | None = None
+        self.skipped = 0  # plans left out because newer ones came faster than the store took them
+
+    def record(self, session_id: Any, steps: list, adaptations: list) -> None:
+        """Record the steps of a plan update and the adaptations made (see `mirror`)."""
+        self._due.append((session_id, steps, adaptations))
+        while len(self._due) > MAX_BACKLOG:  # the store is behind: the oldest wait no longer
+            self._due.popleft()
+            self.skipped += 1
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while self._due:
+            session_id, steps, adaptations = self._due.popleft()
+            try:
+                await self.store.record_plan(session_id, steps, adaptations, self.thread)
+            except Exception as exc:  # noqa: BLE001 - the client got the plan either way
+                warn(f"could not record the agent's plan ({type(exc).__name__}: {exc})")
+
+    async def flush(self, timeout: float | None = None) -> None:
+        """Wait until the plans sent so far are recorded (a proposal builds on them)."""
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+            except TimeoutError:
+                warn("the agent's latest plan is not recorded yet (the plan file is busy)")
+
+    async def close(self) -> None:
+        await self.flush(FLUSH_SECONDS)
+        self.thread.close(wait=False)
+
+
 class BridgedSession:
     def __init__(self, session: PlanSession) -> None:
         self.session = session
@@ -47,8 +97,17 @@ class BridgedSession:
         self.db = StoreThread()
         self.started_at = 0  # the session's cursor when the bridge started
         self._numbers = itertools.count(1)
-        # Waits for the agent's plans sent so far to be recorded (the recorder's flush).
-        self.plans_sent: Callable[[], Awaitable[None]] | None = None
+        self.recorder = PlanRecorder(self)  # the agent's plans, recorded off the relay
+
+    async def start(self) -> dict:
+        """The session as the bridge starts: its snapshot, whose cursor the call ids name."""
+        snapshot = await self.snapshot()
+        self.started_at = snapshot["cursor"]
+        return snapshot
+
+    async def plans_sent(self) -> None:
+        """Wait until the agent's plans sent so far are recorded."""
+        await self.recorder.flush()
 
     def new_call_id(self, agent_session: Any = None) -> str:
         """A write's call id: the same on every run of a scripted agent (notebook 05's card
@@ -61,7 +120,7 @@ class BridgedSession:
         thread, after the plans sent before it). Two bridges started at the same point whose
         agents name their sessions alike make the same ids: the second one's write then takes
         an id of its own."""
-        if thread is None and self.plans_sent is not None:
+        if thread is None:
             await self.plans_sent()
         thread = thread or self.db
         call_id = self.new_call_id(agent_session)

@@ -4,7 +4,10 @@ helper uses (the bridge's peers, its store port `BridgedSession` and its own req
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .state import AgentSession
 
 
 class Replies(Protocol):
@@ -36,6 +39,8 @@ class GuardStore(Protocol):
 class ProposalStore(Protocol):
     """What the proposals record: the agent's request to leave plan mode, and its answers."""
 
+    async def plans_sent(self) -> None: ...
+
     async def submit_proposal(
         self, agent_session: Any, explanation: str, steps: Any, text: str, approve: str | None
     ) -> tuple[str, int]: ...
@@ -52,6 +57,8 @@ class ModeStore(Protocol):
 
     async def snapshot(self) -> dict: ...
 
+    async def agent_status(self) -> dict | None: ...
+
     async def on(self, by: dict) -> None: ...
 
     async def off(self, by: dict) -> None: ...
@@ -65,8 +72,63 @@ class PlanStore(Protocol):
     ) -> None: ...
 
 
-# The bridge's own request to the agent (its answer never reaches the client); a timeout of
-# None waits as long as the agent takes.
-CallAgent = Callable[..., Awaitable[dict]]
+class SessionEvents(Protocol):
+    """The session's events, as the person's decisions are read from them."""
+
+    async def cursor(self) -> int: ...
+
+    async def events(self, after: int) -> list: ...
+
+
+class Commits(Protocol):
+    """What tells of the store's commits (a Store: see `store.wake`)."""
+
+    def on_change(self, callback: Callable[..., None]) -> Callable[[], None] | None: ...
+
+    def subscribe(self, callback: Callable[..., None]) -> Callable[[], None]: ...
+
+
+class AgentCalls(Protocol):
+    """The bridge's own requests and notifications to the agent (see `calls`)."""
+
+    async def call(self, method: str, params: dict, timeout: float | None = ...) -> dict: ...
+
+    async def notify(self, method: str, params: dict) -> None: ...
+
+
+class AgentSessions(Protocol):
+    """The ACP sessions the bridge has seen (see `state.Sessions`)."""
+
+    def known(self, session_id: Any) -> AgentSession: ...
+
+    def items(self) -> list[tuple[str, AgentSession]]: ...
+
+    def person(self, session_id: Any) -> dict: ...
+
+
+class PlanWords(Protocol):
+    """The agent's plan as the mirror keeps it (see `mirror`)."""
+
+    def adapt(self, entries: list, sent: bool = True) -> tuple[list, list]: ...
+
+    def take_words(self, items: list[str]) -> list | None: ...
+
+
+class ProposalDecisions(Protocol):
+    """The proposals as the person's decisions reach them (see `proposals`)."""
+
+    def take_notices(self, events: list) -> None: ...
+
+    async def person_decided(self, seq: int, action: str, digest: Any) -> None: ...
+
+    async def proposal_submitted(self, digest: Any, seq: int, edited: bool) -> None: ...
+
+
+class ModeDecisions(Protocol):
+    """Plan mode as the person's decisions reach it (see `modes`)."""
+
+    async def session_mode_changed(self, mode: str, approved: bool) -> None: ...
+
+
 # Run a coroutine beside the relay, ended with the bridge.
 Spawn = Callable[[Awaitable[Any]], None]

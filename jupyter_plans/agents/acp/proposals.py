@@ -4,14 +4,13 @@ later answer is ignored."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from acp.schema import PermissionOption, RequestPermissionRequest, RequestPermissionResponse
 from pydantic import ValidationError
 
-from .mirror import PlanMirror
 from .options import (
     approve_option_name,
     approve_outcome,
@@ -19,7 +18,7 @@ from .options import (
     kind_of,
     reject_outcome,
 )
-from .ports import ProposalStore, Replies
+from .ports import PlanWords, ProposalStore, Replies
 from .state import Known
 from .text import clean, cut, first_paragraph, is_blank, list_items, well_formed
 from .told import tell
@@ -60,18 +59,15 @@ class Proposals:
         agent: Replies,
         client: Replies,
         known: Known,
-        mirror: PlanMirror,
-        plans_sent: Callable[[], Awaitable[None]],
+        mirror: PlanWords,
         person_of: Callable[[Any], dict],
     ) -> None:
-        """`plans_sent()` waits until the agent's plans sent so far are recorded;
-        `person_of(session_id)` is `by` of the client's answer in an ACP session."""
+        """`person_of(session_id)` is `by` of the client's answer in an ACP session."""
         self.store = store
         self.agent = agent
         self.client = client
         self.known = known
         self.mirror = mirror
-        self.plans_sent = plans_sent
         self.person_of = person_of
         self.requests: dict[str, Waiting] = {}
         self._own: set[str] = set()  # the hashes of the proposals made here
@@ -109,7 +105,7 @@ class Proposals:
         explanation = (
             NO_EXPLANATION if is_blank(explanation) else cut(explanation, MAX_EXPLANATION_BYTES)
         )
-        await self.plans_sent()  # the proposal follows the plans the agent sent before it
+        await self.store.plans_sent()  # the proposal follows the plans the agent sent before it
         items = list_items(text)
         # The agent's latest plan (None until it sent one), in the plan text's own words where
         # an entry was sent in its active form.

@@ -6,21 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Protocol
+from typing import Any
 
 from ...store.guards import HEARTBEAT_MS
+from .ports import GuardStore
 from .text import clean, cut, is_blank, well_formed
 from .wire import warn
 
 POINT = "acp-bridge"
 
 
-class SeenStore(Protocol):
-    async def record_guard_seen(self, agent: str, version: str | None, point: str) -> None: ...
-
-
 class Heartbeat:
-    def __init__(self, store: SeenStore) -> None:
+    def __init__(self, store: GuardStore) -> None:
         self.store = store
         self.agent: str | None = None  # agentInfo.name, once the agent said it
         self.version: str | None = None

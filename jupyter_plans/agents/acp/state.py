@@ -9,7 +9,7 @@ from typing import Any
 
 from ...errors import DecisionRefused
 from ...plan import who
-from .profiles import Profile, default
+from .profiles import Profile, choose, default
 from .wire import id_key, warn
 
 
@@ -44,6 +44,10 @@ class Known:
     """The agent as it said it is: its profile, chosen at initialize (the default until then)."""
 
     profile: Profile = field(default_factory=default)
+
+    def introduced(self, result: Any) -> None:
+        """The agent's initialize result: the profile of the agent it names."""
+        self.profile = choose(result)
 
 
 class Sessions:

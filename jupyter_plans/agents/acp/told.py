@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .methods import UPDATE
 from .ports import Replies
 
 META_KEY = "jupyter-plans"  # the bridge's own `_meta` of an update it sends
@@ -39,4 +40,4 @@ async def tell(
     if not isinstance(session_id, str) or not isinstance(tool_call_id, str) or not tool_call_id:
         return
     update = tool_call_update(tool_call_id, status, line, option)
-    await client.notify("session/update", {"sessionId": session_id, "update": update})
+    await client.notify(UPDATE, {"sessionId": session_id, "update": update})

@@ -6,12 +6,11 @@ tells: a network file system), and handed to the proposals and the modes."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from ...store.wake import Wake
-from .modes import Modes
-from .proposals import Proposals
+from .ports import Commits, ModeDecisions, ProposalDecisions, SessionEvents
 from .wire import warn
 
 POLL_SECONDS = 0.05  # how often the session is read for the person's decisions, untold
@@ -21,24 +20,24 @@ NOTIFIED_POLL_SECONDS = 1.0  # and where the file system tells of changes
 class DecisionWatch:
     def __init__(
         self,
-        store: Any,
-        cursor: Callable[[], Awaitable[int]],
-        events: Callable[[int], Awaitable[list]],
-        proposals: Proposals,
-        modes: Modes,
+        store: Commits,
+        session: SessionEvents,
+        proposals: ProposalDecisions,
+        modes: ModeDecisions,
         cancelled: Callable[[], None],
     ) -> None:
-        """`store` tells of commits (a Store); `cursor()` and `events(after)` read the
-        session; `cancelled()`: the person's `off` cancels the running turns."""
+        """`store` tells of commits; `session` is read for its events; `cancelled()`: the
+        person's `off` cancels the running turns."""
         self.store = store
-        self.cursor = cursor
-        self.events = events
+        self.session = session
         self.proposals = proposals
         self.modes = modes
         self.cancelled = cancelled
         self.seen = 0  # the session's events read so far
 
-    async def run(self) -> None:
+    async def run(self, after: int) -> None:
+        """Follow the session's events after the cursor `after` (where the bridge started)."""
+        self.seen = after
         wake = Wake(self.store, untold=POLL_SECONDS, told=NOTIFIED_POLL_SECONDS, own=True)
         try:
             await self._follow(wake)
@@ -49,9 +48,9 @@ class DecisionWatch:
         while True:
             await wake.wait()
             try:
-                if await self.cursor() <= self.seen:
+                if await self.session.cursor() <= self.seen:
                     continue
-                events = await self.events(self.seen)
+                events = await self.session.events(self.seen)
             except Exception as exc:  # noqa: BLE001 - a busy or moved file is read again next time
                 warn(f"could not read the session ({type(exc).__name__}: {exc})")
                 await asyncio.sleep(1)
