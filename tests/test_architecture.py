@@ -187,3 +187,64 @@ if __name__ == "__main__":
     for name in sorted(edges):
         print(name, "->", ", ".join(sorted(t.removeprefix("jupyter_plans.") for t in edges[name])))
     print("cycles:", find_cycles(edges))
+
+
+# Coding-agent hosts are data: what differs between them is in their own modules in
+# agents/hosts/ (named after the host), and everything else asks agents/hosts/registry.py.
+HOST_WORDS = ("claude", "codex")
+HOSTS_FOLDER = "agents/hosts/"
+# Lines outside the hosts' modules that may name one, each with why.
+HOST_NAME_EXCEPTIONS = {
+    # The registry's one table of the hosts.
+    ("agents/hosts/registry.py", "from . import claude_code, codex"),
+    ("agents/hosts/registry.py", "HOSTS = {host.ID: host for host in (claude_code, codex)}"),
+    # The folder's index says which modules are the hosts'.
+    (
+        "agents/hosts/__init__.py",
+        '"""The coding-agent hosts of the hooks, as data: one module per host (`claude_code`, '
+        "`codex`:",
+    ),
+    # The hook command's help, as the person reads it in `--help`.
+    ("cli.py", 'help="answer a coding agent\'s hook (Claude Code, Codex CLI) from the plan; "'),
+    (
+        "hooks/command.py",
+        'description="Answer a coding agent\'s hook (Claude Code, Codex CLI) from the plan; the "',
+    ),
+}
+# The ACP bridge's agents are described by their profiles (agents/acp/profiles/, data); its
+# modules name an agent's command (the default, `claude-agent-acp`) and what the scripted one
+# mimics. They are ACP agents, not hosts of the hooks.
+HOST_NAME_FOLDERS_APART = ("agents/acp/",)
+
+
+def host_names_outside_hosts(package: Path) -> list[str]:
+    """`file:line: text` for each line of the package outside a host's module that names a
+    host, less the listed exceptions."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        if name.startswith(HOST_NAME_FOLDERS_APART):
+            continue
+        if name.startswith(HOSTS_FOLDER) and name[len(HOSTS_FOLDER) :].startswith(HOST_WORDS):
+            continue  # a host's own module (claude_code.py, codex_trust.py, ...)
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            words = line.strip()
+            if any(word in words.lower() for word in HOST_WORDS):
+                if (name, words) not in HOST_NAME_EXCEPTIONS:
+                    found.append(f"{name}:{number}: {words}")
+    return found
+
+
+def test_no_module_but_a_hosts_own_names_a_host():
+    found = host_names_outside_hosts(PACKAGE)
+    assert found == [], (
+        "lines that name a host outside its own module (ask agents/hosts/registry.py):\n"
+        + "\n".join(found)
+    )
+
+
+def test_every_listed_exception_is_still_there():
+    """An exception no line needs any more is taken off the list."""
+    for name, words in HOST_NAME_EXCEPTIONS:
+        lines = [line.strip() for line in (PACKAGE / name).read_text("utf-8").splitlines()]
+        assert words in lines, f"{name} no longer says {words!r}: drop it from the exceptions"

@@ -1,6 +1,6 @@
-"""The agents' and hosts' config files we read (`.claude/settings*.json`, `.codex/hooks.json`,
-Codex's `config.toml`, an agent's profile), in the project, a folder above it or a home: read
-with bounds, since anything may be at those names. Only a regular file is read (a FIFO would
+"""The agents' and hosts' config files we read (a host's settings, hooks file or config, as its
+module in hosts/ names them; an agent's profile), in the project, a folder above it or a home:
+read with bounds, since anything may be at those names. Only a regular file is read (a FIFO would
 hold the read forever, a device such as /dev/zero behind a symbolic link would never end), at
 most MAX_BYTES of it, within TIME_LIMIT seconds; what it holds may nest only so deep. What
 cannot be read is one line naming the file (ConfigError), and whoever asked goes on."""

@@ -42,6 +42,7 @@ from ..errors import PlanStoreError
 from ..plan.catalog import every_step_completed
 from ..session import PlanSession, open_plan
 from ..store.wake import Wake
+from .hosts.registry import lists_tools_once
 from .mcp_lines import CheckedLines
 from .toolbox import Toolbox
 
@@ -54,7 +55,7 @@ EXPERIMENTAL = {"durable_plans": {"version": 1}}
 # again after `notifications/tools/list_changed`. They are offered the tools of every mode from
 # the start (a call the mode does not take is still refused, in one line), so the person's
 # `%plan on` while they run still lets their model reach plan_submit.
-LISTS_TOOLS_ONCE = {"codex-mcp-client": "Codex (0.166 to 0.171 never list the tools again)"}
+LISTS_TOOLS_ONCE = lists_tools_once()
 INSTRUCTIONS = (
     "This server keeps a durable plan of your work beside a Jupyter notebook, shown to the "
     "person as a live card. Keep it current with update_plan (send the whole plan and the "

@@ -1,10 +1,10 @@
 """`jupyter-plans hook install HOST`: the settings that register the hooks for a project.
 
-Claude Code reads them from `.claude/settings.json`, Codex CLI from `.codex/hooks.json`; both
-files hold the same `{"hooks": {EVENT: [{matcher?, hooks: [{type, command, timeout}]}]}}`.
+Each host reads them from its settings file (its module's SETTINGS_FILE, agents/hosts/); every
+such file holds the same `{"hooks": {EVENT: [{matcher?, hooks: [{type, command, timeout}]}]}}`.
 `--write` merges them into the project's file: other settings and other hooks stay, a second
-run changes nothing, and the file is replaced in one step. Codex runs them only once trusted:
-the install says so, and `--trust` records that trust (codex.py).
+run changes nothing, and the file is replaced in one step. A host that runs them only once
+trusted says so after the install, and `--trust` records that trust (its `after_install`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ..agents.config_files import ConfigError, read_json
-from .files import replace_file
+from ..agents.hosts.files import replace_file
+from ..agents.hosts.registry import HOSTS
 from .points import DEFAULT_GUARD, EVENTS
 
-HOSTS = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
 TIMEOUT_SECONDS = 10  # the hook answers in well under a second; the hosts' default is longer
 
 
@@ -35,40 +35,35 @@ def install(argv: list[str], parser_class, add_where) -> int:
     parser.add_argument(
         "--write",
         action="store_true",
-        help=f"merge them into {' or '.join(HOSTS.values())} under the current folder",
+        help=f"merge them into {' or '.join(h.SETTINGS_FILE for h in HOSTS.values())} under the "
+        "current folder",
     )
     parser.add_argument(
         "--trust",
         action="store_true",
-        help="codex only, implies --write: record in Codex's config.toml that you trust these "
-        "hooks and this project, as Codex's own review does (Codex runs a project's hooks only "
-        "once trusted, and from 0.167 only in a trusted project); then check, as hook doctor "
-        "does, that Codex will run them",
+        help="; ".join(h.TRUST_HELP for h in HOSTS.values() if h.TRUST_HELP),
     )
     args = parser.parse_args(argv)
-    if args.trust and args.host != "codex":
-        parser.error(f"--trust is for codex; {args.host} has no hook trust to record")
+    host = HOSTS[args.host]
+    if args.trust and host.TRUST_HELP is None:
+        trusting = " or ".join(h.ID for h in HOSTS.values() if h.TRUST_HELP)
+        parser.error(f"--trust is for {trusting}; {args.host} has no hook trust to record")
     hooks = settings(args.notebook, args.db, args.session, args.guard)
     if not (args.write or args.trust):
         print(json.dumps({"hooks": hooks}, indent=2))
-        if args.host == "codex":
-            print(
-                "jupyter-plans: Codex runs a project's hooks only once you trust them, and "
-                "`codex exec` cannot ask; with --trust this command registers them and records "
-                "that trust",
-                file=sys.stderr,
-            )
+        if host.PRINTED_NOTE:
+            print(host.PRINTED_NOTE, file=sys.stderr)
         return 0
-    path = Path.cwd() / HOSTS[args.host]
+    path = Path.cwd() / host.SETTINGS_FILE
     try:
         write_merged(path, hooks)
     except ValueError as exc:
         print(f"jupyter-plans: {exc}", file=sys.stderr)
         return 1
     print(f"jupyter-plans: the hooks are registered in {path}")
-    status = _codex_trust(path, hooks, args) if args.host == "codex" else _checked(args, None)
+    status = host.after_install(path, hooks, args.trust, lambda said: _checked(args, said))
     # Recorded last: a card reads what it says of the guards again when the plan file changes
-    # (no cursor moves), so Codex's trust, written above, is there to be read by then.
+    # (no cursor moves), so a host's trust, written above, is there to be read by then.
     _record(args, path)
     return status
 
@@ -85,7 +80,7 @@ def _record(args, path: Path) -> None:
     try:
         where = for_command(notebook, args.db, args.session).database
         with Store(where) as store, store.write() as tx:
-            record_install(tx, args.host, path)
+            record_install(tx, args.host, HOSTS[args.host].NAME, path)
     except (PlanStoreError, OSError) as exc:
         print(
             f"jupyter-plans: the install was not recorded in the plan ({exc}); its card cannot "
@@ -106,28 +101,6 @@ def _checked(args, said: str | None) -> int:
         print(f"jupyter-plans: {said}")
     print(f"jupyter-plans: {finding.line}")
     return 0
-
-
-def _codex_trust(path: Path, hooks: dict, args) -> int:
-    from . import codex
-
-    commands = {
-        handler["command"]
-        for groups in hooks.values()
-        for group in groups
-        for handler in group["hooks"]
-    }
-    config = codex.config_file()
-    try:
-        ours = codex.registered(path, commands)
-        if not args.trust:
-            print(f"jupyter-plans: {codex.note(ours, Path.cwd(), config)}")
-            return 0
-        said = codex.trust(ours, config, Path.cwd())
-    except (OSError, ValueError) as exc:
-        print(f"jupyter-plans: Codex's trust was not recorded: {exc}", file=sys.stderr)
-        return 1
-    return _checked(args, said)
 
 
 def settings(notebook, db, session, guard) -> dict:

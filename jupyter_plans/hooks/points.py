@@ -1,4 +1,5 @@
-"""`jupyter-plans hook EVENT`: the plan at a coding agent's hook points (Claude Code, Codex CLI).
+"""`jupyter-plans hook EVENT`: the plan at a coding agent's hook points (its host:
+agents/hosts/).
 
 The host runs the command with its hook JSON on stdin and reads the answer on stdout. At the
 start of a session (and after compaction) and with each prompt the agent gets the bounded
@@ -17,14 +18,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..agents.hosts.registry import context_limit
 from . import tool_use
 from .tool_use import DEFAULT_GUARD, EVENTS, locate, read_store, sent_another, short, warn
 
 __all__ = ["DEFAULT_GUARD", "EVENTS", "answer"]
 
-# Claude Code keeps hook output it injects into context to 10,000 characters (UTF-16 units,
-# as JavaScript counts): past that the model sees a 2 KB preview and a file path instead.
-CONTEXT_LIMIT = 9500
+# Hook output a host injects into context is kept whole up to a limit (each host's, in
+# agents/hosts/): past it the model may see a preview and a file path instead.
+CONTEXT_LIMIT = context_limit()
 PROMPT_LIMIT = 2000
 MIN_LIMIT = 2000
 

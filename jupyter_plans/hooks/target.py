@@ -7,7 +7,7 @@ The hook's PreToolUse (tool_use.py) asks only for a notebook that is not plainly
 
 from __future__ import annotations
 
-from .seen import host_of
+from ..agents.hosts.registry import host_of, install_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,6 +94,6 @@ def _install(payload: dict | None, notebook: Path | None) -> str:
     import shlex
 
     host = host_of(payload) or "HOST"
-    flag = {"codex": "--trust", "claude-code": "--write"}.get(host, "--write")
+    flag = install_flag(host)
     where = shlex.quote(str(notebook)) if notebook is not None else "NOTEBOOK"
     return f"jupyter-plans hook install {host} --notebook {where} {flag}"

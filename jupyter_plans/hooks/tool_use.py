@@ -12,9 +12,9 @@ line `hook install` writes is read here without argparse; any other goes to argp
 from __future__ import annotations
 
 import json
-import os
 from types import SimpleNamespace
 
+from ..agents.hosts.registry import own_plan_write
 from .seen import beat
 
 TYPE_CHECKING = False
@@ -141,8 +141,8 @@ def answer(args: Any, payload: dict | None, problem: str | None) -> dict | None:
     if not isinstance(tool, str):
         tool = None
         problem = problem or "the hook input has no tool_name"
-    elif not _guarded(tool, args.guard) or _claude_plan_file(tool, payload):
-        return None  # not a tool the plan holds, or Claude Code's own plan: allowed, quickly
+    elif not _guarded(tool, args.guard) or own_plan_write(tool, payload):
+        return None  # not a tool the plan holds, or a host's own plan: allowed, quickly
     gone, followed = locate(args, payload)
     if gone:  # plan mode or not: what cannot be checked is refused
         return deny(f"jupyter-plans: {short(tool or 'the tool')} is refused: {gone}")
@@ -182,25 +182,6 @@ def _gated(args: Any, tool: str | None, problem: str | None) -> dict | None:
             "plan in your reply and let the person decide)"
         )
     return deny(reason)
-
-
-def _claude_plan_file(tool: str, payload: dict | None) -> bool:
-    """True for Claude Code writing its own plan in its plan mode: a Markdown file directly in
-    its plans folder ($CLAUDE_CONFIG_DIR or ~/.claude, then plans/), the file its ExitPlanMode
-    proposes. Its plan mode allows that write alone; refusing it would leave no plan to propose."""
-    if tool not in ("Write", "Edit", "MultiEdit") or payload.get("permission_mode") != "plan":
-        return False
-    tool_input = payload.get("tool_input")
-    path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
-    if not isinstance(path, str) or not path.endswith(".md"):
-        return False
-    from pathlib import Path  # only for this write, in Claude Code's plan mode
-
-    home = os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
-    try:
-        return Path(path).resolve().parent == (Path(home) / "plans").resolve()
-    except (OSError, RuntimeError, ValueError):
-        return False
 
 
 def _guarded(tool: str, patterns: tuple[str, ...]) -> bool:

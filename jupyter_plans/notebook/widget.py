@@ -116,7 +116,7 @@ class PlanCard(anywidget.AnyWidget):
         None,
         allow_none=True,
         help="One line when an agent the plan's hooks are registered for would not run its "
-        "guard (Codex, before the hooks are trusted): plan mode is not enforced there.",
+        "guard (one whose trust in the hooks is not recorded): plan mode is not enforced there.",
     ).tag(sync=True)
     guards = traitlets.Dict(
         None,
@@ -210,7 +210,7 @@ class PlanCard(anywidget.AnyWidget):
                 self.guard_warning = self._guard_warning(self.snapshot)
 
     def _guard_warning(self, snapshot: dict) -> str | None:
-        from ..agents.codex_trust import guard_warning
+        from ..agents.hosts.registry import guard_warning
 
         session = self.session
         warning = guard_warning(self.notebook_path, session.store.path, session.session_id)

@@ -14,7 +14,7 @@ from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ConfigDict, ValidationError
 from tornado import web
 
-from ..agents.codex_trust import guard_warning
+from ..agents.hosts.registry import guard_warning
 from ..errors import DecisionRefused, OlderSchema, PlanStoreError
 from ..plan.intake import MAX_SEQ, session_id_refusal
 from ..plan.models import Snapshot

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 HEARTBEAT_MS = 10_000  # at most one heartbeat write per agent in this time
 INSTALLED_KEY = "guard_installed:{host}"  # a plans_settings entry per host: {agent, at, file}
-HOSTS = {"claude-code": "Claude Code", "codex": "Codex"}  # the hosts hook install knows
 FORMER_KEY = "former_notebooks"  # a JSON list of names, relative to the plan file's folder
 TOLD_KEY = "former_notebooks_told"  # the former names whose hook was told to install again
 MAX_FORMER = 20  # former names kept, newest last
@@ -93,25 +92,28 @@ _first_read_lock = _thread.allocate_lock()
 
 
 def installed(tx: Any) -> list[dict]:
-    """The hook installs recorded in the plan: {host, agent, at, file}, one per host."""
+    """The hook installs recorded in the plan: {host, agent, at, file}, one per host, by host."""
+    prefix = INSTALLED_KEY.format(host="")
     found = []
-    for host, agent in HOSTS.items():
-        value = tx.scalar("SELECT_SETTING", {"key": INSTALLED_KEY.format(host=host)})
+    for key, value in sorted(tx.all("SELECT_SETTINGS_LIKE", {"pattern": prefix + "%"})):
+        if not key.startswith(prefix):
+            continue  # LIKE's `_` stands for any character
         try:
             record = json.loads(value) if value else None
         except ValueError:
             record = None
         if isinstance(record, dict) and isinstance(record.get("at"), int):
-            file = record.get("file")
-            found.append(
-                {"host": host, "agent": agent, "at": record["at"], "file": clip(file, 1000)}
-            )
+            host = key[len(prefix) :]
+            agent = clip(record.get("agent"), 80) or host
+            file = clip(record.get("file"), 1000)
+            found.append({"host": host, "agent": agent, "at": record["at"], "file": file})
     return found
 
 
-def record_install(tx: Any, host: str, file: Path) -> None:
-    """In a write transaction: the hooks of `host` were installed for this plan, in `file`."""
-    value = json.dumps({"agent": HOSTS[host], "at": now_ms(), "file": str(file)})
+def record_install(tx: Any, host: str, agent: str, file: Path) -> None:
+    """In a write transaction: the hooks of `host` (the agent `agent`) were installed for this
+    plan, in `file`."""
+    value = json.dumps({"agent": agent, "at": now_ms(), "file": str(file)})
     tx.execute("UPSERT_SETTING", {"key": INSTALLED_KEY.format(host=host), "value": value})
 
 

@@ -51,6 +51,10 @@ _SID = bindparam("sid")
 
 SELECT_CURRENT = select(settings.c.value).where(settings.c.key == CURRENT_KEY)
 SELECT_SETTING = select(settings.c.value).where(settings.c.key == bindparam("key"))
+# The settings whose key is LIKE `pattern` (the hook installs: `guard_installed:%`).
+SELECT_SETTINGS_LIKE = select(settings.c.key, settings.c.value).where(
+    settings.c.key.like(bindparam("pattern"))
+)
 SELECT_SESSIONS = (
     select(
         sessions.c.session_id,

@@ -18,7 +18,7 @@ import pytest
 from IPython.core.formatters import format_display_data
 
 from jupyter_plans import PlanStore
-from jupyter_plans.agents.codex_trust import guard_warning, hook_states, hooks_of, why_not_run
+from jupyter_plans.agents.hosts.codex_trust import guard_warning, hook_states, hooks_of, why_not_run
 from jupyter_plans.hooks.points import EVENTS
 from jupyter_plans.notebook.widget import PlanCard
 from jupyter_plans.session.card import MIME_TYPE

@@ -157,7 +157,7 @@ def test_load_ext_and_the_cells_after_it_go_on_in_a_real_kernel(tmp_path):
     try:
         said = []
         warning = (
-            "from jupyter_plans.agents.codex_trust import guard_warning\n"
+            "from jupyter_plans.agents.hosts.codex_trust import guard_warning\n"
             f"print(guard_warning({str(notebook)!r}, None, 'default'))"
         )
         for code in ("%load_ext jupyter_plans", "%plan", "1 + 1", "print('after')", warning):

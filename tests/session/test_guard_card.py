@@ -5,6 +5,7 @@ another process reaches the live card though no cursor moved."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from IPython.core.formatters import format_display_data
 
+from jupyter_plans.agents.hosts.registry import HOSTS
 from jupyter_plans.notebook.watch import CardWatcher
 from jupyter_plans.notebook.widget import PlanCard
 from jupyter_plans.session.card import MIME_TYPE, guard_data
@@ -29,7 +31,7 @@ WRITE = (
 
 def installed(store, host: str = "codex") -> None:
     with store.write() as tx:
-        record_install(tx, host, Path("/home/me/project/.codex/hooks.json"))
+        record_install(tx, host, HOSTS[host].NAME, Path("/home/me/project/.codex/hooks.json"))
 
 
 def heard(store, agent: str, version: str | None = None, point: str = "PreToolUse") -> None:
@@ -125,3 +127,21 @@ def test_a_hook_in_another_process_reaches_the_live_card_though_no_cursor_moves(
     assert card.snapshot["cursor"] == cursor
     assert card.guards["seen"][0]["agent"] == "Claude Code"
     assert card.guards["seen"][0]["agent_version"] == "2.1.332"
+
+
+def test_the_installs_are_those_recorded_each_with_the_agent_it_names(store):
+    """The store keeps no table of hosts: it lists the installs the plan recorded, by host,
+    and a setting whose key LIKE alone would match (`_` stands for any character) is none."""
+    from jupyter_plans.store.guards import installed as installs
+
+    installed(store, "codex")
+    installed(store, "claude-code")
+    with store.write() as tx:
+        value = json.dumps({"agent": "Other", "at": 1, "file": "x"})
+        tx.execute("UPSERT_SETTING", {"key": "guardXinstalled:other", "value": value})
+        rows = installs(tx)
+    assert [(row["host"], row["agent"]) for row in rows] == [
+        ("claude-code", "Claude Code"),
+        ("codex", "Codex"),
+    ]
+    assert rows[0]["file"] == "/home/me/project/.codex/hooks.json"

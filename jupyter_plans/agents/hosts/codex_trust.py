@@ -19,7 +19,8 @@ import shlex
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .config_files import ConfigError, read_json, read_toml
+from ..config_files import ConfigError, read_json, read_toml
+from .commands import command_options, guards_plan
 
 HOOKS_FILE = Path(".codex") / "hooks.json"
 DEFAULT_TIMEOUT = 600  # seconds, Codex's default for a handler without one
@@ -229,7 +230,7 @@ def registered_guards(
                 unreadable.append(exc)
             continue
         for hook in hooks_of(Path(path), data):
-            if hook.event == "PreToolUse" and _targets(
+            if hook.event == "PreToolUse" and guards_plan(
                 hook.command, notebook, plan_file, session_id
             ):
                 found.append((Path(path), hook))
@@ -275,42 +276,9 @@ def project_trust(config: Any, folder: Path) -> str | None:
     return "marked untrusted" if "untrusted" in found else "not trusted"
 
 
-def _options(command: str) -> dict[str, str] | None:
-    """The options of a `jupyter-plans hook PreToolUse ...` command line, or None."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    at = words.index("hook") if "hook" in words else -1
-    if at < 0 or words[at + 1 : at + 2] != ["PreToolUse"]:
-        return None
-    return {words[i]: words[i + 1] for i in range(len(words) - 1) if words[i].startswith("--")}
-
-
-def _targets(command: str, notebook: Path | None, plan_file: Path | None, session_id) -> bool:
-    options = _options(command)
-    if options is None:
-        return False
-    if session_id is not None and options.get("--session", session_id) != session_id:
-        return False
-    for option, path in (("--notebook", notebook), ("--db", plan_file)):
-        if path is not None and option in options and _same(options[option], path):
-            return True
-    return False
-
-
-def _same(named: str, path: Path) -> bool:
-    return os.path.realpath(os.path.expanduser(named)) == os.path.realpath(path)
-
-
-def targets(command: str, notebook: Path | None, plan_file: Path | None, session_id=None) -> bool:
-    """Whether a hook command is this plan's PreToolUse guard (of any session, by default)."""
-    return _targets(command, notebook, plan_file, session_id)
-
-
 def _target_words(command: str, folder: Path) -> str:
     """The hook's target options, with its paths as seen from `folder` (where it is run)."""
-    options = _options(command) or {}
+    options = command_options(command) or {}
     words = []
     for option in ("--notebook", "--db", "--session", "--guard"):
         if option in options:

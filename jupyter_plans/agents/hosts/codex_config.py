@@ -18,7 +18,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from ..agents.codex_trust import (
+from ..config_files import ConfigError, read_json, read_text, toml_of
+from .codex_trust import (
     Hook,
     codex_home,
     hook_states,
@@ -26,7 +27,6 @@ from ..agents.codex_trust import (
     project_trust,
     why_not_run,
 )
-from ..agents.config_files import ConfigError, read_json, read_text, toml_of
 from .files import replace_file
 
 _HEADER = r"""^\s*\[\s*{table}\s*\.\s*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')\s*\]\s*(?:\#.*)?$"""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agents.config_files import ConfigError, read_json
+from ..config_files import ConfigError, read_json
 
 
 @dataclass(frozen=True)
