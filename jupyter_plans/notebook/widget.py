@@ -14,8 +14,8 @@ from ..plan.validation import quote
 from ..plan.who import person
 from ..session import PlanSession
 from ..session.card import MIME_TYPE, card_data, card_html, guard_data, unguarded_note
+from ..session.verbs import decisions
 from ..store import follow
-from .verbs import decisions
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 
