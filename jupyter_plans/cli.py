@@ -81,11 +81,13 @@ def _session_commands(commands: Any) -> None:
 
     from .session.verbs import VERBS
 
-    said = ", ".join(f"{verb.name} {verb.follows}".strip() for verb in VERBS.values())
+    said = "; ".join(f"{v.name} {v.follows} ({v.does})".replace("  ", " ") for v in VERBS.values())
     plan = with_session(
         "plan",
-        f"a person's decision or comment: {said} (approve without HASH shows the proposal and "
-        "asks on a terminal; STEP is a step's id or 1-based position, - for the whole plan)",
+        "a person's decision or comment: " + ", ".join(VERBS),
+        f"A person's decision or comment, as %plan and the card make it: {said}. approve "
+        "without HASH shows the waiting proposal and asks on a terminal; STEP is a step's id "
+        "or its 1-based position.",
     )
     plan.add_argument("verb", metavar="VERB", help=", ".join(VERBS))
     plan.add_argument("rest", nargs="*", metavar="ARG", help="what follows the verb")
@@ -230,7 +232,10 @@ def _run(args: argparse.Namespace) -> int:
     from .session import open_plan
 
     if args.command == "plan":
-        _refuse_without_a_plan(args)
+        from .session.verbs import refuse_without_a_plan
+
+        words = " ".join(args.rest)
+        refuse_without_a_plan(args.notebook, args.db, args.session, args.verb.lower(), words)
     store, session = open_plan(args.notebook, args.db, args.session)
     with store:
         if args.command == "snapshot":
@@ -302,16 +307,6 @@ def _who(name: str | None) -> dict:
         except Exception:  # noqa: BLE001 - no user entry for this uid
             name = None
     return person({"name": name, "via": "cli"})
-
-
-def _refuse_without_a_plan(args: argparse.Namespace) -> None:
-    """A comment is refused where the plan file is not there, before one is made."""
-    from .session.verbs import refuse_without_a_plan
-    from .store.locate import for_command
-    from .store.urls import place_of
-
-    where = place_of(for_command(args.notebook, args.db, args.session).database)
-    refuse_without_a_plan(args.verb.lower(), " ".join(args.rest), where)
 
 
 def _decide(session, verb: str, rest: list[str], by: dict) -> int:

@@ -18,6 +18,8 @@ from ..lazy import LazyModule
 from ..plan.comments import no_plan_to_comment_on, step_named
 from ..plan.text import describe_comments
 from ..plan.validation import Refused, quote
+from ..store.locate import for_command
+from ..store.urls import place_of
 
 decisions = LazyModule("jupyter_plans.session.decisions")  # loads with the first verb
 
@@ -110,14 +112,14 @@ def _reopen(session: Any, words: str, by: Any) -> str:
 VERBS: dict[str, Verb] = {
     verb.name: verb
     for verb in (
-        Verb("on", "", "start plan mode: the agent researches and proposes", _on),
+        Verb("on", "", "start plan mode, where the agent researches and proposes", _on),
         Verb("off", "", "leave plan mode, dropping any waiting proposal", _off),
-        Verb("approve", "[HASH]", "approve the waiting proposal (by its 64-hex HASH)", _approve),
-        Verb("revise", "NOTES", "ask for changes: NOTES and your open comments", _revise),
-        Verb("comment", "STEP TEXT", "your comment on a step (- for the whole plan)", _comment),
+        Verb("approve", "[HASH]", "approve the waiting proposal, named by its HASH", _approve),
+        Verb("revise", "NOTES", "ask for changes with NOTES and your open comments", _revise),
+        Verb("comment", "STEP TEXT", "your comment on a step, or - for the whole plan", _comment),
         Verb("comments", "", "your comments, their status and the agent's replies", _comments),
-        Verb("resolve", "CID", "resolve comment CID (c1, c2, ...)", _resolve),
-        Verb("reopen", "CID", "reopen comment CID: it waits for the agent again", _reopen),
+        Verb("resolve", "CID", "resolve comment CID, one of c1, c2, ...", _resolve),
+        Verb("reopen", "CID", "reopen comment CID for the agent", _reopen),
     )
 }
 """The person's verbs every surface offers (the magic adds its own: status, check, ...)."""
@@ -128,10 +130,14 @@ def run(session: Any, verb: str, words: str, by: Any) -> str:
     return VERBS[verb].act(session, words, by)
 
 
-def refuse_without_a_plan(verb: str, words: str, where: Path | str) -> None:
-    """A comment is on a plan: refuse one (or resolving, reopening one) where the plan file
-    `where` is not there, before a store would make a file to refuse it in."""
-    if verb in ("comment", "resolve", "reopen") and isinstance(where, Path):
-        if not os.path.lexists(where):
-            named = None if verb == "comment" else words
-            raise DecisionRefused(f"{no_plan_to_comment_on(named)} ({where.name} is not there)")
+def refuse_without_a_plan(
+    notebook: str | None, db: str | None, session: str | None, verb: str, words: str
+) -> None:
+    """A comment is on a plan: refuse one (or resolving, reopening one) where the plan file the
+    command names is not there, before a store would make a file to refuse it in."""
+    if verb not in ("comment", "resolve", "reopen"):
+        return
+    where = place_of(for_command(notebook, db, session).database)
+    if isinstance(where, Path) and not os.path.lexists(where):
+        named = None if verb == "comment" else words
+        raise DecisionRefused(f"{no_plan_to_comment_on(named)} ({where.name} is not there)")
