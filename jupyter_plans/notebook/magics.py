@@ -15,7 +15,7 @@ from ..session.verbs import decisions
 from ..store import follow
 from ..store import locate as _locate
 from .checks import CHECK_VERBS
-from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb
+from .verbs import DECIDING, MAGIC, MAGIC_VERBS, MagicVerb
 
 # What a card shown before `%unload_ext jupyter_plans` says from then on.
 UNLOADED = (
@@ -23,7 +23,7 @@ UNLOADED = (
     "longer act; run %load_ext jupyter_plans and %plan for a live card."
 )
 # Every verb of %plan, and the function that carries it out (verbs.py, checks.py).
-VERBS: dict[str, Verb] = {**PERSON_VERBS, **CHECK_VERBS}
+VERBS: dict[str, MagicVerb] = {**MAGIC_VERBS, **CHECK_VERBS}
 
 # What a session held from before %unload_ext says when it is used again.
 UNLOADED_STORE = (

@@ -15,14 +15,14 @@ from ..plan.who import person
 from ..session import PlanSession
 from ..session.verbs import VERBS, nothing_after, run
 
-Verb = Callable[[PlanSession, str], "PlanSession | None"]
+MagicVerb = Callable[[PlanSession, str], "PlanSession | None"]
 
 
 def MAGIC() -> dict:  # noqa: N802 - read as a constant: who acts through %plan
     return person(None, "magic")
 
 
-def _shared(name: str) -> Verb:
+def _shared(name: str) -> MagicVerb:
     """A verb of the person's table (session/verbs.py), printing what it did."""
     return lambda session, rest: print(run(session, name, rest, MAGIC()))
 
@@ -71,7 +71,7 @@ def export(session: PlanSession, rest: str) -> None:
 # goes on in that cell (PlanMagics.decision_hooks).
 DECIDING = ("approve", "revise")
 
-PERSON_VERBS: dict[str, Verb] = {
+MAGIC_VERBS: dict[str, MagicVerb] = {
     **{name: _shared(name) for name in VERBS},
     "status": status,
     "history": history,
