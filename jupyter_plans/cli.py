@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-_VERBS = ("on", "off", "approve", "revise", "comment", "comments", "resolve", "reopen")
-
 
 def _printable(text: str) -> str:
     """One line that any terminal can show: argv may hold bytes that are not UTF-8."""
@@ -81,16 +79,18 @@ def _session_commands(commands: Any) -> None:
     call.add_argument("--turn-id", default=None, help="the agent's turn")
     call.add_argument("--call-id", default=None, help="the call's id (a retry repeats it)")
 
+    from .session.verbs import VERBS
+
+    said = "; ".join(f"{v.name} {v.follows} ({v.does})".replace("  ", " ") for v in VERBS.values())
     plan = with_session(
         "plan",
-        "a person's decision: on, off, approve [HASH] (without HASH: shown and asked on a "
-        "terminal), revise NOTES; or a comment: comment STEP TEXT (STEP a step's id or 1-based "
-        "position, - for the plan as a whole), comments, resolve CID, reopen CID",
+        "a person's decision or comment: " + ", ".join(VERBS),
+        f"A person's decision or comment, as %plan and the card make it: {said}. approve "
+        "without HASH shows the waiting proposal and asks on a terminal; STEP is a step's id "
+        "or its 1-based position.",
     )
-    plan.add_argument("verb", metavar="VERB", help="on, off, approve, revise, comment, ...")
-    plan.add_argument(
-        "rest", nargs="*", metavar="ARG", help="HASH for approve, NOTES for revise, STEP TEXT..."
-    )
+    plan.add_argument("verb", metavar="VERB", help=", ".join(VERBS))
+    plan.add_argument("rest", nargs="*", metavar="ARG", help="what follows the verb")
     plan.add_argument("--by", metavar="NAME", help="who decides (default: this system's user name)")
 
 
@@ -232,9 +232,10 @@ def _run(args: argparse.Namespace) -> int:
     from .session import open_plan
 
     if args.command == "plan":
-        from .notebook.comment_verbs import refuse_without_a_plan
+        from .session.verbs import refuse_without_a_plan
 
-        refuse_without_a_plan(args.notebook, args.db, args.session, args.verb.lower(), args.rest)
+        words = " ".join(args.rest)
+        refuse_without_a_plan(args.notebook, args.db, args.session, args.verb.lower(), words)
     store, session = open_plan(args.notebook, args.db, args.session)
     with store:
         if args.command == "snapshot":
@@ -310,62 +311,15 @@ def _who(name: str | None) -> dict:
 
 def _decide(session, verb: str, rest: list[str], by: dict) -> int:
     from .plan.validation import quote
+    from .session.verbs import VERBS, run
 
     # Verbs match without case; a hash never does.
     verb = verb.lower()
-    if verb not in _VERBS:
-        raise DecisionRefused(f"unknown verb {quote(verb)}; use one of {', '.join(_VERBS)}")
-    if verb in ("comment", "comments", "resolve", "reopen"):
-        return _comment_verb(session, verb, rest, by)
-    if verb in ("on", "off"):
-        if rest:
-            raise DecisionRefused(f"{verb} takes no arguments; found {quote(' '.join(rest))}")
-        getattr(session, verb)(by=by)
-    elif verb == "approve":
-        if len(rest) > 1:
-            raise DecisionRefused(f"approve takes at most one HASH; found {quote(' '.join(rest))}")
-        if rest:
-            session.approve(rest[0], by=by)
-        else:
-            return _approve_after_asking(session, by)
-    else:
-        session.revise(" ".join(rest), by=by)
-    return 0
-
-
-def _comment_verb(session, verb: str, rest: list[str], by: dict) -> int:
-    """The person's comments on the command line (DESIGN section 14)."""
-    from .plan.comments import step_named
-    from .plan.text import describe_comments
-    from .plan.validation import Refused, quote
-
-    if verb == "comments":
-        if rest:
-            raise DecisionRefused(f"comments takes no arguments; found {quote(' '.join(rest))}")
-        print(describe_comments(session.snapshot_data()))
-        return 0
-    if verb == "comment":
-        if len(rest) < 2:
-            raise DecisionRefused(
-                "comment needs STEP and TEXT: a step's id or 1-based position (- for the plan "
-                f"as a whole), then your words; found {quote(' '.join(rest))}"
-            )
-        try:
-            step_id = step_named(session.snapshot_data()["plan"], rest[0])
-        except Refused as refusal:
-            raise DecisionRefused(str(refusal)) from None
-        made = session.comment(step_id, " ".join(rest[1:]), by=by)
-        print(f"Comment {made.id} is open.")
-        return 0
-    if len(rest) != 1:
-        raise DecisionRefused(
-            f"{verb} takes one comment id (c1, c2, ...); found {quote(' '.join(rest))}"
-        )
-    if verb == "resolve":
-        session.resolve_comment(rest[0], by=by)
-    else:
-        session.reopen_comment(rest[0], by=by)
-    print(f"Comment {rest[0]} {verb}{'d' if verb == 'resolve' else 'ed'}.")
+    if verb not in VERBS:
+        raise DecisionRefused(f"unknown verb {quote(verb)}; use one of {', '.join(VERBS)}")
+    if verb == "approve" and not rest:
+        return _approve_after_asking(session, by)
+    print(run(session, verb, " ".join(rest), by))
     return 0
 
 
@@ -391,9 +345,7 @@ def _approve_after_asking(session, by: dict) -> int:
         answer = ""
     if answer.strip().lower() not in ("y", "yes"):
         raise DecisionRefused(f"not approved: proposal {waiting[:12]} still waits")
-    session.approve(waiting, by=by)
-    print(f"Approved proposal {waiting[:12]}.")
-    return 0
+    return _decide(session, "approve", [waiting], by)
 
 
 if __name__ == "__main__":

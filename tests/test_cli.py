@@ -269,7 +269,8 @@ def test_comments_on_the_command_line(db):
     submit(db)
     proc = on(db, "plan", "comment", "plot", "use", "a", "log", "scale", "--by", "alice")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "Comment c1 is open."
+    said = "Comment c1 on step plot is open: the agent reads it with its next turn."
+    assert proc.stdout.strip() == said
     assert on(db, "plan", "comment", "1", "mind the header").returncode == 0
     assert on(db, "plan", "comment", "-", "keep it short").returncode == 0
     found = snapshot(db)["comments"]

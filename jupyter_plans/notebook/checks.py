@@ -22,7 +22,7 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.checks import CHECK_SECONDS, CheckRun, error_line, result_words, shown, timed_out
 from ..plan.validation import quote
 from ..session.checks import due_checks, record_check
-from .verbs import MAGIC, Verb
+from .verbs import MAGIC, MagicVerb
 
 if TYPE_CHECKING:
     from ..session import PlanSession
@@ -201,4 +201,4 @@ def check(session: PlanSession, rest: str) -> None:
     _say(f"{ran['step_id']}: {_words(CheckRun(ran['ok'], ran['value'], ran['error']))}")
 
 
-CHECK_VERBS: dict[str, Verb] = {"check": check}
+CHECK_VERBS: dict[str, MagicVerb] = {"check": check}

@@ -11,20 +11,19 @@ from traitlets import Bool, Float, Unicode, validate
 
 from ..errors import DecisionRefused, PlanStoreError
 from ..session import PlanSession, PlanStore
+from ..session.verbs import decisions
 from ..store import follow
 from ..store import locate as _locate
 from .checks import CHECK_VERBS
-from .comment_verbs import COMMENT_VERBS
-from .verbs import DECIDING, MAGIC, PERSON_VERBS, Verb, decisions
+from .verbs import DECIDING, MAGIC, MAGIC_VERBS, MagicVerb
 
 # What a card shown before `%unload_ext jupyter_plans` says from then on.
 UNLOADED = (
     "This card stopped when the plan extension was unloaded (%unload_ext), so its buttons no "
     "longer act; run %load_ext jupyter_plans and %plan for a live card."
 )
-# Every verb of %plan, and the function that carries it out (verbs.py, comment_verbs.py,
-# checks.py).
-VERBS: dict[str, Verb] = {**PERSON_VERBS, **COMMENT_VERBS, **CHECK_VERBS}
+# Every verb of %plan, and the function that carries it out (verbs.py, checks.py).
+VERBS: dict[str, MagicVerb] = {**MAGIC_VERBS, **CHECK_VERBS}
 
 # What a session held from before %unload_ext says when it is used again.
 UNLOADED_STORE = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,8 @@ from ..plan.validation import quote
 from ..plan.who import person
 from ..session import PlanSession
 from ..session.card import MIME_TYPE, card_data, card_html, guard_data, unguarded_note
+from ..session.verbs import decisions, run
 from ..store import follow
-from .verbs import decisions
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 
@@ -238,19 +239,14 @@ class PlanCard(anywidget.AnyWidget):
             self.session.mark_shown(content.get("hash"))
             return
         session = self.session
-        verbs = {  # decisions.py's own, which load no model: the card reads what it shows
-            "approve": lambda by: decisions.approve(session, _shown_hash(content), by=by),
-            "revise": lambda by: decisions.revise(session, content.get("notes", ""), by=by),
-            "off": lambda by: decisions.off(session, by=by),
-            "on": lambda by: decisions.on(session, by=by),
+        verbs = {
+            # The person's verbs (session/verbs.py), each given the field it takes.
+            **{verb: partial(_verb, session, verb, content) for verb in FIELDS},
             "edit": lambda by: decisions.edit_plan(session, content.get("change"), by=by),
             "answer": lambda by: session.answer(content.get("text", ""), by=by),
-            # The person's comments (DESIGN section 14): add one, resolve or reopen it.
             "comment": lambda by: session.comment(
                 content.get("step_id"), content.get("text", ""), by=by
             ),
-            "resolve": lambda by: session.resolve_comment(content.get("comment_id"), by=by),
-            "reopen": lambda by: session.reopen_comment(content.get("comment_id"), by=by),
             # Run a step's check now, in this kernel (DESIGN section 17): the person asked.
             "check": lambda by: session.run_check(content.get("step_id"), by=by),
         }
@@ -297,9 +293,15 @@ class PlanCard(anywidget.AnyWidget):
         return (bundle, metadata) if metadata is not None else bundle
 
 
-def _shown_hash(content: dict) -> str:
-    """The hash the card's approve button was showing: an approval binds what was shown."""
-    digest = content.get("hash")
-    if not isinstance(digest, str) or not digest:
+# The person's verbs on the card (session/verbs.py), and the field that holds each one's words.
+FIELDS = {"on": None, "off": None, "approve": "hash", "revise": "notes"}
+FIELDS |= {"resolve": "comment_id", "reopen": "comment_id"}
+
+
+def _verb(session: PlanSession, verb: str, content: dict, by: dict) -> None:
+    words = content.get(FIELDS[verb], "")
+    if not isinstance(words, str):
+        raise DecisionRefused(f"the card sent {FIELDS[verb]} {quote(words)}; it must be text")
+    if verb == "approve" and not words:  # an approval binds the hash the card showed
         raise DecisionRefused("the card sent no proposal hash to approve; nothing was approved")
-    return digest
+    run(session, verb, words, by)

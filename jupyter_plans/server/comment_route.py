@@ -14,6 +14,7 @@ from tornado import web
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.comments import no_plan_to_comment_on
 from ..plan.models import Snapshot
+from ..session.verbs import run
 from .handlers import PlansHandler, person_by
 from .threads import off_loop
 
@@ -66,9 +67,9 @@ class CommentHandler(PlansHandler):
             raise DecisionRefused(no_plan_to_comment_on(body.resolve or body.reopen))
         # Who: the identity Jupyter authenticated for this request, never one the body names.
         by = person_by(self.current_user, body.via or "server")
-        if body.resolve is not None:
-            return session.resolve_comment(body.resolve, by=by)
-        if body.reopen is not None:
-            return session.reopen_comment(body.reopen, by=by)
-        session.comment(body.step_id, body.text, by=by)
+        if body.text is None:  # resolve or reopen CID, as the person's verbs read it
+            verb = "resolve" if body.resolve is not None else "reopen"
+            run(session, verb, body.resolve or body.reopen or "", by)
+        else:
+            session.comment(body.step_id, body.text, by=by)
         return session.snapshot()

@@ -21,6 +21,7 @@ from ..plan.models import Snapshot
 from ..plan.who import jupyter_name
 from ..session import PlanSession
 from ..session.card import card_data, guard_data, unguarded_note
+from ..session.verbs import run
 from ..store.guards import installed, seen_rows
 from .files import Forbidden, Place, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
@@ -207,7 +208,7 @@ class DecisionHandler(PlansHandler):
             where = ".".join(str(part) for part in first["loc"]) or "body"
             self.fail(400, f"malformed decision: {where}: {first['msg']}")
             return
-        if body.action == "approve" and body.hash is None:
+        if body.action == "approve" and not body.hash:
             # An approval binds the text the person read: the client says which one.
             self.fail(
                 400,
@@ -226,13 +227,12 @@ class DecisionHandler(PlansHandler):
         session, _ = self.session(create=True)
         # Who: the identity Jupyter authenticated for this request, never one the body names.
         by = person_by(self.current_user, body.via or "server")
-        verbs = {
-            "on": lambda: session.on(by=by),
-            "off": lambda: session.off(by=by),
-            "approve": lambda: session.approve(body.hash, by=by),
-            "revise": lambda: session.revise(body.notes or "", by=by),
-        }
-        return verbs[body.action]()
+        # The words after the verb are the field it takes; on and off take none, so a field
+        # given with them is refused as the words after them are.
+        fields = {"approve": body.hash, "revise": body.notes}
+        words = fields.get(body.action, body.hash or body.notes)
+        run(session, body.action, words or "", by)
+        return session.snapshot()
 
 
 def person_by(user: Any, via: str) -> dict:
