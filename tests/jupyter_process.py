@@ -66,7 +66,11 @@ def jupyter(
             yield process, base
         finally:
             process.terminate()
-            process.wait(timeout=20)
+            try:  # it stops its kernels first: slow on a loaded machine, and not what is tested
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=20)
 
 
 # No news pop-up over the page, and no check for updates: a page the tests (and the docs'

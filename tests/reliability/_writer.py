@@ -27,6 +27,7 @@ def arguments(session, name: str, i: int) -> dict:
             "acceptance": None,
             "depends_on": [],
             "evidence": None,
+            "check": None,
         }
     )
     return {"expected_revision": revision, "steps": steps}

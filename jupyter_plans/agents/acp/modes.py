@@ -233,7 +233,7 @@ class Modes:
             for switch_set, to in agent_session.setting:
                 said = told(update, switch_set, agent_session)
                 if said is not None and said != to:
-                    agent_session.strayed.add(switch_set)
+                    agent_session.strayed[switch_set] = to
             return
         now = in_plan(agent_session)
         asking = asking_mode(agent_session, profile)
@@ -283,7 +283,11 @@ class Modes:
             agent_session.restore.setdefault(MODE, agent_session.mode)
             self.spawn(self.set(session_id, MODE, asking))
 
-    async def _hold_if_held(self, session_id: str) -> None:
+    async def _set_again(self, session_id: str, strayed: dict[str, Any]) -> None:
+        """The agent said other values of switches while the bridge set them: a move of its own,
+        or an echo of the state before a set it took (Codex tells its permission mode as it
+        was when its plan switch changes). What it said last holds; plan mode, where the
+        session holds it, is set again, and out of it what the bridge set is."""
         try:
             snapshot = await self.store.snapshot()
         except Exception as exc:  # noqa: BLE001 - the next update is checked again
@@ -291,6 +295,13 @@ class Modes:
             return
         if snapshot["mode"] == PLAN or snapshot["pending_proposal_hash"] is not None:
             await self.hold(session_id)
+            return
+        agent_session = self.sessions.known(session_id)
+        if in_plan(agent_session):
+            return  # the agent went into plan mode itself: the safe direction, left as it is
+        for switch, to in strayed.items():
+            if value(agent_session, switch) != to:
+                self.spawn(self.set(session_id, switch, to))
 
     async def release(self, session_id: str) -> None:
         """Give the agent back the values it had before plan mode."""
@@ -326,10 +337,8 @@ class Modes:
         finally:
             agent_session.setting.remove(in_flight)
         if agent_session.strayed and not agent_session.setting:
-            # The agent moved by itself while this change was in flight: what it said last
-            # holds, and plan mode, where the session holds it, is set again.
-            agent_session.strayed.clear()
-            self.spawn(self._hold_if_held(session_id))
+            strayed, agent_session.strayed = agent_session.strayed, {}
+            self.spawn(self._set_again(session_id, strayed))
         if "error" in answer:
             if value(agent_session, switch) == to:
                 self._assume(agent_session, switch, before)

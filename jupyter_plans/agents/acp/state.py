@@ -31,7 +31,8 @@ class AgentSession:
     restore: dict[str, Any] = field(default_factory=dict)  # what plan mode changed, as it was
     # The bridge's own changes of its modes or options in flight: (switch, value) each.
     setting: list[tuple[str, Any]] = field(default_factory=list)
-    strayed: set[str] = field(default_factory=set)  # switches the agent moved meanwhile
+    # The switches the agent said other values of meanwhile -> the value the bridge set.
+    strayed: dict[str, Any] = field(default_factory=dict)
     client_sent: dict[str, Any] = field(default_factory=dict)  # switch -> the client's last value
     prompts: set[str] = field(default_factory=set)  # running session/prompt requests
     prompted: bool = False  # its first prompt has gone (with the context block)
