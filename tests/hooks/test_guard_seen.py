@@ -292,3 +292,24 @@ def test_a_new_notebook_of_the_old_name_does_not_lift_the_moved_plans_guard(serv
     # A plan of the new notebook's own, once it has one, is the one its name reads.
     notebook_in_plan_mode(untitled.parent, untitled.name)
     assert_denied(write_hook(untitled)[1], "plan mode")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "huge", "folder"])
+def test_a_codex_package_json_that_is_no_small_file_costs_the_hook_nothing(db, tmp_path, kind):
+    """The package folder Codex names may hold a FIFO, a 200 MB file or a folder where its
+    package.json should be: the hook answers at once, and its heartbeat says no version."""
+    package = tmp_path / "codex-package"
+    package.mkdir()
+    where = package / "package.json"
+    if kind == "fifo":
+        os.mkfifo(where)  # opened for reading without a writer, it would wait for ever
+    elif kind == "huge":
+        with open(where, "wb") as file:
+            file.truncate(200 * 2**20)
+    else:
+        where.mkdir()
+    with PlanStore(db) as store:
+        store.session("s").on()
+    codex = env(CODEX_MANAGED_PACKAGE_ROOT=str(package))
+    hook("SessionStart", recorded("codex", "SessionStart.startup"), *at(db), env=codex)
+    assert seen_rows(db)[0][:3] == ("Codex", None, "SessionStart")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 
 TYPE_CHECKING = False
@@ -50,9 +51,13 @@ def version(environ: Any) -> str | None:
     root = environ.get("CODEX_MANAGED_PACKAGE_ROOT")
     if not root:
         return None
-    try:
-        with open(os.path.join(root, "package.json"), encoding="utf-8") as file:
-            found = json.load(file)["version"]
+    try:  # a regular file's first 64 KiB, never waiting on a FIFO or reading a device
+        fd = os.open(os.path.join(root, "package.json"), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            data = os.read(fd, 65536) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        finally:
+            os.close(fd)
+        found = json.loads(data)["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return found if isinstance(found, str) else None
