@@ -285,8 +285,8 @@ class Modes:
 
     async def _set_again(self, session_id: str, strayed: dict[str, Any]) -> None:
         """The agent said other values of switches while the bridge set them: a move of its own,
-        or an echo of the state before a set it took (Codex tells its permission mode as it
-        was when its plan switch changes). What it said last holds; plan mode, where the
+        or an echo of the state before a set it took (an agent may tell its permission mode as
+        it was when its plan switch changes). What it said last holds; plan mode, where the
         session holds it, is set again, and out of it what the bridge set is."""
         try:
             snapshot = await self.store.snapshot()
