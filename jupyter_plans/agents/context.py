@@ -15,9 +15,13 @@ from __future__ import annotations
 import json
 from collections import namedtuple
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..plan.comments import anchoring
+from ..session.comments import approved_with_comments
+
+if TYPE_CHECKING:
+    from ..session.reads import SessionReads
 
 MAX_CONTEXT_CHARS = 14_000
 RECENT_DECISIONS = 20
@@ -56,12 +60,13 @@ _Cut = namedtuple(
 )
 
 
-def context_block(session: Any, *, limit: int = MAX_CONTEXT_CHARS) -> str:
-    """The context block for `session` (a PlanSession), at most `limit` characters: read as
-    JSON data, without the models (a hook at session start renders it in a process of its own)."""
+def context_block(session: SessionReads, *, limit: int = MAX_CONTEXT_CHARS) -> str:
+    """The context block for `session` (its reads are enough), at most `limit` characters:
+    read as JSON data, without the models (a hook at session start renders it in a process of
+    its own, without the store that writes)."""
     snapshot = session.snapshot_data()
     finished = session.review_data() is not None
-    approved = [c["id"] for c in session.approved_with_comments()]
+    approved = [c["id"] for c in approved_with_comments(session)]
     return render_context(
         snapshot, session.open_question_text(), limit, finished=finished, approved_with=approved
     )

@@ -3,7 +3,7 @@ the command line of the hooks. What each hook point answers is in tool_use.py (P
 points.py (the others); the host's settings, in install.py; whether each agent will run them,
 in doctor.py.
 
-PreToolUse's command line, as `hook install` writes it, is read by tool_use.py without
+A hook point's command line, as `hook install` writes it, is read by tool_use.py without
 argparse (which takes a tenth of the time it may have); every other one, by argparse here.
 """
 
@@ -104,7 +104,11 @@ def main(argv: list[str]) -> int:
     if args.event == "PreToolUse":
         from .tool_use import answer
     else:
-        from .points import answer
+        from .points import CONTEXT_LIMIT, PROMPT_LIMIT, answer
+
+        # A command line read without argparse gives no limit: the defaults argparse gives.
+        vars(args).setdefault("limit", CONTEXT_LIMIT)
+        vars(args).setdefault("prompt_limit", PROMPT_LIMIT)
     reply = answer(args, payload, problem)
     if reply:
         if "systemMessage" in reply:

@@ -14,13 +14,16 @@ cannot tell whether plan mode holds there, so it refuses (target.py).
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-from typing import Any
+import os
 
 from ..agents.hosts.registry import context_limit
 from . import tool_use
 from .tool_use import DEFAULT_GUARD, EVENTS, locate, read_store, sent_another, short, warn
+
+TYPE_CHECKING = False  # typing is not loaded at run time: see tool_use.py
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 __all__ = ["DEFAULT_GUARD", "EVENTS", "answer"]
 
@@ -43,11 +46,11 @@ def _read_plan(args: argparse.Namespace, limit: int | None = None) -> tuple[Any,
     `limit` characters when one is asked for; or why it could not be read."""
 
     def read(store: Any) -> _Plan:
-        from ..session import PlanSession
+        from ..session.reads import SessionReads  # reads only: not the store that writes
 
-        label = f"the notebook {Path(args.notebook).name}" if args.notebook else store.where
+        label = f"the notebook {_file_name(args.notebook)}" if args.notebook else store.where
         store.check_schema()
-        session = PlanSession.of(store, args.session)
+        session = SessionReads.of(store, args.session)
         snapshot = session.snapshot_data()  # the snapshot's JSON, made without the models
         plan = _Plan(snapshot, f"{label}, session {snapshot['session_id']}")
         if limit is not None:
@@ -143,6 +146,13 @@ def _reminder(event: str, plan: _Plan) -> str | None:
     if not unfinished:
         return None
     return f"{progress}; progress made this turn belongs in the plan (update_plan)"
+
+
+def _file_name(path: str) -> str:
+    """PurePath(path).name without loading pathlib: the last part neither empty nor '.'."""
+    if os.altsep:
+        path = path.replace(os.altsep, os.sep)
+    return next((part for part in reversed(path.split(os.sep)) if part not in ("", ".")), "")
 
 
 def _utf16_length(text: str) -> int:

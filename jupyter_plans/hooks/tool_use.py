@@ -33,10 +33,11 @@ def guard_names(text: str) -> tuple[str, ...]:
 
 
 def read_command(argv: list[str]) -> Any:
-    """The PreToolUse command line as `hook install` writes it (--notebook NB, --db DB or both,
-    and --session SID, --guard NAMES, --ask, each at most once), as argparse would read it;
-    None for any other, which argparse reads (and refuses in its words)."""
-    if argv[:1] != ["PreToolUse"]:
+    """A hook point's command line as `hook install` writes it (EVENT, then --notebook NB,
+    --db DB or both, and --session SID, --guard NAMES, --ask, each at most once), as argparse
+    would read it but for --limit and --prompt-limit (command.py gives their defaults); None
+    for any other, which argparse reads (and refuses in its words)."""
+    if not argv or argv[0] not in EVENTS:
         return None
     given: dict[str, Any] = {}
     rest = argv[1:]
@@ -56,7 +57,7 @@ def read_command(argv: list[str]) -> Any:
         return None  # argparse says which plan to give
     guard = given.get("--guard")
     return SimpleNamespace(
-        event="PreToolUse",
+        event=argv[0],
         notebook=given.get("--notebook"),
         db=given.get("--db"),
         session=given.get("--session"),

@@ -3,11 +3,13 @@ steps a plan change marks completed, and the snapshot's `cells`."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
+from ..lazy import LazyModule
 from .intake import ID_FORBIDDEN, id_refusal
 from .validation import is_blank, quote
+
+hashlib = LazyModule("hashlib")  # with the first cell hashed: a hook reading a plan needs none
 
 # Per step, the snapshot keeps the latest run of at most this many cells (the most recent).
 MOST_CELLS = 16

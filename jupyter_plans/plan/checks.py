@@ -8,15 +8,20 @@ Nothing here runs a check: only a kernel with the session loaded does (notebook/
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from ..lazy import LazyModule
+
 # What a value or an error may not show as it is: the characters section 2 keeps out of text.
 from .validation import _CONTROL as _UNSHOWABLE
 from .validation import MAX_CHECK_BYTES, quote
+
+# Loaded with the first check read or hashed: the hook at session start folds checks, and
+# needs neither the parser nor OpenSSL for a plan whose steps have none.
+ast = LazyModule("ast")
+hashlib = LazyModule("hashlib")
 
 # A check's value and error are shown in at most this many characters.
 MAX_SHOWN_CHARS = 200

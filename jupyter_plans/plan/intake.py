@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..errors import PlanStoreError
 from ..lazy import LazyModule, LazyPattern
 from .ids import MAX_SESSION_ID_BYTES
 from .validation import BIDI_CONTROLS, is_blank, quote, utf8_len
@@ -133,6 +134,13 @@ def session_id_refusal(session_id: Any) -> str | None:
     if session_id != session_id.strip():
         return f"the session id {quote(session_id)} has a leading or trailing space"
     return None
+
+
+def check_session_id(session_id: object) -> None:
+    """Refuse an id no session can have, in one line."""
+    problem = session_id_refusal(session_id)
+    if problem:
+        raise PlanStoreError(problem)
 
 
 def recorded_tool_name(name: Any) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
+
+from ..lazy import LazyModule
+
+hashlib = LazyModule("hashlib")  # with the first hash: a hook reading a plan needs none
 
 
 def build_plan(

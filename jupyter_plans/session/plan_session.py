@@ -60,11 +60,6 @@ def _then_snapshot(verb: Any) -> Any:
 class PlanSession(SessionReads):
     """One durable plan. Every method that changes it is one transaction with its events."""
 
-    @classmethod
-    def of(cls, store: Any, session_id: str | None = None) -> PlanSession:
-        """The session named `session_id` in `store`, or the store's current one."""
-        return cls(store, store.current_session_id() if session_id is None else session_id)
-
     # The agent's tool calls, its question and its final review (tools.py; the tools
     # themselves are handlers.py's). What the card shows of them is read in reads.py.
     call_tool = _Of(tools)

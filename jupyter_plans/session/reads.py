@@ -9,11 +9,11 @@ import json
 import re
 import time
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from ..plan.cells import cells_view
+from ..plan.intake import check_session_id
 from ..plan.revision import diff_steps
-from ..store import Store, check_session_id
 from ..store.transaction import reconnecting as _reconnecting
 from .check_rows import checks_view
 from .comment_rows import shown_comments
@@ -23,6 +23,7 @@ MAX_HOPS = 8  # ids taken in one read, at most (each may follow several moves)
 
 if TYPE_CHECKING:
     from ..plan.models import Event, Message, Snapshot
+    from ..store import Store
     from .transaction import Writing
 
 # What this process has shown the person of each store's sessions: the hash of the waiting
@@ -44,6 +45,11 @@ class SessionReads:
         self.born: str | None = None
         self.made_ms = int(time.time() * 1000)
         self.moved_notebook: str | None = None  # the notebook it was renamed with, if known
+
+    @classmethod
+    def of(cls, store: Any, session_id: str | None = None) -> Self:
+        """The session named `session_id` in `store`, or the store's current one."""
+        return cls(store, store.current_session_id() if session_id is None else session_id)
 
     def __repr__(self) -> str:
         return f"<PlanSession {self.session_id!r} in {self.store!r}>"

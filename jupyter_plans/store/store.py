@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanStoreError
 from ..plan.ids import DEFAULT_SESSION
-from ..plan.intake import session_id_refusal
 from . import migrations
 from .compiled import StatementCache
 from .driver_errors import first_line
@@ -30,13 +29,6 @@ _log = logging.getLogger("jupyter_plans")
 
 
 ChangeCallback = Callable[[str, int], None]
-
-
-def check_session_id(session_id: object) -> None:
-    """Refuse an id no session can have, in one line."""
-    problem = session_id_refusal(session_id)
-    if problem:
-        raise PlanStoreError(problem)
 
 
 def backend_for(url_or_path: str | os.PathLike) -> tuple[Backend, PlanFile | None]:

@@ -180,6 +180,34 @@ def test_the_guard_reads_the_mode_without_loading_the_heavy_libraries(plan_file)
     assert run.stderr.decode().strip().splitlines()[-1] == "loaded: []"
 
 
+def test_session_start_reads_the_plan_without_the_store_that_writes(plan_file):
+    """SessionStart renders the context block in a new process of its own, which the agent
+    waits for: it reads through the session's reads alone, so neither the store that writes
+    (its engines, migrations, logging) nor argparse for the command line `hook install`
+    writes, nor OpenSSL's hashes, nor the models load (they took about a third of its time)."""
+    set_mode(plan_file, "on")
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['jupyter-plans', 'hook', 'SessionStart', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('jupyter_plans.cli', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('pydantic', 'sqlalchemy', '_hashlib', 'logging', 'argparse',\n"
+        "         'jupyter_plans.store.store', 'jupyter_plans.session.plan_session')\n"
+        "print('loaded:', [name for name in heavy if name in sys.modules], file=sys.stderr)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, *at(plan_file)],
+        input=recorded("claude-code", "SessionStart.startup"),
+        capture_output=True,
+        timeout=60,
+    )
+    context = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "The session is in plan mode" in context
+    assert run.stderr.decode().strip().splitlines()[-1] == "loaded: []"
+
+
 @pytest.mark.parametrize(("host", "tool"), [("claude-code", "Write"), ("codex", "apply_patch")])
 def test_a_waiting_proposal_denies_and_says_to_wait(plan_file, host, tool):
     set_mode(plan_file, "waiting")
