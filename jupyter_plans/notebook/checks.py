@@ -9,7 +9,6 @@ the cell's result stands.
 
 from __future__ import annotations
 
-import ctypes
 import signal
 import sys
 import threading
@@ -149,6 +148,8 @@ def _time_limit(seconds: float) -> Iterator[None]:
 
 @contextmanager
 def _async_limit(seconds: float) -> Iterator[None]:
+    import ctypes  # with the first check run off the main thread: a kernel loads it for none
+
     thread = threading.get_ident()
     done = threading.Event()
 
