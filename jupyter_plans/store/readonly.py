@@ -106,12 +106,10 @@ class ReadOnlyStore:
         from columns every schema version has, so an upgrade never lifts plan mode."""
         if session_id is None:
             session_id = self.current_session_id()
-        if not plainly_a_session_id(session_id):  # store.py's check_session_id, without the store
-            from ..plan.intake import session_id_refusal
+        if not plainly_a_session_id(session_id):  # else intake.py need not load: it takes it
+            from ..plan.intake import check_session_id
 
-            problem = session_id_refusal(session_id)
-            if problem:
-                raise PlanStoreError(problem)
+            check_session_id(session_id)
         cursor = self._cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         for _hop in range(MAX_HOPS if self.version >= MOVES_VERSION else 0):
