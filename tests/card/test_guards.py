@@ -14,9 +14,10 @@ from pathlib import Path
 from IPython.core.formatters import format_display_data
 
 from jupyter_plans.agents.hosts.registry import HOSTS
+from jupyter_plans.card.guards import guard_data
+from jupyter_plans.card.view import MIME_TYPE
 from jupyter_plans.notebook.watch import CardWatcher
 from jupyter_plans.notebook.widget import PlanCard
-from jupyter_plans.session.card import MIME_TYPE, guard_data
 from jupyter_plans.store.guards import HEARTBEAT_MS, record_install, record_seen
 from tests.waiting import wait_until
 
