@@ -30,6 +30,20 @@ from .comment_statements import (  # noqa: F401 - named statements, read through
     SELECT_UNRESOLVED_COMMENTS,
     SET_COMMENT_STATUS,
 )
+from .keys import CURRENT_KEY
+from .move_statements import (  # noqa: F401 - named statements, read through this module
+    DELETE_LEFT_BEHIND,
+    DELETE_NOT_COPIED,
+    GROUPS,
+    INSERT_SESSION_MOVE,
+    LIST_DELETED_SESSIONS,
+    LOCK_SESSION,
+    MARK_SESSION_DELETED,
+    RENAME_CURRENT,
+    RENAME_SEEN_NOTEBOOK,
+    RENAME_SEEN_NOTEBOOK_ALL,
+    SELECT_MOVE_SETTINGS,
+)
 from .schema import (
     cells,
     decisions,
@@ -44,8 +58,6 @@ from .schema import (
     settings,
     turns,
 )
-
-CURRENT_KEY = "current_session"
 
 _SID = bindparam("sid")
 
@@ -361,13 +373,14 @@ FIND_MOVE = (
 
 def names() -> list[str]:
     module = sys.modules[__name__]
-    skip = ("CURRENT_KEY",)
-    return sorted(n for n in vars(module) if n.isupper() and n[0] != "_" and n not in skip)
+    skip = ("CURRENT_KEY", "GROUPS")
+    found = [n for n in vars(module) if n.isupper() and n[0] != "_" and n not in skip]
+    return sorted([*found, *GROUPS])
 
 
 def build(name: str, dialect_name: str):
     """The statement called `name`, for the dialect (the upserts differ by dialect)."""
-    found = globals()[name]
+    found = GROUPS[name] if name in GROUPS else globals()[name]
     if callable(found) and not hasattr(found, "compile"):
         if dialect_name == "sqlite":
             from sqlalchemy.dialects.sqlite import insert
