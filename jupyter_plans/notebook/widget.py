@@ -16,7 +16,7 @@ from ..plan.who import person
 from ..session import PlanSession
 from ..session.card import MIME_TYPE, card_data, card_html, guard_data, unguarded_note
 from ..session.verbs import decisions, run
-from ..store import follow
+from ..store.following import follow
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 

@@ -18,7 +18,7 @@ from .transaction import FOLLOWS
 
 if TYPE_CHECKING:
     from .backend import Backend
-    from .tracking import FileTracker
+    from .following.tracking import FileTracker
     from .transaction import Tx
 
 

@@ -23,9 +23,9 @@ import sqlite3
 from ..errors import PlanStoreError
 from ..plan.ids import DEFAULT_SESSION, plainly_a_session_id
 from .compiled import StatementCache
+from .following.moves import MAX_HOPS, MOVES_VERSION, last_move
 from .guards import WRITE_WAIT_SECONDS, beat_params, fresh, now_ms
 from .migrations import LATEST
-from .moves import MAX_HOPS, MOVES_VERSION, last_move
 from .opener import reading, writing
 from .preflight import check_plan_file, file_mode, plain_path, read_only_reason
 

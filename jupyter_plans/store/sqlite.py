@@ -17,8 +17,9 @@ import zlib
 from pathlib import Path
 
 from ..errors import PlanStoreError
-from . import marker, migrations, records
+from . import migrations
 from .driver_errors import from_sqlite
+from .following import marker, records
 from .migrations import LATEST
 from .opener import SIDE_FILES, reading, writing
 from .preflight import FileIdentity, check_plan_file, file_identity, read_only_reason

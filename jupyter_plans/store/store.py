@@ -19,8 +19,8 @@ from . import migrations
 from .compiled import StatementCache
 from .connections import Connections
 from .driver_errors import first_line
+from .following.tracking import FileTracker
 from .sqlite import WRITE_OPTION, SQLiteBackend
-from .tracking import FileTracker
 from .transaction import ATTEMPTS, Tx, reconnecting
 from .urls import place_of
 

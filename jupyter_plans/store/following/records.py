@@ -11,11 +11,11 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ..errors import PlanStoreError
-from .compiled import set_setting, setting
-from .keys import LEFT_KEY, NOTEBOOK_KEY, TAKEN_KEY
-from .locate import SUFFIX, plan_file
-from .opener import glance
+from ...errors import PlanStoreError
+from ..compiled import set_setting, setting
+from ..keys import LEFT_KEY, NOTEBOOK_KEY, TAKEN_KEY
+from ..locate import SUFFIX, plan_file
+from ..opener import glance
 
 MAX_RECORDED = 1000  # characters of a recorded notebook path
 

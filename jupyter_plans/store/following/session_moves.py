@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from .guards import now_ms
-from .move_statements import COPIES, RENAMES
+from ..guards import now_ms
+from ..move_statements import COPIES, RENAMES
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..store import Store
 
 
 def iso(ms: int) -> str:

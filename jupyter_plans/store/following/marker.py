@@ -19,11 +19,11 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from .compiled import run_sqlite
-from .keys import HOPS_KEY, MOVED_KEY, RENAMED_KEY, TOKEN_KEY
-from .locate import SUFFIX
-from .opener import glance
-from .preflight import FileIdentity, file_identity
+from ..compiled import run_sqlite
+from ..keys import HOPS_KEY, MOVED_KEY, RENAMED_KEY, TOKEN_KEY
+from ..locate import SUFFIX
+from ..opener import glance
+from ..preflight import FileIdentity, file_identity
 
 # When a store opened its file: (time.time() just before it looked, the file's ctime then).
 Since = tuple[float, float]
