@@ -2,8 +2,10 @@
 a plan file's own records of its moves, and a session renamed, copied or marked deleted with
 its notebook in a shared database (session_moves.py).
 
-A session's rename and copy touch every table whose rows name it: one statement per table,
-named for the table (`RENAMES`, `COPIES`).
+A session's rename and copy touch every table whose rows name it: one statement per table
+(`RENAMES`, `COPIES`, by table), passed as statements, not names. They run where SQLAlchemy is
+loaded already (a rename, a copy), so they are compiled as they are first used, and not
+shipped ahead for the coding-agent hook to read.
 """
 
 from __future__ import annotations
@@ -53,12 +55,7 @@ LOCK_SESSION = (
     .where(sessions.c.session_id == bindparam("sid"))
     .with_for_update()
 )
-RENAMES = {
-    f"RENAME_SESSION_IN_{t.name.upper()}": update(t)
-    .where(t.c.session_id == _OLD)
-    .values(session_id=_NEW)
-    for t in NAMED
-}
+RENAMES = [update(t).where(t.c.session_id == _OLD).values(session_id=_NEW) for t in NAMED]
 RENAME_SEEN_NOTEBOOK = (
     update(seen)
     .where(seen.c.session_id == _NEW, seen.c.notebook == bindparam("old_notebook"))
@@ -102,6 +99,4 @@ def _copy(table: Any) -> Any:
     return insert(table).from_select([c.name for c in columns], source)
 
 
-COPIES = {f"COPY_SESSION_IN_{t.name.upper()}": _copy(t) for t in NAMED if t is not seen}
-# The statements named in groups, by name.
-GROUPS = {**RENAMES, **COPIES}
+COPIES = [_copy(t) for t in NAMED if t is not seen]

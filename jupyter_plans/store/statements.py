@@ -34,7 +34,6 @@ from .keys import CURRENT_KEY
 from .move_statements import (  # noqa: F401 - named statements, read through this module
     DELETE_LEFT_BEHIND,
     DELETE_NOT_COPIED,
-    GROUPS,
     INSERT_SESSION_MOVE,
     LIST_DELETED_SESSIONS,
     LOCK_SESSION,
@@ -373,14 +372,13 @@ FIND_MOVE = (
 
 def names() -> list[str]:
     module = sys.modules[__name__]
-    skip = ("CURRENT_KEY", "GROUPS")
-    found = [n for n in vars(module) if n.isupper() and n[0] != "_" and n not in skip]
-    return sorted([*found, *GROUPS])
+    skip = ("CURRENT_KEY",)
+    return sorted(n for n in vars(module) if n.isupper() and n[0] != "_" and n not in skip)
 
 
 def build(name: str, dialect_name: str):
     """The statement called `name`, for the dialect (the upserts differ by dialect)."""
-    found = GROUPS[name] if name in GROUPS else globals()[name]
+    found = globals()[name]
     if callable(found) and not hasattr(found, "compile"):
         if dialect_name == "sqlite":
             from sqlalchemy.dialects.sqlite import insert

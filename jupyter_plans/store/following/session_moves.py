@@ -2,8 +2,8 @@
 transaction with every row that names it (and a move recorded, which session objects that knew
 it follow: moves.py), copied under a copy's id, marked deleted, never dropped.
 
-Its SQL is named statements (move_statements.py); SQLAlchemy is imported with this module, for
-the names of its groups: only for a rename, a copy or a delete.
+Its SQL is in move_statements.py; SQLAlchemy is imported with this module (a rename's and a
+copy's statements, one a table): only for a rename, a copy or a delete.
 """
 
 from __future__ import annotations
