@@ -75,7 +75,7 @@ def load_ipython_extension(ipython) -> None:
     bind(lambda: magics.session)
     bind_runner(magics.checks)
     magics.start()
-    from .agents.magic import AgentMagics  # openai itself is imported by the first %%agent
+    from .notebook.agent import AgentMagics  # openai itself is imported by the first %%agent
 
     _agent_magics = AgentMagics(ipython, magics, config=ipython.config)
     ipython.register_magics(_agent_magics)

@@ -201,7 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "demo":
-        from .agents.demo import run_demo, run_notebook
+        from .agents.demo import run_demo
+        from .notebook.headless import run_notebook
 
         return run_notebook(args.notebook) if args.notebook else run_demo(args.db)
 

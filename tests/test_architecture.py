@@ -28,6 +28,7 @@ FLOORS: list[set[str]] = [
     {"session"},
     {"journal"},
     {"agents"},  # the agent's side; the person's surfaces above call into it
+    {"card"},  # what a card shows, for the surfaces that show one
     {"hooks", "notebook", "server"},
     {"cli"},
     {"__init__", "tools"},  # the public names

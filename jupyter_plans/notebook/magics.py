@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from IPython.core.magic import Magics, line_magic, magics_class
@@ -93,9 +94,9 @@ class PlanMagics(Magics):
         self._show_after_cell = False
         self._told_on_load: tuple[str, str] | None = None  # what happened since, said at load
         self._seen: int | None = None  # the newest cursor recorded as shown, this session
-        # Called with the verb after %plan approve, revise or TASK succeeds (an attached
-        # agent goes on in that cell); kept by whoever added them, who removes them.
-        self.decision_hooks: list = []
+        # Told the verb after %plan approve, revise or TASK succeeds (%%agent: its attached
+        # agent goes on in that cell); see follow_decisions.
+        self._followers: list[Callable[[str], None]] = []
 
     @property
     def notebook(self):
@@ -222,8 +223,19 @@ class PlanMagics(Magics):
             print(f"%plan {verb}: {refusal}", file=sys.stderr)
             return
         if verb in DECIDING or carry_out is None:
-            for hook in list(self.decision_hooks):
-                hook(verb if carry_out is not None else "task")
+            for follower in list(self._followers):
+                follower(verb if carry_out is not None else "task")
+
+    def follow_decisions(self, follower: Callable[[str], None]) -> Callable[[], None]:
+        """Tell `follower` the verb ("approve", "revise", "task") after each decision of the
+        person's made here succeeds; the function returned stops it."""
+        self._followers.append(follower)
+
+        def unfollow() -> None:
+            if follower in self._followers:
+                self._followers.remove(follower)
+
+        return unfollow
 
     def switch_session(self, session: PlanSession) -> None:
         """Go on with `session` (%plan new): nothing of it is shown here yet."""

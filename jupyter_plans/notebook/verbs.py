@@ -68,7 +68,7 @@ def export(session: PlanSession, rest: str) -> None:
 
 
 # The verbs a decision of the person's is made by: after one succeeds, an attached agent
-# goes on in that cell (PlanMagics.decision_hooks).
+# goes on in that cell (PlanMagics.follow_decisions).
 DECIDING = ("approve", "revise")
 
 MAGIC_VERBS: dict[str, MagicVerb] = {

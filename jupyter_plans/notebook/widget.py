@@ -9,12 +9,14 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ..card.guards import guard_data, guard_warning
+from ..card.html import card_html
+from ..card.view import MIME_TYPE, card_data
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.text import render_text
 from ..plan.validation import quote
 from ..plan.who import person
 from ..session import PlanSession
-from ..session.card import MIME_TYPE, card_data, card_html, guard_data, unguarded_note
 from ..session.verbs import decisions, run
 from ..store.following import follow
 
@@ -211,11 +213,8 @@ class PlanCard(anywidget.AnyWidget):
                 self.guard_warning = self._guard_warning(self.snapshot)
 
     def _guard_warning(self, snapshot: dict) -> str | None:
-        from ..agents.hosts.registry import guard_warning
-
         session = self.session
-        warning = guard_warning(self.notebook_path, session.store.path, session.session_id)
-        return warning or unguarded_note(session, snapshot)
+        return guard_warning(session, snapshot, self.notebook_path, session.store.path)
 
     def end(self, why: str) -> None:
         """The extension that kept this card was unloaded: no card is live any more, so this

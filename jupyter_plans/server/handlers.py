@@ -14,15 +14,14 @@ from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ConfigDict, ValidationError
 from tornado import web
 
-from ..agents.hosts.registry import guard_warning
-from ..errors import DecisionRefused, OlderSchema, PlanStoreError
+from ..card.guards import guard_data, guard_warning, heard
+from ..card.view import card_data
+from ..errors import DecisionRefused, PlanStoreError
 from ..plan.intake import MAX_SEQ, session_id_refusal
 from ..plan.models import Snapshot
 from ..plan.who import jupyter_name
 from ..session import PlanSession
-from ..session.card import card_data, guard_data, unguarded_note
 from ..session.verbs import run
-from ..store.guards import installed, seen_rows
 from .files import Forbidden, Place, PlanFiles
 from .sse import MAX_PAGE, event_json, stream_events, stream_sessions
 from .threads import off_loop, off_loop_page
@@ -107,16 +106,7 @@ class SessionsHandler(PlansHandler):
             data = {"current": store.current_session_id(), "sessions": store.sessions()}
         else:  # a database kept elsewhere: the notebook's own session, once it has one
             data = {"current": session.session_id, "sessions": store.sessions(session.session_id)}
-        # The guards' heartbeats and hook installs move no cursor: the panel reads the card
-        # again when these change.
-        try:
-            with store.read() as tx:
-                guards = [{"agent": r["agent"], "at": r["at"]} for r in seen_rows(tx)]
-                installs = [{"agent": r["agent"], "at": r["at"]} for r in installed(tx)]
-        except OlderSchema:  # a plan file this process cannot upgrade
-            guards, installs = [], []
-        heard = {"guards": guards, "installs": installs}
-        return data | {key: rows for key, rows in heard.items() if rows}
+        return data | heard(store)
 
 
 class SnapshotHandler(PlansHandler):
@@ -141,9 +131,7 @@ class CardHandler(PlansHandler):
         data = card_data(session, name)
         place = self.place()
         notebook, plan = place.notebook, place.plan
-        warning = guard_warning(notebook, plan, session.session_id) or unguarded_note(
-            session, data["snapshot"]
-        )
+        warning = guard_warning(session, data["snapshot"], notebook, plan)
         if warning:
             data["guard_warning"] = warning
         guards = guard_data(session, data["snapshot"], notebook)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import nbformat
 
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import MIME_TYPE, card_data
 from jupyter_plans.plan.text import render_text
-from jupyter_plans.session.card import MIME_TYPE, card_data, card_html
 from tests.e2e.notebook_page import open_notebook, run_cells
 
 CURRENT = "window.jupyterapp.shell.currentWidget"

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from jupyter_plans.session.card import MIME_TYPE
+from jupyter_plans.card.view import MIME_TYPE
 from tests.e2e.lab_actions import CURRENT, run_new_cell
 from tests.e2e.notebook_page import open_notebook
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans.session.card import guard_data
+from jupyter_plans.card.guards import guard_data
 from tests.agents.acp.real import claude_env
 from tests.standins.anthropic import AnthropicStandin, after_tool, answered_tools, tool_results
 from tests.standins.script import call, text, turn

@@ -29,7 +29,7 @@ import pytest
 from jupyter_plans import PlanStore
 from jupyter_plans.agents.hosts.codex_config import record_trust
 from jupyter_plans.agents.hosts.codex_trust import guard_warning, hooks_of
-from jupyter_plans.session.card import guard_data
+from jupyter_plans.card.guards import guard_data
 from tests.agents.acp.real import base_env, codex_config
 from tests.standins.responses import ResponsesStandin, after_tool, call, outputs, text, turn
 

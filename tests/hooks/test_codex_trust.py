@@ -19,9 +19,9 @@ from IPython.core.formatters import format_display_data
 
 from jupyter_plans import PlanStore
 from jupyter_plans.agents.hosts.codex_trust import guard_warning, hook_states, hooks_of, why_not_run
+from jupyter_plans.card.view import MIME_TYPE
 from jupyter_plans.hooks.points import EVENTS
 from jupyter_plans.notebook.widget import PlanCard
-from jupyter_plans.session.card import MIME_TYPE
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]

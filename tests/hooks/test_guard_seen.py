@@ -92,7 +92,7 @@ def test_a_heartbeat_dated_in_the_future_is_replaced_and_ages_on_the_card(db):
     counts its age from when it first read it, never "0 s ago" for an hour."""
     import time
 
-    from jupyter_plans.session.card import guard_data
+    from jupyter_plans.card.guards import guard_data
     from jupyter_plans.store.guards import now_ms, record_seen
 
     with PlanStore(db) as store:
@@ -231,7 +231,7 @@ def test_a_codex_hook_is_told_to_trust_again(tmp_path):
 def test_the_install_records_itself_in_the_plan_on_both_engines(db, tmp_path):
     """`hook install --write` records itself, so the card can say in plan mode that a guard
     installed for this plan has not been heard from; the agent's first heartbeat ends that."""
-    from jupyter_plans.session.card import guard_data
+    from jupyter_plans.card.guards import guard_data
 
     proc = subprocess.run(
         [*COMMAND, "hook", "install", "claude-code", "--db", db, "--session", "s", "--write"],

@@ -165,7 +165,7 @@ def test_unload_removes_the_magic_the_hook_and_the_watcher(ip):
     magics, agent_magics = registry["PlanMagics"], registry["AgentMagics"]
     card = magics.card()
     assert magics.after_cell in ip.events.callbacks["post_run_cell"]
-    assert magics.decision_hooks == [agent_magics.after_decision]
+    assert magics._followers == [agent_magics.after_decision]
     assert "agent" in ip.magics_manager.magics["cell"]
     ip.run_line_magic("agent", "")  # the first %agent attaches the agent (nothing to send)
     agent = agent_magics.current
@@ -177,7 +177,7 @@ def test_unload_removes_the_magic_the_hook_and_the_watcher(ip):
     assert "agent" not in ip.magics_manager.magics["cell"]
     assert not {"PlanMagics", "AgentMagics"} & set(ip.magics_manager.registry)
     assert magics.after_cell not in ip.events.callbacks["post_run_cell"]
-    assert magics.decision_hooks == [] and agent not in ip.configurables
+    assert magics._followers == [] and agent not in ip.configurables
     assert agent_magics.current is None
     assert list(magics.watcher._cards) == [] and magics.store._listeners == []
     with pytest.raises(jupyter_plans.PlanStoreError, match="load the extension first"):

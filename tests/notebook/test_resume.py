@@ -10,8 +10,8 @@ from nbclient import NotebookClient
 
 import jupyter_plans
 from jupyter_plans import PlanStore
+from jupyter_plans.card.view import MIME_TYPE
 from jupyter_plans.notebook.resume import last_seen
-from jupyter_plans.session.card import MIME_TYPE
 
 STEPS = [{"id": "load", "description": "Load sales.csv"}]
 DONE = [{"id": "load", "description": "Load sales.csv", "status": "completed"}]

@@ -5,8 +5,8 @@ import json
 import pytest
 from IPython.core.formatters import format_display_data
 
+from jupyter_plans.card.view import MIME_TYPE
 from jupyter_plans.notebook.widget import PlanCard
-from jupyter_plans.session.card import MIME_TYPE
 from tests.helpers.shell import press
 
 PROPOSAL = {

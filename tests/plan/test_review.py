@@ -3,9 +3,10 @@
 import pytest
 
 from jupyter_plans.agents.context import context_block
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import card_data
 from jupyter_plans.plan.fold import fold
 from jupyter_plans.plan.text import describe_event, render_text, status_line
-from jupyter_plans.session.card import card_data, card_html
 from jupyter_plans.tools import Toolbox, offered
 from tests.helpers.context import data_of
 from tests.helpers.plans import DONE

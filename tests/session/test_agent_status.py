@@ -5,9 +5,10 @@ person's next message in the chat, or no agent engaged yet. Every engine."""
 
 from __future__ import annotations
 
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import card_data
 from jupyter_plans.plan.fold import fold
 from jupyter_plans.plan.text import describe_event
-from jupyter_plans.session.card import card_data, card_html
 
 WORKING = {
     "agent": "Claude Code",

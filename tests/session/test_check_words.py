@@ -10,10 +10,11 @@ import json
 import pytest
 
 from jupyter_plans.agents.context import context_block
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import card_data
 from jupyter_plans.journal.views import export
 from jupyter_plans.plan.checks import CheckRun
 from jupyter_plans.plan.text import describe_event, render_text
-from jupyter_plans.session.card import card_data, card_html
 from jupyter_plans.session.checks import due_checks, record_check
 
 STEPS = [

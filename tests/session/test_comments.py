@@ -9,10 +9,11 @@ import pytest
 
 from jupyter_plans import DecisionRefused
 from jupyter_plans.agents.context import OPEN, PERSON_OPEN, context_block
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import card_data
 from jupyter_plans.plan.comments import anchor_words
 from jupyter_plans.plan.fold import fold
 from jupyter_plans.plan.text import render_text, status_line
-from jupyter_plans.session.card import card_data, card_html
 from jupyter_plans.session.decisions import with_comments
 
 STEPS = [

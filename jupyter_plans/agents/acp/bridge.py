@@ -61,10 +61,10 @@ class Bridge:
         self.known = Known()
         self.plans = BridgedSession(session)
         self.recorder = self.plans.recorder
-        self.sessions = Sessions()
+        self.sessions = Sessions(self.known)
         self.mirror = PlanMirror()
         self.own = OwnCalls(agent)
-        self.status = AgentStatus(self.plans.record_status, self.known)
+        self.status = AgentStatus(self.plans, self.known)
         self.follow_ups = FollowUps(
             self.own, self.spawn, self._finish_turn, self._follow_ups_stopped
         )
@@ -72,16 +72,7 @@ class Bridge:
         self.proposals = Proposals(
             self.plans, agent, client, self.known, self.mirror, self.sessions.person
         )
-        self.modes = Modes(
-            self.plans,
-            self.sessions,
-            self.known,
-            self.own,
-            client,
-            self.spawn,
-            self.guard.unenforced,
-            self.status.moved,
-        )
+        self.modes = Modes(self.plans, self.sessions, self.own, client, self.spawn, self.status)
         self.watch = DecisionWatch(
             session.store, self.plans, self.proposals, self.modes, self._cancel_turns
         )

@@ -17,7 +17,7 @@ from .options import cancelled_outcome, reject_choice
 from .ports import GuardStore, Replies
 from .seen import Heartbeat
 from .state import Known
-from .text import clean, cut, well_formed
+from .text import well_formed
 from .told import tell
 from .wire import REFUSED_BY_GUARD, warn
 
@@ -42,25 +42,6 @@ class Guard:
         self.known = known
         self.turn_ended = turn_ended
         self.heartbeat = Heartbeat(store)  # the card shows that the guard runs
-        self._told = False  # that this agent offers no way to make it ask
-
-    async def unenforced(self, mode: Any) -> None:
-        """Say once, on stderr and on the card, that the agent starts in a mode that approves
-        itself and offers no way to make it ask: its plan mode is its own promise."""
-        if self._told:
-            return
-        self._told = True
-        agent = self.known.profile.name
-        text = (
-            f"{agent} starts in mode {cut(clean(str(mode)), 40)!r}, which approves its own edits "
-            "and commands, and offers no way to make it ask first: in plan mode, what it does "
-            "without asking is its own promise."
-        )
-        warn(text)
-        try:
-            await self.store.record_unguarded(agent, text)
-        except Exception as exc:  # noqa: BLE001 - said on stderr at least
-            warn(f"could not record it on the card ({type(exc).__name__}: {exc})")
 
     async def why(self) -> str | None:
         """Why the agent may not change the world now, or None when it may."""

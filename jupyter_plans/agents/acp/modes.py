@@ -13,7 +13,6 @@ the ACP schema the agent speaks is understood alike.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...plan import who
@@ -31,8 +30,8 @@ from .forms import (
     value,
 )
 from .methods import CANCEL, FORK, NEW, SET_CONFIG_OPTION, SET_MODE, UPDATE
-from .ports import AgentCalls, AgentSessions, ModeStore, Replies, Spawn
-from .state import AgentSession, Known
+from .ports import AgentCalls, AgentSessions, ModeNews, ModeStore, Replies, Spawn
+from .state import AgentSession
 from .wire import warn
 
 
@@ -41,23 +40,19 @@ class Modes:
         self,
         store: ModeStore,
         sessions: AgentSessions,
-        known: Known,
         agent: AgentCalls,
         client: Replies,
         spawn: Spawn,
-        unenforced: Callable[[Any], Awaitable[None]],
-        moved: Callable[[AgentSession], None],
+        news: ModeNews,
     ) -> None:
-        """`unenforced(mode)`: the agent approves itself and cannot be made to ask;
-        `moved(agent_session)`: the agent's mode may have changed."""
+        """`sessions`: the agent's ACP sessions and its profile; `news`: told when the agent's
+        mode may have moved, and when it approves itself and cannot be made to ask."""
         self.store = store
         self.sessions = sessions
-        self.known = known
         self.agent = agent
         self.client = client
         self.spawn = spawn
-        self.unenforced = unenforced
-        self.moved = moved
+        self.news = news
         # The mode the agent had in this plan session when an earlier bridge ran it (read at
         # the bridge's start): a session it continues gets it back where it asked.
         self.earlier_mode: str | None = None
@@ -69,11 +64,11 @@ class Modes:
 
     def learn(self, agent_session: AgentSession, result: dict) -> None:
         learn(agent_session, result)
-        self.moved(agent_session)
+        self.news.moved(agent_session)
 
     def _assume(self, agent_session: AgentSession, switch: str, to: Any) -> None:
         assume(agent_session, switch, to)
-        self.moved(agent_session)
+        self.news.moved(agent_session)
 
     # The client's requests, passed on by the caller.
 
@@ -146,7 +141,7 @@ class Modes:
         try:
             snapshot = await self.store.snapshot()
             if now and snapshot["mode"] != PLAN:
-                restore = plan_switch(agent_session, self.known.profile) or switch
+                restore = plan_switch(agent_session, self.sessions.profile) or switch
                 agent_session.restore[restore] = before
                 await self.store.on(by)
             elif not now and (
@@ -188,11 +183,11 @@ class Modes:
         resumed, forked) whose agent comes back in a mode that approves itself, where it asked
         when an earlier bridge ran it, gets that mode back: approving a plan never silently
         removes the asking, and neither does a restart of the agent."""
-        profile = self.known.profile
+        profile = self.sessions.profile
         agent_session = self.sessions.known(session_id)
         can_ask = profile.session_settings is not None or asking_mode(agent_session, profile)
         if not can_ask and agent_session.mode in profile.approves_itself:
-            await self.unenforced(agent_session.mode)
+            await self.news.unenforced(agent_session.mode)
         try:
             in_plan_mode = (await self.store.snapshot())["mode"] == PLAN
         except Exception as exc:  # noqa: BLE001 - the session goes on as it is
@@ -204,7 +199,7 @@ class Modes:
             await self.set(session_id, MODE, self.earlier_mode)
 
     def _asked_before(self, agent_session: AgentSession) -> bool:
-        profile, earlier = self.known.profile, self.earlier_mode
+        profile, earlier = self.sessions.profile, self.earlier_mode
         return (
             earlier is not None
             and earlier in agent_session.modes
@@ -215,7 +210,7 @@ class Modes:
 
     async def agent_update(self, session_id: str, update: dict) -> None:
         """The agent's current_mode_update or config_option_update."""
-        profile = self.known.profile
+        profile = self.sessions.profile
         agent_session = self.sessions.known(session_id)
         was = in_plan(agent_session)
         asking_before = agent_session.mode
@@ -272,7 +267,7 @@ class Modes:
 
     async def hold(self, session_id: str) -> None:
         """Put the agent in plan mode, and in the mode that asks where that is apart."""
-        profile = self.known.profile
+        profile = self.sessions.profile
         agent_session = self.sessions.known(session_id)
         switch = plan_switch(agent_session, profile)
         if switch is not None and not in_plan(agent_session):
@@ -307,7 +302,7 @@ class Modes:
         """Give the agent back the values it had before plan mode."""
         agent_session = self.sessions.known(session_id)
         restore, agent_session.restore = agent_session.restore, {}
-        switch = plan_switch(agent_session, self.known.profile)
+        switch = plan_switch(agent_session, self.sessions.profile)
         to = restore.pop(switch, None)
         if switch is not None and in_plan(agent_session):
             if to in (None, PLAN):

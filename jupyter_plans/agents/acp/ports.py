@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from .profiles import Profile
     from .state import AgentSession
 
 
@@ -31,9 +32,15 @@ class GuardStore(Protocol):
 
     async def record_refusal(self, agent_session: Any, title: str, content: str) -> None: ...
 
-    async def record_unguarded(self, agent: str, text: str) -> None: ...
-
     async def record_guard_seen(self, agent: str, version: str | None, point: str) -> None: ...
+
+
+class StatusStore(Protocol):
+    """What the card is told of the agent: its status, and that its plan mode is unenforced."""
+
+    async def record_status(self, status: dict) -> None: ...
+
+    async def record_unguarded(self, agent: str, text: str) -> None: ...
 
 
 class ProposalStore(Protocol):
@@ -97,7 +104,11 @@ class AgentCalls(Protocol):
 
 
 class AgentSessions(Protocol):
-    """The ACP sessions the bridge has seen (see `state.Sessions`)."""
+    """The ACP sessions the bridge has seen, and the profile of the agent that runs them (see
+    `state.Sessions`)."""
+
+    @property
+    def profile(self) -> Profile: ...
 
     def known(self, session_id: Any) -> AgentSession: ...
 
@@ -122,6 +133,15 @@ class ProposalDecisions(Protocol):
     async def person_decided(self, seq: int, action: str, digest: Any) -> None: ...
 
     async def proposal_submitted(self, digest: Any, seq: int, edited: bool) -> None: ...
+
+
+class ModeNews(Protocol):
+    """What plan mode tells of the agent's modes (see `status`): a session's mode may have
+    moved; the agent starts in a mode that approves itself and cannot be made to ask."""
+
+    def moved(self, agent_session: AgentSession) -> None: ...
+
+    async def unenforced(self, mode: Any) -> None: ...
 
 
 class ModeDecisions(Protocol):

@@ -52,10 +52,16 @@ class Known:
 
 
 class Sessions:
-    """The ACP sessions the bridge has seen, by id."""
+    """The ACP sessions the bridge has seen, by id, and the agent that runs them (`known`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: Known) -> None:
         self.by_id: dict[str, AgentSession] = {}
+        self._known = known
+
+    @property
+    def profile(self) -> Profile:
+        """The profile of the agent, as it said it is (the default until its initialize)."""
+        return self._known.profile
 
     def known(self, session_id: Any) -> AgentSession:
         key = session_id if isinstance(session_id, str) else id_key(session_id)

@@ -6,24 +6,28 @@ and whether a prompt of the client runs (else the agent waits for the person's n
 in the client). Each change is recorded as an `agent_status` event, in the order it happened
 (the bridge waits for them before it tells the client a session started or a turn ended, so
 a notebook that drives the bridge reads the same history on every run); at the bridge's end,
-that no agent is bridged any more."""
+that no agent is bridged any more. And, once, that the agent starts in a mode that approves
+itself and offers no way to make it ask (the card's warning that plan mode is not enforced)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from typing import Any
 
+from .ports import StatusStore
 from .state import AgentSession, Known
+from .text import clean, cut
 from .wire import warn
 
 NO_AGENT = {"agent": None, "mode": None, "working": False}
 
 
 class AgentStatus:
-    def __init__(self, record: Callable[[dict], Awaitable[None]], known: Known) -> None:
-        self.record = record
+    def __init__(self, store: StatusStore, known: Known) -> None:
+        self.store = store
         self.known = known
+        self._told = False  # that this agent offers no way to make it ask
         self._mode: str | None = None
         self._described: str | None = None
         self._working = False
@@ -58,6 +62,24 @@ class AgentStatus:
         """An ACP session of the agent started (whether or not it offers modes)."""
         self._engaged = True
         self._changed()
+
+    async def unenforced(self, mode: Any) -> None:
+        """Say once, on stderr and on the card, that the agent starts in a mode that approves
+        itself and offers no way to make it ask: its plan mode is its own promise."""
+        if self._told:
+            return
+        self._told = True
+        agent = self.known.profile.name
+        text = (
+            f"{agent} starts in mode {cut(clean(str(mode)), 40)!r}, which approves its own edits "
+            "and commands, and offers no way to make it ask first: in plan mode, what it does "
+            "without asking is its own promise."
+        )
+        warn(text)
+        try:
+            await self.store.record_unguarded(agent, text)
+        except Exception as exc:  # noqa: BLE001 - said on stderr at least
+            warn(f"could not record it on the card ({type(exc).__name__}: {exc})")
 
     def working(self, running: bool) -> None:
         if running:
@@ -97,7 +119,7 @@ class AgentStatus:
         while self._due:
             data = self._due.popleft()
             try:
-                await self.record(data)
+                await self.store.record_status(data)
             except Exception as exc:  # noqa: BLE001 - the card says less, the relay goes on
                 warn(f"could not record the agent's status ({type(exc).__name__}: {exc})")
 

@@ -15,7 +15,7 @@ from acp import text_block
 
 from jupyter_plans.agents.acp.bridge import PERSON_METHOD
 from jupyter_plans.agents.acp.profiles import profiles
-from jupyter_plans.session.card import card_data
+from jupyter_plans.card.view import card_data
 from tests import waiting
 
 from .harness import Person
@@ -104,7 +104,7 @@ def guards_heard(person: Person) -> dict[str, tuple]:
 
 
 def card(person: Person) -> dict:
-    """What the card and the panel are given for the session (session/card.py)."""
+    """What the card and the panel are given for the session (card/view.py)."""
     return card_data(person.session, "a.ipynb")
 
 

@@ -164,7 +164,7 @@ def test_a_reworded_entry_keeps_its_id():
 def test_a_reworded_step_keeps_its_comments_on_an_earlier_wording(tmp_path, person):
     """The person comments on a step; the agent's next plan rewords it: the same step, shown
     reworded on the card, its comment "on an earlier wording", none "on a removed step"."""
-    from jupyter_plans.session.card import card_data
+    from jupyter_plans.card.view import card_data
 
     async def main():
         async with bridged(tmp_path) as (client, conn, _):

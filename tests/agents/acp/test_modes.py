@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from jupyter_plans.card.guards import UNGUARDED_HEADLINE, unguarded_note
 from jupyter_plans.plan.who import local_person
-from jupyter_plans.session.card import UNGUARDED_HEADLINE, unguarded_note
 from tests import waiting
 
 from .harness import answers_to, bridged, new_session, prompt, run, script, until

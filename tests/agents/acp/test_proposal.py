@@ -8,8 +8,9 @@ import asyncio
 import pytest
 
 from jupyter_plans import DecisionRefused
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import card_data
 from jupyter_plans.plan.who import local_person
-from jupyter_plans.session.card import card_data, card_html
 
 from .harness import answers_to, bridged, new_session, prompt, run, script, until
 from .proposing import MARKDOWN, proposal

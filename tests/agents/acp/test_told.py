@@ -11,8 +11,9 @@ import sys
 
 from jupyter_plans.agents.acp.followup import ENDED
 from jupyter_plans.agents.acp.wire import PERSON_METHOD
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import card_data
 from jupyter_plans.plan.text import describe_event
-from jupyter_plans.session.card import card_data, card_html
 
 from .harness import agent_log_option, answers_to, bridged, new_session, prompt, run, script
 

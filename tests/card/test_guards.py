@@ -13,11 +13,14 @@ from pathlib import Path
 
 from IPython.core.formatters import format_display_data
 
+from jupyter_plans import PlanStore
 from jupyter_plans.agents.hosts.registry import HOSTS
+from jupyter_plans.card.guards import UNGUARDED_HEADLINE, guard_data
+from jupyter_plans.card.view import MIME_TYPE
 from jupyter_plans.notebook.watch import CardWatcher
 from jupyter_plans.notebook.widget import PlanCard
-from jupyter_plans.session.card import MIME_TYPE, guard_data
 from jupyter_plans.store.guards import HEARTBEAT_MS, record_install, record_seen
+from tests.http import request
 from tests.waiting import wait_until
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
@@ -145,3 +148,26 @@ def test_the_installs_are_those_recorded_each_with_the_agent_it_names(store):
         ("codex", "Codex"),
     ]
     assert rows[0]["file"] == "/home/me/project/.codex/hooks.json"
+
+
+def test_the_live_card_and_the_card_route_say_one_warning_of_an_agent_that_approves_itself(
+    server,
+):
+    """A bridged agent that approves its own edits and cannot be made to ask left its words:
+    while plan mode holds, the live card and the Plan panel's card route say the same warning,
+    under its headline; out of plan mode, neither says it."""
+    notebook = server["root"] / "unguarded.ipynb"
+    with PlanStore(server["root"] / "unguarded.plans.sqlite") as store:
+        session = store.session("default")
+        session.record_unguarded("Some Agent", "Some Agent starts in mode 'yolo'.")
+        session.on()
+        card = PlanCard(session, notebook.name, notebook_path=notebook)
+        status, data = request(server, "GET", "/api/plans/card?path=unguarded.ipynb")
+        assert status == 200, data
+        said = f"{UNGUARDED_HEADLINE}\nSome Agent starts in mode 'yolo'."
+        assert card.guard_warning == data["guard_warning"] == said
+        session.off()
+        card.refresh()
+        status, data = request(server, "GET", "/api/plans/card?path=unguarded.ipynb")
+        assert card.guard_warning is None and "guard_warning" not in data
+        card.close()

@@ -1,159 +1,22 @@
-"""What a card shows, as data (for the widget and the saved MIME bundle) and as escaped HTML."""
+"""What a card shows, as escaped HTML: the static card of the saved output, for viewers without
+the extension (GitHub, nbconvert). Every text is escaped; the agent's words are labelled as its."""
 
 from __future__ import annotations
 
-import json
-import shlex
-from pathlib import Path
 from typing import Any
 
-from ..errors import OlderSchema
 from ..plan.checks import check_words
 from ..plan.comments import anchor_words, anchoring, count_open
-from ..plan.stored import USER_EDIT
 from ..plan.text import counted
-from ..store.guards import HEARTBEAT_MS, installed, now_ms, seen_rows
-from . import PlanSession
+from .view import ACTIVITY_WORDS
 
-MIME_TYPE = "application/vnd.jupyter-plans.card+json"
 _MARKS = {"pending": "○", "in_progress": "◐", "completed": "●"}
-# What an agent's work writes (a person's acts and the bridge's status aside).
-AGENT_KINDS = (
-    "plan_updated",
-    "tool_finished",
-    "proposal_submitted",
-    "decision_recorded",
-    "question_asked",
-    "message_delivered",
-    "plan_finished",
-)
-LOOK_BACK = 200  # events read back for the agent's work since plan mode began
-# What the card says of the agent while plan mode waits for a proposal (the labextension's
-# card/header.ts says the same).
-ACTIVITY_WORDS = {
-    "working": "The agent is researching and preparing a proposal for you to review here.",
-    "chat": "{agent} waits for your next message in the chat.",
-    "none": "Plan mode waits for an agent: ask one for a plan (in the chat, or from a cell), "
-    "and its proposal will appear here for you to review.",
-}
-
-
-def card_data(session: PlanSession, notebook: str | None) -> dict[str, Any]:
-    """The card's content: the snapshot, the notebook's name, the waiting proposal's changes,
-    the question the agent asked with ask_user while it waits for the person's answer, the
-    notes of the person's request for changes until the agent's next proposal, and the final
-    review while the plan is finished."""
-    verdict = session.last_verdict()
-    changes = session.proposal_changes()
-    if changes is not None:
-        changes = {key: changes[key] for key in ("since_revision", "added", "removed", "reworded")}
-    snapshot = session.snapshot_data()
-    question = session.open_question_text()
-    agent = session.agent_status()
-    return {
-        "snapshot": snapshot,
-        "notebook": notebook,
-        "changes": changes,
-        "question": question,
-        "notes": verdict["notes"],
-        "review": session.review_data(),
-        "approved_by": verdict["approved_by"],
-        "bridged": verdict["bridged"],
-        "agent": agent if agent is not None and agent.get("agent") else None,
-        "activity": activity(session, snapshot, agent, question),
-        "sessions": session_count(session),
-    }
-
-
-def session_count(session: PlanSession) -> int:
-    """How many sessions the plan file holds, this one counted even before its first write
-    (`%plan new` makes it current at once): the card names its session only among others."""
-    with session.store.read() as tx:
-        ids = {row.session_id for row in tx.all("SELECT_SESSIONS")}
-    return len(ids | {session.session_id})
-
-
-def activity(session: PlanSession, snapshot: dict, agent: dict | None, question) -> str | None:
-    """In plan mode with no proposal waiting and no question open, what the agent is doing:
-    "working" (it researches), "chat" (a bridged agent's turn is over: it waits for the
-    person's next message in the chat), or "none" (no agent is engaged since plan mode
-    began: plan mode waits for one). None otherwise."""
-    if snapshot["mode"] != "plan" or snapshot["pending_proposal_hash"] or question:
-        return None
-    if agent is not None and agent.get("agent"):
-        return "working" if agent.get("working") else "chat"
-    with session.store.read() as tx:
-        recent = tx.all("SELECT_RECENT_EVENTS", {"sid": session.session_id, "limit": LOOK_BACK})
-    for kind, data in recent:
-        if kind in ("mode_changed", "agent_status"):  # plan mode began, or a bridge ended
-            return "none"
-        if kind in AGENT_KINDS:
-            if kind == "plan_updated" and json.loads(data).get("name") == USER_EDIT:
-                continue  # the person's edit
-            return "working"
-    return "working" if len(recent) == LOOK_BACK else "none"
-
-
-# The headline of a guard warning on the card; the line after it says why (card/guards.ts).
-UNGUARDED_HEADLINE = "Plan mode is not enforced: the agent approves its own edits"
-
-
-def unguarded_note(session: PlanSession, snapshot: dict) -> str | None:
-    """While plan mode holds (or a proposal waits): the words a bridged agent that approves
-    itself and cannot be made to ask left for the card, if one did, under a headline."""
-    if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
-        return None
-    text = session.unguarded_text()
-    return None if text is None else f"{UNGUARDED_HEADLINE}\n{text}"
-
-
-def guard_data(session: PlanSession, snapshot: dict, notebook: Path | None) -> dict | None:
-    """While plan mode holds (or a proposal waits), what shows that the guards run (DESIGN
-    section 15): `seen`, each agent whose guard was heard from and when; `silent`, each agent
-    whose hooks were installed for this plan and not heard from since plan mode began; `now`,
-    this clock's time, to tell ages by. None otherwise, and where no guard is known of.
-
-    A heartbeat is written at most once in 10 s, so one heard up to 10 s before plan mode
-    began may stand for a run since (the run after it did not need to write)."""
-    if snapshot["mode"] != "plan" and snapshot["pending_proposal_hash"] is None:
-        return None
-    try:
-        with session.store.read() as tx:
-            seen, installs = seen_rows(tx), installed(tx)
-            since = None
-            if snapshot["mode"] == "plan":
-                since = tx.scalar("SELECT_MODE_SINCE", {"sid": session.session_id})
-    except OlderSchema:  # a plan file this process cannot upgrade
-        return None
-    if not seen and not installs:
-        return None
-    last = {row["agent"]: row["at"] for row in seen}
-    silent = [
-        {
-            "agent": record["agent"],
-            "installed_at": record["at"],
-            "doctor": f"jupyter-plans hook doctor {record['host']} {_named(notebook, session)}",
-        }
-        for record in installs
-        if record["agent"] not in last
-        or since is not None
-        and last[record["agent"]] < since - HEARTBEAT_MS
-    ]
-    return {"now": now_ms(), "since": since, "seen": seen, "silent": silent}
 
 
 def escape(text: str) -> str:
     """html.escape's five replacements, without loading the html module's table of entities."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace('"', "&quot;").replace("'", "&#x27;")
-
-
-def _named(notebook: Path | None, session: PlanSession) -> str:
-    """The doctor's target, as run in the notebook's folder (where the card says to run it)."""
-    if notebook is not None:
-        return shlex.join(["--notebook", notebook.name])
-    where = session.store.path
-    return shlex.join(["--db", where.name]) if where is not None else "--db DB"
 
 
 def _cells_html(runs: list[dict] | None, status: str) -> str:

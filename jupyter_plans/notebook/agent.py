@@ -1,8 +1,10 @@
-"""The %%agent magic: talk to the built-in agent in a notebook, beside the plan card."""
+"""The %%agent magic: talk to the built-in agent in a notebook, beside the plan card. It asks
+%plan (`PlanMagics`) for the notebook's session and to be told of the person's decisions."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class
@@ -11,17 +13,21 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.who import person
 
 if TYPE_CHECKING:
-    from .openai_compat import OpenAIAgent
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ..agents.openai_compat import OpenAIAgent
+    from .magics import PlanMagics
 
 
 @magics_class
 class AgentMagics(Magics):
     """%%agent and %agent; the agent's settings are read from ipython_config.py (c.OpenAIAgent)."""
 
-    def __init__(self, shell: Any, plan_magics: Any, **kwargs: Any) -> None:
+    def __init__(self, shell: InteractiveShell, plan: PlanMagics, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
-        self.plan_magics = plan_magics
+        self.plan = plan
         self.current: OpenAIAgent | None = None  # attached by the first %%agent cell
+        self._unfollow: Callable[[], None] | None = None  # stops following the decisions
 
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
@@ -49,7 +55,7 @@ class AgentMagics(Magics):
             print(f"%%agent takes nothing on its line; found {line.strip()!r}", file=sys.stderr)
             return
         text = (line if cell is None else cell).strip()
-        from .openai_compat import AgentError  # the agent loads with the first %%agent
+        from ..agents.openai_compat import AgentError  # the agent loads with the first %%agent
 
         try:
             agent = self._attach()
@@ -61,9 +67,9 @@ class AgentMagics(Magics):
 
     def _attach(self) -> OpenAIAgent:
         """The agent of the notebook's current plan session (a new one after %plan new)."""
-        from .openai_compat import OpenAIAgent
+        from ..agents.openai_compat import OpenAIAgent
 
-        session = self.plan_magics.session
+        session = self.plan.session
         if self.current is not None and self.current.session is not session:
             self._detach()
         if self.current is None:
@@ -81,9 +87,9 @@ class AgentMagics(Magics):
     def after_decision(self, verb: str) -> None:
         """After %plan approve or revise, the attached agent takes its next turn here."""
         agent = self.current
-        if agent is None or agent.session is not self.plan_magics.session:
+        if agent is None or agent.session is not self.plan.session:
             return
-        from .openai_compat import AgentError
+        from ..agents.openai_compat import AgentError
 
         try:
             agent.run()
@@ -93,9 +99,10 @@ class AgentMagics(Magics):
     # Life cycle.
 
     def start(self) -> None:
-        self.plan_magics.decision_hooks.append(self.after_decision)
+        self._unfollow = self.plan.follow_decisions(self.after_decision)
 
     def stop(self) -> None:
-        if self.after_decision in self.plan_magics.decision_hooks:
-            self.plan_magics.decision_hooks.remove(self.after_decision)
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
         self._detach()

@@ -1,7 +1,8 @@
 """The card's data and its static HTML and text forms, for the agent's open question."""
 
+from jupyter_plans.card.html import card_html
+from jupyter_plans.card.view import card_data
 from jupyter_plans.plan.text import describe_event, render_text
-from jupyter_plans.session.card import card_data, card_html
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 PROPOSAL = {
