@@ -29,7 +29,7 @@ from pathlib import Path
 from _table import percentile
 
 from jupyter_plans import PlanStore
-from jupyter_plans.store import follow
+from jupyter_plans.store.following import follow
 
 RUNS = 40
 INPUTS = Path(__file__).parent.parent / "tests" / "hooks" / "claude-code"

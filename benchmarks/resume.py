@@ -23,7 +23,9 @@ LONG, SHORT, ROUNDS = 100_000, 10, 60
 
 def write_history(path: Path, events: int) -> None:
     with PlanStore(path) as store:
-        store._cursor().execute("PRAGMA synchronous=OFF")  # setup only; reads are unchanged
+        store.connections.cursor().execute(
+            "PRAGMA synchronous=OFF"
+        )  # setup only; reads are unchanged
         session = store.session("s")
         revision = 0
         for title in ("Use parquet", "Drop 2019", "Weekly grain"):

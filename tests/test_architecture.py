@@ -249,3 +249,40 @@ def test_every_listed_exception_is_still_there():
     for name, words in HOST_NAME_EXCEPTIONS:
         lines = [line.strip() for line in (PACKAGE / name).read_text("utf-8").splitlines()]
         assert words in lines, f"{name} no longer says {words!r}: drop it from the exceptions"
+
+
+OPENER = "store/opener.py"  # the one place a plan file is opened with SQLite (DESIGN section 9)
+
+
+def sqlite_opens(source: str) -> list[int]:
+    """The lines of `source` that call sqlite3.connect on anything but a database in memory."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        owner = node.func.value
+        if node.func.attr != "connect" or not (
+            isinstance(owner, ast.Name) and owner.id == "sqlite3"
+        ):
+            continue
+        first = node.args[0] if node.args else None
+        if not (isinstance(first, ast.Constant) and first.value == ":memory:"):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_opener_opens_a_plan_file_with_sqlite():
+    """Every other module asks store/opener.py, which keeps the rules of the locks: a second
+    way in would be a second place to break them."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if name != OPENER:
+            found += [f"{name}:{n}" for n in sqlite_opens(path.read_text(encoding="utf-8"))]
+    assert found == [], "sqlite3.connect outside the opener: " + ", ".join(found)
+    assert sqlite_opens((PACKAGE / OPENER).read_text(encoding="utf-8"))
+
+
+def test_the_opener_rule_sees_a_connect_and_passes_one_in_memory():
+    source = "import sqlite3\na = sqlite3.connect(':memory:')\nb = sqlite3.connect(str(p))\n"
+    assert sqlite_opens(source) == [3]

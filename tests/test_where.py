@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans.store.session_moves import mark_deleted
+from jupyter_plans.store.following.session_moves import mark_deleted
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]

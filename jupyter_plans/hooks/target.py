@@ -40,7 +40,7 @@ def locate(notebook: str, payload: dict | None) -> Target:
         # whose plan went with it when it was renamed. That plan is this hook's to guard.
         return _moved(path, payload) or Target(path)
     if plan.exists() or plan.is_symlink():
-        from ..store.follow import recorded_notebook
+        from ..store.following.follow import recorded_notebook
 
         if recorded_notebook(plan) is None:
             # A plan file no notebook ever opened (written by a script): read as it is.
@@ -56,7 +56,7 @@ def _moved(path: Path, payload: dict | None) -> Target | None:
     says so."""
     import contextlib
 
-    from ..store.follow import owner
+    from ..store.following.follow import owner
     from ..store.guards import first_telling, moved_from
     from ..store.locate import SUFFIX
 

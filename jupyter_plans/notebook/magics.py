@@ -13,8 +13,8 @@ from traitlets import Bool, Float, Unicode, validate
 from ..errors import DecisionRefused, PlanStoreError
 from ..session import PlanSession, PlanStore
 from ..session.verbs import decisions
-from ..store import follow
 from ..store import locate as _locate
+from ..store.following import follow
 from .checks import CHECK_VERBS
 from .verbs import DECIDING, MAGIC, MAGIC_VERBS, MagicVerb
 

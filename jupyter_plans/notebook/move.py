@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import PlanStoreError
-from ..store import follow
+from ..store.following import follow
 from ..store.locate import plan_file
 
 

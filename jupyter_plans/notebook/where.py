@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     store, _session = open_plan(args.notebook, args.db, args.session)
     with store:
         if args.deleted:
-            from ..store.session_moves import deleted
+            from ..store.following.session_moves import deleted
 
             rows = deleted(store)
         else:  # a notebook's own session, where it has one of its own

@@ -18,7 +18,7 @@ from ..plan.validation import quote
 from ..plan.who import person
 from ..session import PlanSession
 from ..session.verbs import decisions, run
-from ..store import follow
+from ..store.following import follow
 
 _STATIC = Path(__file__).parent.parent / "static"  # built by the labextension
 

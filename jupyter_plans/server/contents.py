@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import PlanStoreError
-from ..store import follow
+from ..store.following import follow
 from ..store.locate import SUFFIX, plan_file
 from . import shared
 from .files import PlanFiles

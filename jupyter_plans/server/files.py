@@ -14,7 +14,7 @@ from tornado import web
 
 from ..plan.validation import quote
 from ..session import PlanSession, PlanStore
-from ..store import follow
+from ..store.following import follow
 from ..store.locate import Where, plan_file, resolve
 
 

@@ -40,7 +40,7 @@ def renamed(files: PlanFiles, old: Path, new: Path) -> None:
     store = _store(files, new, after)  # a plan file beside the notebook moved with it first
     if store is None:
         return
-    from ..store.session_moves import rename
+    from ..store.following.session_moves import rename
 
     outcome = rename(store, before.session, after.session, str(new), (old.name, new.name))
     if outcome == "taken":
@@ -80,14 +80,14 @@ def copied(files: PlanFiles, source: Path, copy: Path) -> None:
     if before.beside:  # the copy's own plan file was made first: its session takes the name
         store = _store(files, copy, after)
         if store is not None:
-            from ..store.session_moves import rename
+            from ..store.following.session_moves import rename
 
             rename(store, before.session, after.session, str(copy), (source.name, copy.name))
         return
     store = _store(files, source, before)
     if store is None or before.database != after.database:
         return
-    from ..store.session_moves import copy as copy_session
+    from ..store.following.session_moves import copy as copy_session
 
     if copy_session(store, before.session, after.session) == "taken":
         _log.warning(
@@ -109,7 +109,7 @@ def deleted(files: PlanFiles, notebook: Path) -> bool:
     if where.follows_name and where.session is not None:
         store = _store(files, notebook, where)
         if store is not None:
-            from ..store.session_moves import mark_deleted
+            from ..store.following.session_moves import mark_deleted
 
             if mark_deleted(store, where.session):
                 _log.info(

@@ -122,7 +122,7 @@ def open_plan(
     every surface finds it (store/locate.py), --db and --session winning where given; a plan
     file beside the notebook opened as its kernel opens it, and recorded as that notebook's
     (a notice on the way is said on stderr by `speaker`)."""
-    from ..store import follow
+    from ..store.following import follow
     from ..store.locate import for_command
 
     found = for_command(notebook, db, session_id)

@@ -79,7 +79,7 @@ class SessionReads:
             return False
         if row is None and self.born is None and not writing:
             return False
-        from ..store.moves import find_move
+        from ..store.following.moves import find_move
 
         new, notebook = find_move(tx, asked, self.born, self.made_ms)
         if new == asked:

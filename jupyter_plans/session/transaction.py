@@ -188,8 +188,8 @@ class Writing:
 
     The session's state comes from its row, read under the write lock; or, on SQLite, from
     what this connection itself last committed to the row when no other connection has
-    committed since (the store's written_states), which spares the read. The entry is taken
-    out while the change runs (the change works on it) and put back only once the change has
+    committed since (connections.written_states), which spares the read. The entry is taken out
+    while the change runs (the change works on it) and put back only once the change has
     committed: a change that failed, or wrote nothing, leaves the next one to read the row.
 
     With a `call_id`, the result recorded for an accepted call of that id comes too; with
@@ -208,7 +208,7 @@ class Writing:
         store, sid = self.store, self.session_id
         tx = self.tx = store.write(sid).__enter__()
         try:
-            self.written = store.written_states(tx)
+            self.written = store.connections.written_states(tx)
             known = self.written.pop(sid, None)
             if known is not None:
                 later = self.look_later

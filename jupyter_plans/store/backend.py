@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..errors import PlanStoreError
-    from . import marker
+    from .following import marker
     from .preflight import FileIdentity
 
 

@@ -1,7 +1,8 @@
 """Statements compiled once per dialect, and for SQLite compiled ahead: the forms ship with the
 package in `sqlite_statements.json`, so opening a plan file and working in it imports no
-SQLAlchemy. `python -m jupyter_plans.store.compiled` writes the file after a change to
-statements.py or schema.py; the tests check it against SQLAlchemy.
+SQLAlchemy (`run_sqlite` runs one on a plain sqlite3 connection). `python -m
+jupyter_plans.store.compiled` writes the file after a change to statements.py or schema.py;
+the tests check it against SQLAlchemy.
 
 Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
 alone: neither pathlib nor typing is loaded here.
@@ -142,6 +143,29 @@ class StatementCache:
         from . import statements
 
         return compile_statement(statements.build(name, self.name), self.dialect)
+
+
+_SQLITE = StatementCache("sqlite")
+
+
+def run_sqlite(connection: Any, name: str, params: dict | None = None) -> Any:
+    """Run the statement `name` on a plain sqlite3 connection (in its shipped form, so no
+    SQLAlchemy is imported): for the modules that work on a plan file outside a store."""
+    prepared = _SQLITE.get(name)
+    params = {**prepared.defaults, **(params or {})}
+    positions = prepared.positions
+    return connection.execute(prepared.sql, params if positions is None else positions(params))
+
+
+def setting(connection: Any, key: str) -> Any:
+    """The value a plain sqlite3 connection's plan file keeps under `key` (keys.py), or None."""
+    row = run_sqlite(connection, "SELECT_SETTING", {"key": key}).fetchone()
+    return None if row is None else row[0]
+
+
+def set_setting(connection: Any, key: str, value: Any) -> None:
+    """Keep `value` under `key` in the plan file, in the caller's transaction."""
+    run_sqlite(connection, "UPSERT_SETTING", {"key": key, "value": value})
 
 
 def compiled_forms(dialect) -> dict[str, dict]:

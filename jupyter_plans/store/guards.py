@@ -13,22 +13,17 @@ import os
 import sqlite3
 import time
 
+from .compiled import set_setting, setting
+from .keys import FORMER_KEY, INSTALLED_KEY, TOLD_KEY
+
 TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's json and sqlite3
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
 HEARTBEAT_MS = 10_000  # at most one heartbeat write per agent in this time
-INSTALLED_KEY = "guard_installed:{host}"  # a plans_settings entry per host: {agent, at, file}
-FORMER_KEY = "former_notebooks"  # a JSON list of names, relative to the plan file's folder
-TOLD_KEY = "former_notebooks_told"  # the former names whose hook was told to install again
 MAX_FORMER = 20  # former names kept, newest last
 WRITE_WAIT_SECONDS = 0.2  # a heartbeat waits this long for the write lock, then is skipped
-_READ = "SELECT value FROM plans_settings WHERE key = ?"
-_WRITE = (
-    "INSERT INTO plans_settings (key, value) VALUES (?, ?) "
-    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-)
 
 
 def now_ms() -> int:
@@ -122,24 +117,21 @@ def record_install(tx: Any, host: str, agent: str, file: Path) -> None:
 
 def add_former(connection: sqlite3.Connection, old_notebook: Path, plan: Path) -> None:
     """In the caller's transaction on the moved copy: `old_notebook` is a former name."""
-    names = _names(connection.execute(_READ, (FORMER_KEY,)).fetchone())
+    names = _names(setting(connection, FORMER_KEY))
     name = os.path.relpath(old_notebook, plan.parent)
     names = [n for n in names if n != name] + [name]
-    connection.execute(_WRITE, (FORMER_KEY, json.dumps(names[-MAX_FORMER:])))
+    set_setting(connection, FORMER_KEY, json.dumps(names[-MAX_FORMER:]))
 
 
 def moved_from(plan: Path, notebook_name: str) -> bool:
     """Whether the plan file says it was moved from a notebook of that name beside it."""
-    if plan.is_symlink() or not plan.is_file():
-        return False
-    from .sqlite import reading_uri
+    from .opener import glance
 
-    try:
-        connection = sqlite3.connect(reading_uri(plan), uri=True)
-    except sqlite3.Error:
+    connection = glance(plan)
+    if connection is None:
         return False
     try:
-        return notebook_name in _names(connection.execute(_READ, (FORMER_KEY,)).fetchone())
+        return notebook_name in _names(setting(connection, FORMER_KEY))
     except sqlite3.Error:
         return False
     finally:
@@ -151,19 +143,21 @@ def first_telling(plan: Path, notebook_name: str) -> bool:
     then says so once): recorded in the plan file. False after, or when it cannot be written."""
     import contextlib
 
+    from .opener import writing
+
     entry = f"{notebook_name} -> {plan.name}"  # moved on again, it is said again
     if not _writable(plan):
         return False  # another user's file: no side file of this user is left beside it
     with contextlib.suppress(sqlite3.Error, OSError):
-        connection = sqlite3.connect(str(plan), timeout=WRITE_WAIT_SECONDS, isolation_level=None)
+        connection = writing(plan, wait=WRITE_WAIT_SECONDS)
         try:
             connection.execute("BEGIN IMMEDIATE")
-            told = _names(connection.execute(_READ, (TOLD_KEY,)).fetchone())
+            told = _names(setting(connection, TOLD_KEY))
             if entry in told:
                 connection.execute("ROLLBACK")
                 return False
             told = (told + [entry])[-MAX_FORMER:]
-            connection.execute(_WRITE, (TOLD_KEY, json.dumps(told)))
+            set_setting(connection, TOLD_KEY, json.dumps(told))
             connection.execute("COMMIT")
             return True
         finally:
@@ -178,9 +172,9 @@ def _writable(plan: Path) -> bool:
     )
 
 
-def _names(row: Any) -> list[str]:
+def _names(value: Any) -> list[str]:
     try:
-        names = json.loads(row[0]) if row is not None else []
+        names = json.loads(value) if value is not None else []
     except (TypeError, ValueError):
         return []
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []

@@ -14,6 +14,7 @@ import time
 
 from ..errors import PlanStoreError
 from .migrations import LATEST
+from .opener import SIDE_FILES, reading, wal_in_use
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,30 +34,7 @@ def file_identity(path: str) -> FileIdentity | None:
     return found.st_dev, found.st_ino
 
 
-SIDE_FILES = ("-wal", "-shm")
 _VERSIONS = "plans_schema_version"
-
-
-def wal_in_use(path_text: str) -> bool:
-    """Whether a writer's WAL (both side files, not empty) may hold commits the file has not."""
-    try:
-        return all(os.stat(path_text + suffix).st_size > 0 for suffix in SIDE_FILES)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-
-
-# What a URI's path keeps as it is (urllib.parse.quote's safe characters and "/"): the rest of
-# each byte is written %XX.
-_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/")
-
-
-def reading_uri(path: str | os.PathLike, through_wal: bool | None = None) -> str:
-    """A URI that reads a plan file and creates no side file (which a reader that cannot write
-    would leave, 444 for a 444 file, blocking its owner): through a writer's WAL, else immutable."""
-    text = os.fspath(path)
-    through_wal = wal_in_use(text) if through_wal is None else through_wal
-    quoted = "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in os.fsencode(text))
-    return f"file:{quoted}?mode=ro" + ("" if through_wal else "&immutable=1")
 
 
 def check_plan_file(path: str | os.PathLike, look: Callable[[Any], Any] | None = None) -> int:
@@ -127,7 +105,7 @@ def file_mode(text: str, follow: bool = True) -> int | None:
 def _preflight(path: str | os.PathLike, look: Callable[[Any], Any] | None) -> int:
     through_wal = wal_in_use(str(path))
     try:
-        conn = sqlite3.connect(reading_uri(path, through_wal), uri=True)
+        conn = reading(path, through_wal)
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot open {path}: {exc}") from None
     try:
@@ -228,4 +206,4 @@ def _whole(path: str | os.PathLike, conn: sqlite3.Connection | None = None) -> b
 
 
 def _alone(path: str | os.PathLike) -> sqlite3.Connection:
-    return sqlite3.connect(reading_uri(path, through_wal=False), uri=True)
+    return reading(path, through_wal=False)

@@ -23,10 +23,11 @@ import sqlite3
 from ..errors import PlanStoreError
 from ..plan.ids import DEFAULT_SESSION, plainly_a_session_id
 from .compiled import StatementCache
+from .following.moves import MAX_HOPS, MOVES_VERSION, last_move
 from .guards import WRITE_WAIT_SECONDS, beat_params, fresh, now_ms
 from .migrations import LATEST
-from .moves import MAX_HOPS, MOVES_VERSION, last_move
-from .preflight import check_plan_file, file_mode, plain_path, read_only_reason, reading_uri
+from .opener import reading, writing
+from .preflight import check_plan_file, file_mode, plain_path, read_only_reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,22 +75,22 @@ class ReadOnlyStore:
 
         return Tx(self._statements, self._begin, self)
 
-    def _cursor(self) -> Any:
+    def cursor(self) -> Any:
         return self._connection.cursor()
 
-    def _lost(self, cursor: Any) -> bool:
+    def lost(self, cursor: Any) -> bool:
         return False  # one short-lived process: a lost connection is an error, not a retry
 
-    def _on_file(self, write: bool, cursor: Any = None) -> bool:
+    def on_file(self, write: bool, cursor: Any = None) -> bool:
         return True  # never asked: the transactions look at no file (write is None)
 
-    def _follow(self, write: bool) -> None:
+    def follow(self, write: bool) -> None:
         raise AssertionError("a read-only store follows no file")
 
     def current_session_id(self) -> str:
         """The file's current session (the one `%plan new` last made current), else the
         default, read as the session's mode is (gate)."""
-        row = self._run(self._cursor(), "SELECT_CURRENT", {}).fetchone()
+        row = self._run(self.cursor(), "SELECT_CURRENT", {}).fetchone()
         return (row[0] if row is not None else None) or DEFAULT_SESSION
 
     def check_schema(self) -> None:
@@ -110,7 +111,7 @@ class ReadOnlyStore:
             from ..plan.intake import check_session_id
 
             check_session_id(session_id)
-        cursor = self._cursor()
+        cursor = self.cursor()
         row = cursor.execute(_GATE.format(self._placeholder), (session_id,)).fetchone()
         for _hop in range(MAX_HOPS if self.version >= MOVES_VERSION else 0):
             if row is not None or session_id is None:
@@ -126,7 +127,7 @@ class ReadOnlyStore:
         if self.version < GUARD_SEEN_VERSION:
             return False
         at = now_ms()
-        last = self._run(self._cursor(), "GUARD_SEEN_AT", {"agent": agent}).fetchone()
+        last = self._run(self.cursor(), "GUARD_SEEN_AT", {"agent": agent}).fetchone()
         if last is not None and fresh(last[0], at):
             return False
         params = beat_params(agent, version, point, at)
@@ -134,7 +135,7 @@ class ReadOnlyStore:
             return self._sqlite_beat(params)
         from .pg_notices import NOTIFY
 
-        cursor = self._cursor()
+        cursor = self.cursor()
         cursor.execute("BEGIN READ WRITE")  # this session's transactions are read only
         try:
             written = self._run(cursor, "GUARD_SEEN_UPSERT", params).rowcount > 0
@@ -151,7 +152,7 @@ class ReadOnlyStore:
             # and a -shm of this user with the file's modes, which keep its owner from writing.
             return False
         # The reading connection cannot write: a short-lived one that does, and does not wait.
-        writer = sqlite3.connect(self.where, timeout=WRITE_WAIT_SECONDS, isolation_level=None)
+        writer = writing(self.where, wait=WRITE_WAIT_SECONDS)
         try:
             writer.execute("PRAGMA synchronous = NORMAL")  # a heartbeat need not wait for fsync
             writer.execute("BEGIN IMMEDIATE")
@@ -200,12 +201,8 @@ def _sqlite(path: str) -> ReadOnlyStore:
     if version == 0:
         raise StoreMissing(f"{path} has no plan in it yet")
     try:
-        connection = sqlite3.connect(
-            reading_uri(path),  # creates no side file, even where it cannot write
-            uri=True,
-            isolation_level=None,  # the transactions are Tx's
-            timeout=BUSY_TIMEOUT_SECONDS,
-        )
+        # Creates no side file, even where it cannot write; the transactions are Tx's.
+        connection = reading(path, wait=BUSY_TIMEOUT_SECONDS)
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot open {path}: {exc}") from None
     return ReadOnlyStore(

@@ -15,22 +15,14 @@ import threading
 import time
 import zlib
 from pathlib import Path
-from urllib.parse import quote
 
 from ..errors import PlanStoreError
-from . import marker, migrations, records
+from . import migrations
 from .driver_errors import from_sqlite
+from .following import marker, records
 from .migrations import LATEST
-
-# What a file must be before it is opened as a plan file (imported from here as before).
-from .preflight import (
-    SIDE_FILES,
-    FileIdentity,
-    check_plan_file,
-    file_identity,
-    read_only_reason,
-    reading_uri,
-)
+from .opener import SIDE_FILES, reading, writing
+from .preflight import FileIdentity, check_plan_file, file_identity, read_only_reason
 from .transaction import WRITE_OPTION
 
 BUSY_TIMEOUT_MS = 10_000
@@ -74,7 +66,6 @@ class SQLiteBackend:
         """Use the plan file at `path` from now on: it moved there with its notebook."""
         self.path = path
         self.path_text = str(path)
-        self._uri = f"file:{quote(os.fsencode(self.path_text))}?mode="
         self._sides = [self.path_text + suffix for suffix in SIDE_FILES]
         if self._engine is not None:
             self._engine.dispose()
@@ -115,11 +106,16 @@ class SQLiteBackend:
         if self._engine is None:
             from sqlalchemy import create_engine, event
 
-            engine = create_engine(f"sqlite+pysqlite:///{self.path}")
+            # Its connections are the opener's too (a migration's, a tool's): see opener.py.
+            url = f"sqlite+pysqlite:///{self.path}"  # a file's: pooled, shared by threads
+            engine = create_engine(url, creator=self._engine_connection)
             event.listen(engine, "connect", lambda conn, _record: _configure(conn))
             event.listen(engine, "begin", _begin)
             self._engine = engine
         return self._engine
+
+    def _engine_connection(self) -> sqlite3.Connection:
+        return writing(self.path_text, wait=BUSY_TIMEOUT_MS / 1000, create=True, shared=True)
 
     def create_latest(self) -> bool:
         """Create the latest schema in a new file from the shipped DDL; False when the file
@@ -154,8 +150,8 @@ class SQLiteBackend:
     def connect(self, create: bool = False) -> tuple[sqlite3.Connection, sqlite3.Connection]:
         """A new connection: (what to close, the driver connection). Only `create` makes a
         file where there is none: a store opens the file it checked, not whatever is there."""
-        connection = sqlite3.connect(
-            self._uri + ("rwc" if create else "rw"), uri=True, check_same_thread=False
+        connection = writing(
+            self.path_text, wait=BUSY_TIMEOUT_MS / 1000, create=create, shared=True
         )
         _configure(connection)
         if not create:
@@ -217,10 +213,7 @@ class SQLiteBackend:
 
     def reader(self) -> sqlite3.Connection:
         """For a store that cannot write: a connection that reads and creates nothing."""
-        connection = sqlite3.connect(reading_uri(self.path_text), uri=True, check_same_thread=False)
-        connection.isolation_level = None
-        connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        return connection
+        return reading(self.path_text, wait=BUSY_TIMEOUT_MS / 1000, shared=True)
 
     def empty(self) -> sqlite3.Connection:
         """A database in memory with the latest schema and no rows: what a read sees while
@@ -290,9 +283,7 @@ class SQLiteBackend:
                 self._version_epoch += 1
                 if watched:
                     try:
-                        self._version_conn = sqlite3.connect(
-                            self._uri + "rw", uri=True, check_same_thread=False
-                        )
+                        self._version_conn = writing(self.path_text, shared=True)
                     except sqlite3.Error:
                         pass  # gone again: the next look tells
             base = self._version_epoch << 32  # data_version is a 32-bit counter
@@ -325,7 +316,8 @@ def _stamp(path_text: str) -> int:
 
 
 def _configure(connection: sqlite3.Connection) -> None:
-    # Autocommit at the driver: the transactions are ours (BEGIN IMMEDIATE for writers).
+    # Autocommit at the driver (the opener's): the transactions are ours (BEGIN IMMEDIATE for
+    # writers), which wait BUSY_TIMEOUT_MS for the lock.
     connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -30,6 +30,19 @@ from .comment_statements import (  # noqa: F401 - named statements, read through
     SELECT_UNRESOLVED_COMMENTS,
     SET_COMMENT_STATUS,
 )
+from .keys import CURRENT_KEY
+from .move_statements import (  # noqa: F401 - named statements, read through this module
+    DELETE_LEFT_BEHIND,
+    DELETE_NOT_COPIED,
+    INSERT_SESSION_MOVE,
+    LIST_DELETED_SESSIONS,
+    LOCK_SESSION,
+    MARK_SESSION_DELETED,
+    RENAME_CURRENT,
+    RENAME_SEEN_NOTEBOOK,
+    RENAME_SEEN_NOTEBOOK_ALL,
+    SELECT_MOVE_SETTINGS,
+)
 from .schema import (
     cells,
     decisions,
@@ -44,8 +57,6 @@ from .schema import (
     settings,
     turns,
 )
-
-CURRENT_KEY = "current_session"
 
 _SID = bindparam("sid")
 

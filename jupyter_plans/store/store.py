@@ -16,10 +16,11 @@ from ..errors import PlanStoreError
 from ..plan.ids import DEFAULT_SESSION
 from . import migrations
 from .compiled import StatementCache
+from .connections import Connections
 from .driver_errors import first_line
+from .following.tracking import FileTracker
 from .sqlite import WRITE_OPTION, SQLiteBackend
-from .tracking import FileTracker
-from .transaction import ATTEMPTS, FOLLOWS, Tx, reconnecting
+from .transaction import ATTEMPTS, Tx, reconnecting
 from .urls import place_of
 
 if TYPE_CHECKING:
@@ -49,16 +50,10 @@ class Store:
         backend, plan_file = backend_for(url_or_path)
         self._backend: Backend = backend
         self.dialect = self._backend.dialect
-        self.translate = self._backend.translate  # a driver's error as ours (driver_errors.py)
         # What a write sends with its commit, so other processes are told (PostgreSQL).
         self._notify = None
         if backend.notify is not None:
             self._notify = (backend.notify, backend.notify_session, backend.committed)
-        self._local = threading.local()
-        self._held: list[Any] = []
-        self._held_lock = threading.Lock()
-        self._closed = False
-        self._closed_why: str | None = None  # what the person should do, once closed
         # session id -> (seq of its plan_updated event, the plan): see session/events.py, plan_at.
         self.plan_cache: dict[str, tuple[int, dict]] = {}
         # session id -> (when it was made, its steps' checks folded up to a cursor): check_rows.py
@@ -68,13 +63,14 @@ class Store:
         self._migrate()
         self._statements = StatementCache(self._backend.statement_dialect)
         self.insert_session = "INSERT_SESSION"  # a named statement; see statements.py
-        # A plan file is looked at in every transaction (see _on_file); the `write` given to
-        # Tx says how, None where there is no file (PostgreSQL).
+        # A plan file is looked at in every transaction (connections.py, on_file); the `write`
+        # given to Tx says how, None where there is no file (PostgreSQL).
         self._reads_file: bool | None = None if plan_file is None else False
         self._writes_file: bool | None = None if plan_file is None else True
         self._tracker: FileTracker | None = None
         if plan_file is not None:
             self._tracker = FileTracker(plan_file, self._forget_cached, self._migrate)
+        self.connections = Connections(backend, self._tracker, self.__repr__)
 
     def _forget_cached(self) -> None:
         """The plan file was replaced: what was read of the old one no longer holds."""
@@ -133,106 +129,20 @@ class Store:
                 raise
 
     # Transactions. One transaction per operation: it commits when the block ends and rolls
-    # back if it raises; nothing is committed in a finally. Each thread holds one connection.
-
-    def _cursor(self) -> Any:
-        local = self._local
-        cursor = getattr(local, "cursor", None)
-        if cursor is None or local.generation != self.generation or local.fresh:
-            cursor = self._connect()
-        elif not self._backend.take(cursor.connection):
-            cursor = self._connect()  # closed while idle (store/pg_idle.py)
-        return cursor
-
-    def _connect(self) -> Any:
-        """This thread's connection: to the database, or to the plan file the store opened
-        (while there is none, to an empty database in memory)."""
-        local = self._local
-        self._let_go(local)  # one of an earlier generation has another file open
-        for _attempt in range(FOLLOWS + 1):
-            if self._closed:
-                raise PlanStoreError(self._closed_words())
-            generation, identity, fresh = self.generation, None, False
-            if self._tracker is None:
-                handle, driver = self._backend.connect()
-            else:
-                opened = self._tracker.backend.open()
-                if opened is None:  # the path names another file since: look at that one
-                    self._follow(False)
-                    continue
-                handle, identity = opened
-                driver = handle
-                # A file this process cannot write is read through a new connection each
-                # time: an immutable view of it (see reading_uri) would not see its owner's
-                # later commits.
-                fresh = identity is not None and self._tracker.backend.read_only is not None
-            with self._held_lock:
-                self._held.append((handle, driver))
-            local.cursor = driver.cursor()
-            local.generation, local.identity = generation, identity
-            local.fresh = fresh
-            local.written = None  # a new connection knows nothing it wrote
-            local.looked_at = None  # nor whether the file moved (see _on_file)
-            return local.cursor
-        raise PlanStoreError(f"cannot open {self}: the file at its path keeps being replaced")
-
-    def _let_go(self, local: Any) -> None:
-        """Close this thread's connection, if it has one."""
-        cursor = getattr(local, "cursor", None)
-        if cursor is None:
-            return
-        connection = cursor.connection
-        local.cursor = local.written = None
-        with self._held_lock:
-            gone = [h for h, driver in self._held if driver is connection]
-            self._held = [(h, d) for h, d in self._held if d is not connection]
-        for handle in gone:
-            self._backend.forget(handle)
-
-    def written_states(self, tx: Tx) -> dict[str, Any]:
-        """In a write transaction: what this thread's connection last committed to each
-        session row, kept only while no other connection has committed since (SQLite tells,
-        by `PRAGMA data_version`). The writer takes its entry and puts back what it commits.
-
-        On PostgreSQL a fresh empty dict: there a writer locks the row by reading it.
-        """
-        check = self._backend.others_commits
-        if check is None:
-            return {}
-        local = self._local
-        # Read at BEGIN (see _on_file), once a transaction.
-        version, local.version = getattr(local, "version", None), None
-        if version is None:
-            version = tx.value(check)
-        written = getattr(local, "written", None)
-        if written is None or written[0] != version:
-            written = local.written = (version, {})
-        return written[1]
-
-    def forget_written(self) -> None:
-        """This thread's connection forgets what it last wrote to each session row (see
-        written_states): a rename of a session changed the rows under it."""
-        self._local.written = None
-
-    def _lost(self, cursor: Any) -> bool:
-        """Whether the cursor's connection is gone; if so this thread lets go of it."""
-        if not self._backend.connection_lost(cursor.connection):
-            return False
-        self._let_go(self._local)
-        return True
+    # back if it raises; nothing is committed in a finally. Each thread holds one connection
+    # (connections.py, the transactions' host).
 
     def write(self, session_id: str | None = None) -> Tx:
         """A transaction that holds the write lock from its first statement; other processes
         are told it changed `session_id` (None: the store as a whole)."""
-        if self._closed:
-            raise PlanStoreError(self._closed_words())
+        self.connections.check_open()
         if self._tracker is not None and self._tracker.backend.read_only:
             self._tracker.writable_again()
         backend = self._backend
         return Tx(
             self._statements,
             backend.begin_write,
-            self,
+            self.connections,
             self._writes_file,
             backend.pipelines,
             self._notify,  # None for a plan file: it tells by itself (changes.py)
@@ -241,27 +151,15 @@ class Store:
 
     def read(self) -> Tx:
         """A transaction that sees one consistent state and never blocks a writer."""
-        if self._closed:
-            raise PlanStoreError(self._closed_words())
+        self.connections.check_open()
         backend = self._backend
-        return Tx(self._statements, backend.begin_read, self, self._reads_file, backend.pipelines)
-
-    @property
-    def driver_error(self) -> type[Exception]:
-        """The base of the driver's errors (Tx says them as ours: driver_errors.py)."""
-        return self._backend.driver_error
-
-    # The plan file, kept to while it is replaced, deleted or moved (tracking.py).
-
-    def _on_file(self, write: bool, cursor: Any = None) -> bool:
-        """For Tx: whether this thread's connection has the file at the path open."""
-        return self._tracker.on_file(self._local, write, cursor)
-
-    def _follow(self, write: bool) -> None:
-        """For Tx: open what is at the path now, this thread's connection let go of."""
-        went = self._tracker.went(self._local)
-        self._let_go(self._local)
-        self._tracker.follow(went, write)
+        return Tx(
+            self._statements,
+            backend.begin_read,
+            self.connections,
+            self._reads_file,
+            backend.pipelines,
+        )
 
     @property
     def generation(self) -> int:
@@ -280,7 +178,7 @@ class Store:
         store last looked; raise PlanStoreError, in one line, if it is not a plan file.
         Every operation does this by itself; this lets a caller ask before it begins."""
         if self._tracker is not None and self._tracker.replaced():
-            self._follow(False)
+            self.connections.follow(False)
 
     @contextmanager
     def _connection(self, write: bool) -> Iterator[Any]:
@@ -375,15 +273,8 @@ class Store:
 
     def close(self, why: str | None = None) -> None:
         """Close the store; WHY, when given, is what a later use is told to do instead."""
-        self._closed, self._closed_why = True, why
-        with self._held_lock:
-            held, self._held = self._held, []
-        for handle, _driver in held:
-            handle.close()
+        self.connections.close(why)
         self._backend.dispose()
-
-    def _closed_words(self) -> str:
-        return f"{self} is closed" + (f": {self._closed_why}" if self._closed_why else "")
 
     def __enter__(self) -> Store:
         return self

@@ -50,22 +50,34 @@ def reconnecting(operation):
     return run
 
 
-class Host(Protocol):
-    """What a transaction asks of the store it runs in (store.py's Store; readonly.py's
-    ReadOnlyStore, which has no file to look at and nothing to tell)."""
+class TransactionHost(Protocol):
+    """What a transaction asks of the store it runs in: store.py's Store hosts its transactions
+    in its `connections` (connections.py); readonly.py's ReadOnlyStore hosts its own, with no
+    file to look at and nothing to tell. Its `repr()` names the store in a refusal."""
 
     @property
     def driver_error(self) -> type[Exception]: ...  # the base of the driver's errors
 
-    def translate(self, error: Exception, words: str) -> PlanStoreError: ...  # driver_errors.py
+    def translate(self, error: Exception, words: str) -> PlanStoreError:
+        """A driver's error as ours (driver_errors.py)."""
+        ...
 
-    def _cursor(self) -> Any: ...  # this thread's cursor, on a connection that is open
+    def cursor(self) -> Any:
+        """This thread's cursor, on a connection that is open."""
+        ...
 
-    def _lost(self, cursor: Any) -> bool: ...  # the connection is gone (and was let go of)
+    def lost(self, cursor: Any) -> bool:
+        """Whether the cursor's connection is gone (and, if so, was let go of)."""
+        ...
 
-    def _on_file(self, write: bool, cursor: Any = None) -> bool: ...  # tracking.py
+    def on_file(self, write: bool, cursor: Any = None) -> bool:
+        """Whether this thread's connection still has the plan file at the path open (asked
+        only where Tx's `write` is not None: see tracking.py)."""
+        ...
 
-    def _follow(self, write: bool) -> None: ...  # tracking.py
+    def follow(self, write: bool) -> None:
+        """Open what is at the plan file's path now (tracking.py)."""
+        ...
 
 
 class Tx:
@@ -105,7 +117,7 @@ class Tx:
         self,
         statements: StatementCache,
         begin: str,
-        store: Host,
+        store: TransactionHost,
         write: bool | None = None,
         pipelined: bool = False,
         notify: tuple[str, str | None, Callable[[str | None], None]] | None = None,
@@ -129,29 +141,29 @@ class Tx:
     def __enter__(self) -> Tx:
         store, write = self._store, self._write
         if self._pipelined:
-            self._cursor, self._begun = store._cursor(), False
+            self._cursor, self._begun = store.cursor(), False
             return self
         for attempt in range(FOLLOWS + 1):
-            self._cursor = store._cursor()
+            self._cursor = store.cursor()
             try:
                 self._cursor.execute(self._begin)
             except store.driver_error as exc:
-                if write is not None and not store._on_file(write):
-                    store._follow(write)  # the old file's connection may fail to begin
+                if write is not None and not store.on_file(write):
+                    store.follow(write)  # the old file's connection may fail to begin
                     continue
-                if store._lost(self._cursor):
+                if store.lost(self._cursor):
                     if attempt == 0:
                         continue  # a connection found dead before any work: replace it at once
                     # Again: the operation is run again after a pause, as one lost later is.
                     raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
                 raise store.translate(exc, f"cannot use {store}") from exc
-            if write is None or store._on_file(write, self._cursor):
+            if write is None or store.on_file(write, self._cursor):
                 return self
             try:
                 self._cursor.execute("ROLLBACK")
             except store.driver_error:
                 pass  # the connection is let go of next, whatever state it is in
-            store._follow(write)
+            store.follow(write)
         raise PlanStoreError(f"cannot use {store}: the file at its path keeps being replaced")
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
@@ -173,13 +185,13 @@ class Tx:
                     self._committed(self._told and self._told[1][0])
                 return
             except store.driver_error as exc:
-                if store._lost(self._cursor):
+                if store.lost(self._cursor):
                     raise ConnectionLost(
                         f"{store}: the connection was lost while committing: {_line(exc)}",
                         committing=True,
                     ) from exc
                 error = exc
-        if isinstance(error, store.driver_error) and store._lost(self._cursor):
+        if isinstance(error, store.driver_error) and store.lost(self._cursor):
             raise ConnectionLost(f"{store}: the connection was lost: {_line(error)}") from error
         try:
             self._cursor.execute("ROLLBACK")
@@ -218,10 +230,10 @@ class Tx:
                     self._cursor.execute(sql, params)
                 return
             except store.driver_error as exc:
-                if attempt == 0 and store._lost(self._cursor):
-                    self._cursor = store._cursor()
+                if attempt == 0 and store.lost(self._cursor):
+                    self._cursor = store.cursor()
                     continue
-                if store._lost(self._cursor):
+                if store.lost(self._cursor):
                     raise ConnectionLost(f"{store}: the connection was lost: {_line(exc)}") from exc
                 raise
 

@@ -57,7 +57,7 @@ MADE = {
 def _state(folder: Path, state: str) -> None:
     """The notebook nb.ipynb in `folder` and its plan file, as `state` says."""
     from jupyter_plans import PlanStore
-    from jupyter_plans.store import follow
+    from jupyter_plans.store.following import follow
 
     notebook = folder / "nb.ipynb"
     notebook.write_text("{}")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans.store import follow
+from jupyter_plans.store.following import follow
 from tests.lanes import needs
 
 AGENTS_DIR = Path(

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from jupyter_plans import PlanStore
 from jupyter_plans.plan.ids import MAX_SESSION_ID_BYTES, plainly_a_session_id
 from jupyter_plans.plan.intake import session_id_refusal
-from jupyter_plans.store import follow
+from jupyter_plans.store.following import follow
 
 INPUTS = Path(__file__).parent
 # What took the hook most of its time before it answered without them (p50 48 ms, 4.8 times

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore, PlanStoreError
-from jupyter_plans.store import follow
+from jupyter_plans.store.following import follow
 
 _SCRIPT = Path(sys.executable).with_name("jupyter-plans")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "jupyter_plans.cli"]

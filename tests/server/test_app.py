@@ -51,6 +51,6 @@ def test_stopping_it_closes_every_store_and_gives_back_the_environment(tmp_path,
     assert os.environ["JUPYTER_PLANS_DATABASE"] == str(tmp_path / "team.sqlite")
     assert os.environ["JUPYTER_PLANS_SESSION_ID"] == "{notebook_path}"
     asyncio.run(app.stop_extension())
-    assert all(store._closed for store in opened)
+    assert all(store.connections.closed for store in opened)
     assert "JUPYTER_PLANS_DATABASE" not in os.environ
     assert os.environ["JUPYTER_PLANS_SESSION_ID"] == "{notebook_stem}"

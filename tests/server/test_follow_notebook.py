@@ -140,7 +140,7 @@ def test_a_copy_gets_its_own_copy_of_the_plan(server, name):
         store.session("default").call_tool("record_decision", {"title": "two", "rationale": "r"})
     assert decisions(plan_of(root, name)) == ["one"]
     assert decisions(plan_of(root, copy)) == ["one", "two"]
-    from jupyter_plans.store.follow import recorded_notebook
+    from jupyter_plans.store.following.follow import recorded_notebook
 
     assert recorded_notebook(plan_of(root, copy)) == copy
 
@@ -197,7 +197,7 @@ def test_save_as_gives_the_copy_its_own_plan(server, name):
         )
         assert status == 200
         assert decisions(plan_of(root, copy)) == ["a"] and decisions(plan_of(root, name)) == ["a"]
-        from jupyter_plans.store.follow import recorded_notebook
+        from jupyter_plans.store.following.follow import recorded_notebook
 
         assert recorded_notebook(plan_of(root, copy)) == copy
     finally:

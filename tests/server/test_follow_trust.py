@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans.store import follow
+from jupyter_plans.store.following import follow
 from tests.http import request
 from tests.server._kernel import LOAD, Kernel, make_notebook, plan_of
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans.store.session_moves import deleted
+from jupyter_plans.store.following.session_moves import deleted
 from tests.http import request
 from tests.jupyter_process import SERVER_TOKEN as TOKEN
 from tests.jupyter_process import jupyter

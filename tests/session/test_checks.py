@@ -290,7 +290,7 @@ def test_a_check_the_person_takes_out_after_approving_holds_nothing_back(session
 def test_a_session_made_later_under_a_renamed_ones_id_has_its_own_checks(store):
     """A notebook's session renamed with it (a shared database), and a new notebook under the
     old name: the new session's checks are its own, never what this process folded before."""
-    from jupyter_plans.store.session_moves import rename
+    from jupyter_plans.store.following.session_moves import rename
 
     old = store.session("a.ipynb")
     propose(old)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore, PlanStoreError
-from jupyter_plans.store import follow
+from jupyter_plans.store.following import follow
 from tests.server._agent_writer import AgentWriter
 from tests.waiting import wait_until
 

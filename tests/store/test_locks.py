@@ -19,7 +19,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.hooks.command import main as hook_main
-from jupyter_plans.store import follow
+from jupyter_plans.store.following import follow
 from jupyter_plans.store.locate import plan_file
 from jupyter_plans.store.readonly import open_read_only
 from tests.locks import (

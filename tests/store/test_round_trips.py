@@ -17,7 +17,7 @@ STEP = {"id": "a", "description": "Load the data"}
 
 def _waits(store, operation) -> int:
     """How many times `operation` waited for the server on this thread's connection."""
-    connection = store._cursor().connection
+    connection = store.connections.cursor().connection
     with tempfile.TemporaryFile() as trace:
         connection.pgconn.trace(trace.fileno())
         try:

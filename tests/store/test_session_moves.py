@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from jupyter_plans import PlanStore
-from jupyter_plans.store.session_moves import copy, deleted, mark_deleted, rename
+from jupyter_plans.store.following.session_moves import copy, deleted, mark_deleted, rename
 from tests.engines import dump_tables
 
 

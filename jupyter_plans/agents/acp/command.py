@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
     if "://" not in db:  # the agent's hooks run in the agent's folder
         db = str(Path(db).expanduser().absolute())
     from ...session import PlanStore
-    from ...store import follow
+    from ...store.following import follow
 
     try:
         store = follow.open_for(notebook, db, PlanStore, "jupyter-plans acp")

@@ -11,19 +11,13 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ..errors import PlanStoreError
-from .locate import SUFFIX, plan_file
-from .preflight import reading_uri
+from ...errors import PlanStoreError
+from ..compiled import set_setting, setting
+from ..keys import LEFT_KEY, NOTEBOOK_KEY, TAKEN_KEY
+from ..locate import SUFFIX, plan_file
+from ..opener import glance
 
-NOTEBOOK_KEY = "notebook"  # the notebook's path, relative to the plan file's folder
-LEFT_KEY = "left_behind"  # the notebook (relative path) that moved on without its plan file
-TAKEN_KEY = "left_for_taken"  # beside LEFT_KEY: what held the plan name then ("device:inode")
 MAX_RECORDED = 1000  # characters of a recorded notebook path
-READ = "SELECT value FROM plans_settings WHERE key = ?"
-WRITE = (
-    "INSERT INTO plans_settings (key, value) VALUES (?, ?) "
-    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-)
 
 
 def stored_name(notebook: Path, plan: Path) -> str | bytes:
@@ -52,7 +46,7 @@ def notebook_beside(plan: Path) -> Path | None:
 
 def record(cursor, notebook: Path, plan: Path) -> None:
     """Write, in the caller's transaction, which notebook the plan file at `plan` belongs to."""
-    cursor.execute(WRITE, (NOTEBOOK_KEY, stored_name(notebook, plan)))
+    set_setting(cursor, NOTEBOOK_KEY, stored_name(notebook, plan))
 
 
 def read_name(value: object) -> str | None:
@@ -72,19 +66,16 @@ def read_name(value: object) -> str | None:
 def recorded(plan: Path, key: str = NOTEBOOK_KEY) -> str | None:
     """The notebook a plan file says it belongs to (or, with LEFT_KEY, was left behind by),
     relative to its folder; None if it says none, or cannot be read."""
-    if plan.is_symlink() or not plan.is_file():  # a pipe would hold the open forever
+    connection = glance(plan)
+    if connection is None:
         return None
     try:
-        connection = sqlite3.connect(reading_uri(plan), uri=True)
-    except (sqlite3.Error, UnicodeError):
-        return None
-    try:
-        row = connection.execute(READ, (key,)).fetchone()
+        value = setting(connection, key)
     except sqlite3.Error:
         return None
     finally:
         connection.close()
-    return None if row is None else read_name(row[0])
+    return None if value is None else read_name(value)
 
 
 def owner(plan: Path) -> Path | None:

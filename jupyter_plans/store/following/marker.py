@@ -19,25 +19,19 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from .locate import SUFFIX
-from .preflight import FileIdentity, file_identity, reading_uri
+from ..compiled import run_sqlite
+from ..keys import HOPS_KEY, MOVED_KEY, RENAMED_KEY, TOKEN_KEY
+from ..locate import SUFFIX
+from ..opener import glance
+from ..preflight import FileIdentity, file_identity
 
 # When a store opened its file: (time.time() just before it looked, the file's ctime then).
 Since = tuple[float, float]
 
-MOVED_KEY = "moved_to"  # in a file that was moved: the new file's absolute path; "" for the trash
-TOKEN_KEY = "move_token"  # beside MOVED_KEY: the move's token
-RENAMED_KEY = "renamed_to"  # in a file whose folder was renamed: its own new path
-HOPS_KEY = "moved_from"  # in a moved file: the moves that made it, oldest first (JSON)
-MOVE_KEYS = (MOVED_KEY, TOKEN_KEY, RENAMED_KEY)
 MAX_HOPS = 16  # a file keeps the newest moves that made it
 # How far a file system's clock (a file's ctime, which the kernel takes from a coarse clock) may
 # lag behind time.time(): a file changed this long before a move's hop was surely there then.
 CLOCK_SLACK_SECONDS = 0.05
-_READ = (
-    "SELECT key, value FROM plans_settings "
-    "WHERE key IN ('moved_to', 'move_token', 'renamed_to', 'moved_from')"
-)
 
 
 class Marker(NamedTuple):
@@ -177,9 +171,8 @@ def _hops_at(path: str) -> tuple[FileIdentity, list[Hop]] | None:
         return None
     if not stat.S_ISREG(found.st_mode) or not path.endswith(SUFFIX):
         return None
-    try:
-        connection = sqlite3.connect(reading_uri(path), uri=True)
-    except (sqlite3.Error, UnicodeError):
+    connection = glance(path)
+    if connection is None:
         return None
     try:
         return (found.st_dev, found.st_ino), hops_of(connection)
@@ -189,7 +182,7 @@ def _hops_at(path: str) -> tuple[FileIdentity, list[Hop]] | None:
 
 def _settings(cursor) -> dict:
     try:
-        return dict(cursor.execute(_READ).fetchall())
+        return dict(run_sqlite(cursor, "SELECT_MOVE_SETTINGS").fetchall())
     except sqlite3.Error:
         return {}  # no plan tables (a new file)
 

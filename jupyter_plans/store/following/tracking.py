@@ -8,12 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PlanStoreError
+from ...errors import PlanStoreError
+from ..preflight import read_only_reason
 from . import marker
-from .sqlite import read_only_reason
 
 if TYPE_CHECKING:
-    from .backend import PlanFile
+    from ..backend import PlanFile
 
 
 class FileTracker:

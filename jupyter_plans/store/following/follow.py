@@ -21,15 +21,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..errors import PlanStoreError
+from ...errors import PlanStoreError
+from ..compiled import run_sqlite, set_setting
+from ..guards import add_former
+from ..keys import HOPS_KEY, LEFT_KEY, MOVED_KEY, NOTEBOOK_KEY, RENAMED_KEY, TAKEN_KEY, TOKEN_KEY
+from ..locate import SUFFIX, plan_file
+from ..opener import SIDE_FILES, backup, sync_unplaced, writing
+from ..preflight import check_plan_file, file_identity
+from ..sqlite import BUSY_TIMEOUT_MS
 from . import marker
-from .guards import add_former
-from .locate import SUFFIX, plan_file
 from .records import (  # what a notebook opening its plan uses is there, and named here
-    LEFT_KEY,
-    NOTEBOOK_KEY,
-    TAKEN_KEY,
-    WRITE,
     before_open,
     claim,
     claimed_by_another,
@@ -43,7 +44,6 @@ from .records import (  # what a notebook opening its plan uses is there, and na
     same,
     stored_name,
 )
-from .sqlite import BUSY_TIMEOUT_MS, SIDE_FILES, check_plan_file, file_identity
 
 __all__ = [
     "before_open",
@@ -95,9 +95,9 @@ def stay(old_notebook: Path, new_notebook: Path) -> Path | None:
         return None
     with _locked(plan) as (writer, _reader, _sides):
         name = stored_name(new_notebook, plan)
-        writer.execute(WRITE, (NOTEBOOK_KEY, name))
-        writer.execute(WRITE, (LEFT_KEY, name))
-        writer.execute(WRITE, (TAKEN_KEY, identity_text(plan_file(new_notebook)) or ""))
+        set_setting(writer, NOTEBOOK_KEY, name)
+        set_setting(writer, LEFT_KEY, name)
+        set_setting(writer, TAKEN_KEY, identity_text(plan_file(new_notebook)) or "")
         writer.execute("COMMIT")
     return plan
 
@@ -110,8 +110,8 @@ def home(old_notebook: Path, new_notebook: Path) -> Path | None:
     if found is None or not same(found, old_notebook):
         return None
     with _locked(plan) as (writer, _reader, _sides):
-        writer.execute(WRITE, (NOTEBOOK_KEY, stored_name(new_notebook, plan)))
-        writer.execute("DELETE FROM plans_settings WHERE key IN (?, ?)", (LEFT_KEY, TAKEN_KEY))
+        set_setting(writer, NOTEBOOK_KEY, stored_name(new_notebook, plan))
+        run_sqlite(writer, "DELETE_LEFT_BEHIND")
         writer.execute("COMMIT")
     return plan
 
@@ -129,13 +129,13 @@ def discard(notebook: Path, to_trash: bool) -> Path | None:
         if to_trash:
             holder = Path(tempfile.mkdtemp(prefix=f".{plan.name}.", dir=plan.parent))
             try:
-                _backup(reader, holder / plan.name)
+                backup(reader, holder / plan.name)
                 _trash(holder / plan.name)
             finally:
                 for leftover in holder.iterdir():
                     leftover.unlink()
                 holder.rmdir()
-        writer.execute(WRITE, (marker.MOVED_KEY, ""))
+        set_setting(writer, MOVED_KEY, "")
         _remove(plan, sides)
         writer.execute("COMMIT")
     return plan
@@ -147,7 +147,7 @@ def mark_moved_folder(folder: Path) -> None:
     for plan in folder.rglob("*" + SUFFIX):
         if plan.is_file() and not plan.is_symlink():
             with contextlib.suppress(PlanStoreError, sqlite3.Error), _locked(plan) as (w, _r, _s):
-                w.execute(WRITE, (marker.RENAMED_KEY, marker.stored_path(plan.absolute())))
+                set_setting(w, RENAMED_KEY, marker.stored_path(plan.absolute()))
                 w.execute("COMMIT")
 
 
@@ -175,7 +175,7 @@ def _transfer(source_nb: Path, target_nb: Path, *, keep: bool) -> Path | None:
         os.close(handle)  # an empty file: SQLite's backup makes a database of it
         made = Path(made)
         try:
-            _backup(reader, made)
+            backup(reader, made)
             hop = None if keep else marker.Hop(token, _identity(source), locked_at)
             _own(made, target_nb, target, renamed_from=None if keep else source_nb, hop=hop)
             _place(made, target, source)
@@ -184,8 +184,8 @@ def _transfer(source_nb: Path, target_nb: Path, *, keep: bool) -> Path | None:
             for leftover in (made, *(Path(str(made) + s) for s in SIDE_FILES)):
                 leftover.unlink(missing_ok=True)
         if not keep:
-            writer.execute(WRITE, (marker.MOVED_KEY, marker.stored_path(target.absolute())))
-            writer.execute(WRITE, (marker.TOKEN_KEY, token))
+            set_setting(writer, MOVED_KEY, marker.stored_path(target.absolute()))
+            set_setting(writer, TOKEN_KEY, token)
             writer.execute("COMMIT")  # a store that waited for the lock sees the marker
             _remove(source, sides)
     return target
@@ -216,7 +216,7 @@ def _locked(plan: Path):
     second connection that reads it (SQLite's backup cannot read through the writer's)."""
     check_plan_file(plan)
     try:
-        writer = sqlite3.connect(str(plan), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        writer = writing(plan, wait=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot open {plan}: {exc}") from None
     reader = None
@@ -227,7 +227,7 @@ def _locked(plan: Path):
         went = marker.read(writer)
         if went is not None:
             raise PlanStoreError(f"{plan} was moved already (to {went.target or 'the trash'})")
-        reader = sqlite3.connect(str(plan), isolation_level=None)
+        reader = writing(plan)
         yield writer, reader, sides
     except sqlite3.Error as exc:
         raise PlanStoreError(f"cannot move {plan}: {exc}") from None
@@ -239,43 +239,30 @@ def _locked(plan: Path):
         writer.close()
 
 
-def _backup(reader: sqlite3.Connection, target: Path) -> None:
-    made = sqlite3.connect(str(target))
-    try:
-        reader.backup(made)
-    finally:
-        made.close()
-
-
 def _own(made: Path, notebook: Path, plan: Path, renamed_from: Path | None, hop) -> None:
     """The copy records its notebook, names no move of its own, and keeps what the notebook's
     person saw; a moved file records the move that made it (`hop`), a copy none."""
-    connection = sqlite3.connect(str(made), isolation_level=None)
+    connection = writing(made)
     try:
         connection.execute("BEGIN IMMEDIATE")
         hops = marker.hops_of(connection)
-        connection.execute(
-            "DELETE FROM plans_settings WHERE key IN (?, ?, ?, ?, ?, ?)",
-            (*marker.MOVE_KEYS, marker.HOPS_KEY, LEFT_KEY, TAKEN_KEY),
-        )
+        run_sqlite(connection, "DELETE_NOT_COPIED")
         if hop is not None:
-            connection.execute(WRITE, (marker.HOPS_KEY, marker.with_hop(hops, hop)))
+            set_setting(connection, HOPS_KEY, marker.with_hop(hops, hop))
         record(connection, notebook, plan)
         if renamed_from is not None:
             with contextlib.suppress(UnicodeEncodeError):  # a name that is no text keeps none
                 add_former(connection, renamed_from, plan)  # a hook of the old name follows it
-                connection.execute(
-                    "UPDATE plans_seen SET notebook = ? WHERE notebook = ?",
-                    (notebook.name, renamed_from.name),
+                run_sqlite(
+                    connection,
+                    "RENAME_SEEN_NOTEBOOK_ALL",
+                    {"old_notebook": renamed_from.name, "new_notebook": notebook.name},
                 )
         connection.execute("COMMIT")
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         connection.close()
-    # The new file, not yet at its name: no connection of this process has it open, so this
-    # descriptor drops no lock (DESIGN section 9, Locks).
-    with open(made, "rb+") as file:
-        os.fsync(file.fileno())
+    sync_unplaced(made)  # not yet at its name, and no connection has it open any more
 
 
 def _remove(plan: Path, sides: list) -> None:
