@@ -43,6 +43,7 @@ TARGETS = [
     ("resume", "100,000 events", 1.2, "resume with 100,000 events / with 10"),
     ("server_history", "snapshot", 1.2, "server snapshot, 100,000 events / 10"),
     ("server_history", "first page of events", 1.2, "server events page, 100,000 events / 10"),
+    ("server_history", "replay stream / pages", 1.0, "  replaying 20,000: the stream / pages"),
     ("load_ext", "%load_ext jupyter_plans", 0.8, "%load_ext / import ipywidgets"),
     ("load_ext", "the same, a plan of 12 steps", 0.8, "  a notebook with 12 steps"),
     ("memory", "a new notebook, %load_ext MB", 6, "a kernel's extra MB after %load_ext"),

@@ -5,10 +5,15 @@ run, through a real `jupyter server` with the extension.
 The page is the same size on both sides (`limit=10`, so the short session's page is its whole
 history): what is measured is whether the length of the history costs anything, not the size
 of the answer. The histories are written as resume.py writes them.
+
+Then the first REPLAYED events of the long session replayed whole, as the Plan panel's event
+stream replays them, against the same events read a page at a time from the events route,
+alternating: a stream of large events costs no more than the pages do.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import time
@@ -23,6 +28,7 @@ from resume import LONG, SHORT, write_history  # noqa: E402
 from tests.jupyter_process import jupyter  # noqa: E402
 
 ROUNDS = 200
+REPLAYED, REPLAYS = 20_000, 3
 TOKEN = "bench-token"
 
 
@@ -34,6 +40,33 @@ def fetch(base: str, route: str, token: str = TOKEN) -> float:
     elapsed = time.perf_counter() - start
     assert response.status == 200 and body
     return elapsed
+
+
+def replay_pages(base: str, route: str) -> float:
+    """Seconds to read the first REPLAYED events a page at a time."""
+    start, after = time.perf_counter(), 0
+    while after < REPLAYED:
+        request = urllib.request.Request(
+            f"{base}{route}&after={after}", headers={"Authorization": f"token {TOKEN}"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            page = json.loads(response.read())
+        after = page["events"][-1]["seq"]
+    return time.perf_counter() - start
+
+
+def replay_stream(base: str, route: str) -> float:
+    """Seconds to read the first REPLAYED events from the event stream."""
+    headers = {"Authorization": f"token {TOKEN}", "Accept": "text/event-stream"}
+    request = urllib.request.Request(f"{base}{route}&after=0", headers=headers)
+    start, last = time.perf_counter(), 0
+    with urllib.request.urlopen(request, timeout=60) as response:
+        while last < REPLAYED:
+            line = response.readline()
+            assert line, f"the stream ended at event {last}"
+            if line.startswith(b"id: "):
+                last = int(line[4:])
+    return time.perf_counter() - start
 
 
 def main() -> dict[str, float]:
@@ -58,6 +91,11 @@ def main() -> dict[str, float]:
                 for what, route in routes.items():
                     samples[f"{what}, 10"].append(fetch(base, route.format("short")))
                     samples[f"{what}, 100,000"].append(fetch(base, route.format("long")))
+            replays: dict[str, list[float]] = {"pages": [], "stream": []}
+            events = "/api/plans/events?path=long.ipynb&session=s"
+            for _ in range(REPLAYS):
+                replays["pages"].append(replay_pages(base, events))
+                replays["stream"].append(replay_stream(base, events))
     print(
         f"server: a session of 100,000 events against one of 10, {ROUNDS} requests each, "
         f"alternating (histories written in {setup:.0f} s)"
@@ -67,6 +105,10 @@ def main() -> dict[str, float]:
         pair = {n: samples[f"{what}, {n}"] for n in ("10", "100,000")}
         print(f"  {what} (ratio to the 10-event session)")
         figures[what] = ratio_table(pair, "10", unit="ms", tail=True)["100,000"]
+    print(f"  replaying {REPLAYED:,} events, {REPLAYS} times each (ratio to the pages route)")
+    figures["replay stream / pages"] = ratio_table(replays, "pages", unit="ms", tail=False)[
+        "stream"
+    ]
     return figures
 
 

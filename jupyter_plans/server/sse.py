@@ -46,21 +46,29 @@ def event_json(event: Any) -> dict:
     return {"seq": event.seq, "kind": event.kind, "data": event.data, "at": event.at}
 
 
-def _page(session: PlanSession, after: int) -> tuple[str, int, bool, int]:
-    """(the stream's text of the next page of events after `after`, the seq of its last event,
-    whether more follow, the store's generation), read and written on a plan thread."""
+def _page(session: PlanSession, after: int, limit: int) -> tuple[str, int, bool, int, int]:
+    """(the stream's text of the next page of at most `limit` events after `after`, the seq
+    of its last event, whether more follow, the store's generation, how many events the next
+    page reads), read and written on a plan thread. Each event read is decoded, so a page cut
+    at MAX_PAGE_CHARS makes the next one read only as many as it held, and one that held all
+    it read makes the next read as many as would fill a page at the size of these (at most
+    MAX_PAGE).
+    """
     generation = session.store.generation
-    page, more = session.event_page(after, MAX_PAGE)
-    parts, size, last = [], 0, after
+    page, more = session.event_page(after, limit)
+    parts, size, last, following = [], 0, after, limit
     for e in page:
         if parts and size >= MAX_PAGE_CHARS:
-            more = True  # the rest of this page comes as the next one
+            more, following = True, len(parts)  # the rest of this page comes as the next one
             break
         data = pydantic_core.to_json(event_json(e)).decode()
         parts.append(f"id: {e.seq}\nevent: plan\ndata: {data}\n\n")
         size += len(parts[-1])
         last = e.seq
-    return "".join(parts), last, more, generation
+    else:
+        if parts and len(parts) == limit:
+            following = min(MAX_PAGE, max(limit, -(-limit * MAX_PAGE_CHARS // size)))
+    return "".join(parts), last, more, generation, following
 
 
 async def stream_events(
@@ -69,7 +77,7 @@ async def stream_events(
     """The session's events after `after` as a stream, followed as they come (`find` gives
     the session once there is none yet), until the client goes away."""
     cursor, token, quiet_since = after, None, time.monotonic()
-    generation, wake = None, None
+    generation, wake, limit = None, None, MAX_PAGE
     try:
         await _begin(handler)
         while not handler.request.connection.stream.closed():
@@ -81,11 +89,15 @@ async def stream_events(
             if session is not None:
                 current = await off_loop(session.store.change_token)
                 if current != token:
-                    text, last, more, now = await off_loop_page(_page, session, cursor)
+                    text, last, more, now, following = await off_loop_page(
+                        _page, session, cursor, limit
+                    )
                     if generation is not None and now != generation:
                         # Another plan file is at the path now: its history starts again.
-                        text, last, more, now = await off_loop_page(_page, session, 0)
-                    generation = now
+                        text, last, more, now, following = await off_loop_page(
+                            _page, session, 0, limit
+                        )
+                    generation, limit = now, following
                     if text:
                         await _send(handler, text)
                         cursor, quiet_since = last, time.monotonic()
