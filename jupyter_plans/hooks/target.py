@@ -57,7 +57,7 @@ def _moved(path: Path, payload: dict | None) -> Target | None:
     import contextlib
 
     from ..store.following.follow import owner
-    from ..store.guards import first_telling, moved_from
+    from ..store.following.former import first_telling, moved_from
     from ..store.locate import SUFFIX
 
     found = []

@@ -1,6 +1,7 @@
 """The guard proves itself (DESIGN section 15), in the plan it guards: each guard's heartbeat
-(`guard_seen`, not an event), the hook installs recorded for this plan, and the names of the
-notebooks a plan file was moved from, so that a hook registered for the old name finds it.
+(`guard_seen`, not an event) and the hook installs recorded for this plan. The names of the
+notebooks a plan file was moved from, by which a hook registered for an old name finds it, are
+the following room's (store/following/former.py).
 
 Imported by the coding-agent hook: nothing here loads SQLAlchemy or pydantic.
 """
@@ -9,12 +10,9 @@ from __future__ import annotations
 
 import _thread  # threading's lock, without the module (the hook loads this one)
 import json
-import os
-import sqlite3
 import time
 
-from .compiled import set_setting, setting
-from .keys import FORMER_KEY, INSTALLED_KEY, TOLD_KEY
+from .keys import INSTALLED_KEY
 
 TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's json and sqlite3
 if TYPE_CHECKING:
@@ -22,7 +20,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 HEARTBEAT_MS = 10_000  # at most one heartbeat write per agent in this time
-MAX_FORMER = 20  # former names kept, newest last
 WRITE_WAIT_SECONDS = 0.2  # a heartbeat waits this long for the write lock, then is skipped
 
 
@@ -110,71 +107,3 @@ def record_install(tx: Any, host: str, agent: str, file: Path) -> None:
     plan, in `file`."""
     value = json.dumps({"agent": agent, "at": now_ms(), "file": str(file)})
     tx.execute("UPSERT_SETTING", {"key": INSTALLED_KEY.format(host=host), "value": value})
-
-
-# The notebooks a plan file was moved from (store/follow.py's move), on the file itself.
-
-
-def add_former(connection: sqlite3.Connection, old_notebook: Path, plan: Path) -> None:
-    """In the caller's transaction on the moved copy: `old_notebook` is a former name."""
-    names = _names(setting(connection, FORMER_KEY))
-    name = os.path.relpath(old_notebook, plan.parent)
-    names = [n for n in names if n != name] + [name]
-    set_setting(connection, FORMER_KEY, json.dumps(names[-MAX_FORMER:]))
-
-
-def moved_from(plan: Path, notebook_name: str) -> bool:
-    """Whether the plan file says it was moved from a notebook of that name beside it."""
-    from .opener import glance
-
-    connection = glance(plan)
-    if connection is None:
-        return False
-    try:
-        return notebook_name in _names(setting(connection, FORMER_KEY))
-    except sqlite3.Error:
-        return False
-    finally:
-        connection.close()
-
-
-def first_telling(plan: Path, notebook_name: str) -> bool:
-    """True the first time a hook for the former notebook `notebook_name` follows `plan` (it
-    then says so once): recorded in the plan file. False after, or when it cannot be written."""
-    import contextlib
-
-    from .opener import writing
-
-    entry = f"{notebook_name} -> {plan.name}"  # moved on again, it is said again
-    if not _writable(plan):
-        return False  # another user's file: no side file of this user is left beside it
-    with contextlib.suppress(sqlite3.Error, OSError):
-        connection = writing(plan, wait=WRITE_WAIT_SECONDS)
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            told = _names(setting(connection, TOLD_KEY))
-            if entry in told:
-                connection.execute("ROLLBACK")
-                return False
-            told = (told + [entry])[-MAX_FORMER:]
-            set_setting(connection, TOLD_KEY, json.dumps(told))
-            connection.execute("COMMIT")
-            return True
-        finally:
-            connection.close()
-    return False
-
-
-def _writable(plan: Path) -> bool:
-    effective = os.access in os.supports_effective_ids
-    return os.access(plan, os.W_OK, effective_ids=effective) and os.access(
-        plan.parent, os.W_OK | os.X_OK, effective_ids=effective
-    )
-
-
-def _names(value: Any) -> list[str]:
-    try:
-        names = json.loads(value) if value is not None else []
-    except (TypeError, ValueError):
-        return []
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []

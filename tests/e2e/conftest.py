@@ -24,15 +24,25 @@ def lab(tmp_path_factory):
         yield {"base": base, "token": token, "root": root}
 
 
-@pytest.fixture
-def page(lab):
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for a module's tests; each test has a context of its own (its own cookies,
+    storage and pages), as a new browser would give it. While it runs, Playwright's loop holds
+    the thread: a module that uses it runs no asyncio of its own."""
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = launch(playwright)
-        context = browser.new_context(viewport={"width": 1100, "height": 2400})
-        yield context.new_page()
-        browser.close()
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(lab, browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 2400})
+    yield context.new_page()
+    context.close()
 
 
 @pytest.fixture

@@ -45,17 +45,12 @@ def projector_lab(tmp_path_factory):
 
 
 @pytest.fixture
-def page(projector_lab):
+def page(projector_lab, browser):
     """A page as a laptop on a projector shows it: 1100 x 1000 (the module's own, so no other
     JupyterLab is started for it)."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.browser import launch
-
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
-        browser.close()
+    context = browser.new_context(viewport={"width": 1100, "height": 1000})
+    yield context.new_page()
+    context.close()
 
 
 def open_panel(page):

@@ -23,13 +23,13 @@ from pathlib import Path
 
 from ...errors import PlanStoreError
 from ..compiled import run_sqlite, set_setting
-from ..guards import add_former
 from ..keys import HOPS_KEY, LEFT_KEY, MOVED_KEY, NOTEBOOK_KEY, RENAMED_KEY, TAKEN_KEY, TOKEN_KEY
 from ..locate import SUFFIX, plan_file
 from ..opener import SIDE_FILES, backup, sync_unplaced, writing
 from ..preflight import check_plan_file, file_identity
 from ..sqlite import BUSY_TIMEOUT_MS
 from . import marker
+from .former import add_former
 from .records import (  # what a notebook opening its plan uses is there, and named here
     before_open,
     claim,
