@@ -9,6 +9,7 @@ never run), and do for the circles: a circle of types is a circle a reader has t
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -286,3 +287,59 @@ def test_only_the_opener_opens_a_plan_file_with_sqlite():
 def test_the_opener_rule_sees_a_connect_and_passes_one_in_memory():
     source = "import sqlite3\na = sqlite3.connect(':memory:')\nb = sqlite3.connect(str(p))\n"
     assert sqlite_opens(source) == [3]
+
+
+# The plan's tables are read and written by named statements (store/statements.py and the
+# modules it reads), so that one search finds every query of a table. These few are written
+# where they run, each for a reason:
+STATEMENT_HOMES = {
+    "store/statements.py",
+    "store/comment_statements.py",
+    "store/move_statements.py",
+    "store/schema.py",  # the tables themselves
+    "store/migrations.py",  # each version's DDL as written then (frozen)
+}
+SQL_EXCEPTIONS = {
+    # The hook's fast deny path reads the mode with the standard library's sqlite3 and does not
+    # depend on the shipped forms of the statements.
+    "store/readonly.py": 2,  # the gate, and the schema version the hook checks before it
+    "store/following/moves.py": 1,  # the move a session followed, on the same path
+    "store/postgres.py": 1,  # the change token: PostgreSQL's own functions, one round trip
+    "store/sqlite.py": 1,  # a new file's version row, written with its tables
+}
+TABLE_SQL = re.compile(
+    r"\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|FROM|JOIN)\s+(?:plans_\w+|guard_seen)\b", re.I
+)
+
+
+def table_sql(source: str) -> list[int]:
+    """The lines of `source` whose string literals (f-strings too) query a plan table."""
+    lines = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+        else:
+            continue
+        if TABLE_SQL.search(text):
+            lines.add(node.lineno)  # an f-string's parts are its own constants too: once
+    return sorted(lines)
+
+
+def test_the_plans_tables_are_queried_by_named_statements():
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if name not in STATEMENT_HOMES:
+            lines = table_sql(path.read_text(encoding="utf-8"))
+            if lines:
+                found[name] = len(lines)
+    assert found == SQL_EXCEPTIONS, "SQL of the plan's tables outside the statements: " + str(
+        {name: n for name, n in found.items() if SQL_EXCEPTIONS.get(name) != n}
+    )
+
+
+def test_the_statement_rule_sees_a_query_in_an_f_string():
+    source = 'a = "SELECT 1"\nb = f"SELECT seq FROM plans_events WHERE x = {x}"\n'
+    assert table_sql(source) == [2]
