@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser import launch, require_chromium
+from tests.e2e.browser import require_chromium
 
 REPO = Path(__file__).resolve().parents[2]
 LABEXTENSION = REPO / "labextension"
@@ -43,20 +43,10 @@ def demo_url():
     server.shutdown()
 
 
-@pytest.fixture(scope="module")
-def chromium(demo_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
-def demo(chromium, demo_url):
+def demo(browser, demo_url):
     """A fresh page, and the demo's URL; the page throws no error meanwhile."""
-    page = chromium.new_page(viewport={"width": 960, "height": 900})
+    page = browser.new_page(viewport={"width": 960, "height": 900})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield page, demo_url
