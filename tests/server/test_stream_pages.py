@@ -1,7 +1,7 @@
 """A stream's page reads no more events than it sends: each event read is decoded, so once a
 page is cut at its size limit the next one reads only as many events as that page held, and a
-page that held all it read lets the next read as many as fill a page at that size. The whole history still arrives,
-in order, with nothing left out."""
+page that held all it read lets the next read as many as fill a page at that size. The whole
+history still arrives, in order, with nothing left out."""
 
 from jupyter_plans import PlanStore
 from jupyter_plans.server.sse import MAX_PAGE, MAX_PAGE_CHARS, _page
