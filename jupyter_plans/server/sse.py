@@ -32,6 +32,9 @@ POLL_SECONDS = 0.1
 NOTIFIED_POLL_SECONDS = 2.0
 KEEP_ALIVE_SECONDS = 15.0
 MAX_PAGE = 1000  # events in one answer of the events route, and in one page of a replay
+# A stream's first page reads this many (its first answer comes soon however large the events);
+# the next ones read as many as fill a page at their size (_page).
+FIRST_PAGE = 100
 # What one stream holds unsent at most: a page of a replay is cut at this many characters,
 # and written a chunk at a time, each once the client took the one before.
 MAX_PAGE_CHARS = 1 << 18
@@ -77,7 +80,7 @@ async def stream_events(
     """The session's events after `after` as a stream, followed as they come (`find` gives
     the session once there is none yet), until the client goes away."""
     cursor, token, quiet_since = after, None, time.monotonic()
-    generation, wake, limit = None, None, MAX_PAGE
+    generation, wake, limit = None, None, FIRST_PAGE
     try:
         await _begin(handler)
         while not handler.request.connection.stream.closed():
