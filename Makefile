@@ -78,9 +78,10 @@ nbval-copy:
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
 
 # Lint, the documentation site, and every test: a throwaway PostgreSQL on a free port of
-# 127.0.0.1 serves the PostgreSQL half. The fast and PostgreSQL lanes run on every core (their
-# tests mostly wait on a kernel, a server or a commit), then the lanes that start browsers,
-# agents and load run one test at a time. Each part runs even if the first fails; either fails it.
+# 127.0.0.1 serves the PostgreSQL half. The fast and PostgreSQL lanes run on every core, two
+# workers to a core (their tests mostly wait on a kernel, a server or a commit), then the lanes
+# that start browsers, agents and load run one test at a time. Each part runs even if the first
+# fails; either fails it.
 test: $(STAMP) lint docs chromium agents acp-sdk jupyter-ai-env nbval-copy
 	scripts/with-postgres.sh sh -c 'failed=0; \
 	  $(PY) -m pytest --lane fast --lane postgres -n $(WORKERS) --dist loadfile $(TESTS) $(NBVAL) || failed=1; \
@@ -91,7 +92,9 @@ test: $(STAMP) lint docs chromium agents acp-sdk jupyter-ai-env nbval-copy
 # `make test`. TESTS narrows one to a file or a folder: make test-fast TESTS=tests/plan
 TESTS ?= tests build/nbval
 NBVAL := --nbval --nbval-current-env
-WORKERS ?= auto
+# Two workers per core, at most 8: the fast lanes' tests mostly wait (on 2 cores, two workers
+# kept 1.2 of them busy, and four took the lanes from 11-12 to 9-10 minutes).
+WORKERS ?= $(shell n=$$(( 2 * $$(nproc) )); [ $$n -gt 8 ] && n=8; echo $$n)
 # No browser, real agent, PostgreSQL or second environment, and no network: on every core, a
 # file's tests (a notebook's cells, a module's server) kept on one worker.
 test-fast: $(STAMP) acp-sdk nbval-copy

@@ -9,7 +9,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
 from tests.engines import ENGINES, database
-from tests.jupyter_process import SERVER_TOKEN, jupyter
+from tests.jupyter_process import SERVER_TOKEN, jupyter, plans_only
 from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
     pytest_addoption,
     pytest_collection_modifyitems,
@@ -71,7 +71,7 @@ def ip(tmp_path, monkeypatch):
 def server(tmp_path_factory):
     """A real `jupyter server` with the plans extension, serving a fresh root, per module."""
     root = tmp_path_factory.mktemp("root")
-    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
+    extension = plans_only()
     with jupyter("server", root, SERVER_TOKEN, extension, log=root.parent / "server.log") as (
         process,
         base,

@@ -12,6 +12,19 @@ from pathlib import Path
 SERVER_TOKEN = "plans-server-token"  # the token of the `server` fixture (tests/conftest.py)
 
 
+def plans_only() -> str:
+    """The option that starts a `jupyter server` with the plans extension alone: every other
+    server extension this environment enables (JupyterLab, Jupyter AI's, the terminals) is left
+    out, which takes some 2 of a start's 5 seconds here. For the tests of the server's routes;
+    the browser tests run JupyterLab as installed."""
+    from jupyter_core.paths import jupyter_config_path
+    from jupyter_server.extension.config import ExtensionConfigManager
+
+    enabled = ExtensionConfigManager(read_config_path=jupyter_config_path())
+    extensions = {name: False for name in enabled.get_jpserver_extensions()}
+    return f"--ServerApp.jpserver_extensions={extensions | {'jupyter_plans': True}!r}"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

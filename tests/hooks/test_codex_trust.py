@@ -298,11 +298,11 @@ def test_the_live_card_carries_the_line_and_the_saved_card_does_not(
 @pytest.fixture(scope="module")
 def panel_server(tmp_path_factory):
     """A real `jupyter server` with the plans extension whose Codex home is the test's own."""
-    from tests.jupyter_process import SERVER_TOKEN, jupyter
+    from tests.jupyter_process import SERVER_TOKEN, jupyter, plans_only
 
     root = tmp_path_factory.mktemp("root")
     codex_home = root.parent / "codex-home"
-    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
+    extension = plans_only()
     saved = os.environ.get("CODEX_HOME")
     os.environ["CODEX_HOME"] = str(codex_home)  # only for the server started here
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans.agents.config_files import MAX_BYTES, ConfigError, read_json, read_toml
-from tests.jupyter_process import SERVER_TOKEN, jupyter
+from tests.jupyter_process import SERVER_TOKEN, jupyter, plans_only
 
 from .real_clis import notebook_in_plan_mode
 
@@ -183,7 +183,7 @@ def test_the_servers_card_route_answers_and_keeps_answering_the_others(tmp_path)
     notebook_in_plan_mode(root / "plain")
     _fifo(root / "odd" / ".codex" / "hooks.json")
     _written(root / ".claude" / "settings.json", DEEP_JSON)
-    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
+    extension = plans_only()
     env = {"CODEX_HOME": str(tmp_path / "codex-home")}
     with jupyter("server", root, SERVER_TOKEN, extension, log=tmp_path / "log", env=env) as (
         _process,

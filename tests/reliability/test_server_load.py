@@ -13,7 +13,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from jupyter_plans import PlanStore
-from tests.jupyter_process import jupyter
+from tests.jupyter_process import jupyter, plans_only
 
 TOKEN = "plans-load-token"
 EVENTS = 40_000
@@ -92,7 +92,7 @@ def test_five_replays_of_a_long_history_leave_other_notebooks_answered(tmp_path,
     made = time.monotonic() - started
     with PlanStore(root / "short.plans.sqlite") as store:
         store.session("default").on()
-    extension = '--ServerApp.jpserver_extensions={"jupyter_plans": True}'
+    extension = plans_only()
     with jupyter("server", root, TOKEN, extension, log=tmp_path / "server.log") as (_, base):
         port = int(base.rsplit(":", 1)[1])
         assert _get(port, "/api/plans/snapshot?path=short.ipynb")[0] == 200  # warm

@@ -22,7 +22,7 @@ from jupyter_plans import PlanStore
 from jupyter_plans.store.following.session_moves import deleted
 from tests.http import request
 from tests.jupyter_process import SERVER_TOKEN as TOKEN
-from tests.jupyter_process import jupyter
+from tests.jupyter_process import jupyter, plans_only
 from tests.server._kernel import WRITING, Kernel
 from tests.waiting import wait_until
 
@@ -65,7 +65,7 @@ def served(request, engine, db, tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     (tmp_path / "team").mkdir()
-    options = ['--ServerApp.jpserver_extensions={"jupyter_plans": True}']
+    options = [plans_only()]
     env = {name: "" for name in CLEAN}  # nothing inherited from the test's own
     if request.param == "setting":
         options += [f"--JupyterPlansApp.database={database}"]
