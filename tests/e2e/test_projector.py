@@ -17,6 +17,7 @@ states, cells (one failed), a decision, and plan mode not enforced in Codex.
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.contrast import failures, focus_rings, measure
 from tests.e2e.lab_actions import live_card, set_theme, settled
@@ -102,15 +103,15 @@ def test_the_decision_comes_first_and_the_steps_are_compact(page, projector_lab,
     # No row of its own for Comment: on the step's row, shown on hover and on focus.
     step = card.locator('[data-step-id="fit"]')
     toggle = step.get_by_role("button", name="Comment on step fit")
-    assert toggle.evaluate("(node) => getComputedStyle(node).opacity") == "0"
+    # Read through the locator, again until it holds: the card draws itself anew on a change
+    # (its focus kept), and a node found once may be the one just replaced.
+    expect(toggle).to_have_css("opacity", "0")
     assert step.bounding_box()["height"] < 3 * line + 12  # its words and its line under them
     step.hover()
-    page.wait_for_function(
-        "(node) => getComputedStyle(node).opacity === '1'", arg=toggle.element_handle()
-    )
+    expect(toggle).to_have_css("opacity", "1", timeout=30_000)
     page.mouse.move(0, 0)
     toggle.focus()
-    assert toggle.evaluate("(node) => getComputedStyle(node).opacity") == "1"
+    expect(toggle).to_have_css("opacity", "1")
     page.keyboard.press("Enter")
     card.get_by_role(
         "textbox", name="Your comment on step fit: it goes to the agent as your words"
