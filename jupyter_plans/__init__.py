@@ -59,8 +59,7 @@ def load_ipython_extension(ipython) -> None:
     """%load_ext jupyter_plans: open this notebook's plan store, register %plan and %%agent,
     show the card."""
     global _magics, _agent_magics
-    import sys
-
+    from .notebook import say
     from .notebook.magics import PlanMagics
     from .session.bound import bind
     from .session.checks import bind_runner
@@ -68,7 +67,7 @@ def load_ipython_extension(ipython) -> None:
     try:
         magics = PlanMagics(shell=ipython, config=ipython.config)
     except PlanStoreError as exc:
-        print(f"jupyter_plans: {exc}", file=sys.stderr)
+        say(f"jupyter_plans: {exc}", err=True)
         return
     ipython.register_magics(magics)
     _magics = magics

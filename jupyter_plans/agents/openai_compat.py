@@ -11,7 +11,6 @@ refused by the session as late. Schemas and results come from the shared `Toolbo
 from __future__ import annotations
 
 import os
-import sys
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from traitlets import Bool, Float, Int, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
+from ..notebook import say
 from ..plan.models import ToolResult
 from ._io import (
     PLANNING,
@@ -202,7 +202,7 @@ class OpenAIAgent(Configurable):
         except openai_module().APIError as error:
             self._resume = True
             self.out.end_line()
-            print(f"The agent's request failed: {one_line(error)}", file=sys.stderr)
+            say(f"The agent's request failed: {one_line(error)}", err=True)
             return None
         for index, call in enumerate(calls):  # some local servers send no ids
             call["id"] = call["id"] or f"{self._turn_id}-{len(self.history)}-{index}"

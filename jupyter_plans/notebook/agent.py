@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +10,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from ..errors import DecisionRefused, PlanStoreError
 from ..plan.who import person
+from . import say
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -52,7 +52,7 @@ class AgentMagics(Magics):
             Clean sales.csv and fit a baseline model of weekly revenue.
         """
         if cell is not None and line.strip():
-            print(f"%%agent takes nothing on its line; found {line.strip()!r}", file=sys.stderr)
+            say(f"%%agent takes nothing on its line; found {line.strip()!r}", err=True)
             return
         text = (line if cell is None else cell).strip()
         from ..agents.openai_compat import AgentError  # the agent loads with the first %%agent
@@ -63,7 +63,7 @@ class AgentMagics(Magics):
                 agent.session.queue_message(text, "person", by=person(None, "magic"))
             agent.run()
         except (AgentError, DecisionRefused, PlanStoreError) as problem:
-            print(f"%agent: {problem}", file=sys.stderr)
+            say(f"%agent: {problem}", err=True)
 
     def _attach(self) -> OpenAIAgent:
         """The agent of the notebook's current plan session (a new one after %plan new)."""
@@ -94,7 +94,7 @@ class AgentMagics(Magics):
         try:
             agent.run()
         except (AgentError, PlanStoreError) as problem:
-            print(f"%%agent: {problem}", file=sys.stderr)
+            say(f"%%agent: {problem}", err=True)
 
     # Life cycle.
 

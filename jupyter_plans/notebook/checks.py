@@ -10,7 +10,6 @@ the cell's result stands.
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from ..errors import DecisionRefused, PlanStoreError
 from ..plan.checks import CHECK_SECONDS, CheckRun, error_line, result_words, shown, timed_out
 from ..plan.validation import quote
 from ..session.checks import due_checks, record_check
+from . import say
 from .verbs import MAGIC, MagicVerb
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class CheckRunner:
                 continue  # ran here already; its record is on its way
             self._ran.add(key)
             run = self.evaluate(check)
-            _say(f"check {step_id}: {_words(run)}")
+            say(f"check {step_id}: {_words(run)}")
             defer(record_check, session, step_id, check, run, count, None, since)
             ran = True
         if ran:
@@ -176,12 +176,6 @@ def _repr(value: Any) -> str:
         return shown(f"<{type(value).__name__} whose repr raised {error_line(error)}>")
 
 
-def _say(lines: str) -> None:
-    """Print `lines` in one write: the cell's output holds them as one stream, run after run
-    (print's separate newline may reach the front end apart), as nbval compares it."""
-    sys.stdout.write(lines + "\n")
-
-
 def _words(run: CheckRun) -> str:
     status = "passed" if run.ok else "failed"
     return result_words({"status": status, "value": run.value, "error": run.error})
@@ -192,14 +186,14 @@ def check(session: PlanSession, rest: str) -> None:
     every approved check of a completed step, one line per step with a check."""
     if rest in ("", "all"):
         lines = session.check_lines(by=MAGIC())
-        _say("\n".join(lines) if lines else "No step of the plan has a check.")
+        say("\n".join(lines) if lines else "No step of the plan has a check.")
         return
     if " " in rest:
         raise DecisionRefused(
             f"check takes one STEP (its id or 1-based position) or all; found {quote(rest)}"
         )
     ran = session.run_check(rest, by=MAGIC())
-    _say(f"{ran['step_id']}: {_words(CheckRun(ran['ok'], ran['value'], ran['error']))}")
+    say(f"{ran['step_id']}: {_words(CheckRun(ran['ok'], ran['value'], ran['error']))}")
 
 
 CHECK_VERBS: dict[str, MagicVerb] = {"check": check}

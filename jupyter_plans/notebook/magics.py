@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from ..session import PlanSession, PlanStore
 from ..session.verbs import decisions
 from ..store import locate as _locate
 from ..store.following import follow
+from . import say
 from .checks import CHECK_VERBS
 from .verbs import DECIDING, MAGIC, MAGIC_VERBS, MagicVerb
 
@@ -156,7 +156,7 @@ class PlanMagics(Magics):
         the live cards show is remembered, for the next kernel of this notebook."""
         told, self._told_on_load = self._told_on_load, None
         if told is not None and told[0] == self.session.session_id:
-            print(told[1])  # a %plan new in the loading cell left that session: not a word of it
+            say(told[1])  # a %plan new in the loading cell left that session: not a word of it
         cursor, waiting = self.session.head()
         arrived = waiting is not None and waiting != self._shown_proposal
         if self.auto_display and (self._show_after_cell or arrived):
@@ -218,9 +218,9 @@ class PlanMagics(Magics):
                     self.switch_session(switched)
             else:
                 decisions.start_planning(self.session, words, by=MAGIC())
-                print(f"Plan mode on; the agent has your task: {words}")
+                say(f"Plan mode on; the agent has your task: {words}")
         except (DecisionRefused, PlanStoreError) as refusal:
-            print(f"%plan {verb}: {refusal}", file=sys.stderr)
+            say(f"%plan {verb}: {refusal}", err=True)
             return
         if verb in DECIDING or carry_out is None:
             for follower in list(self._followers):

@@ -14,6 +14,7 @@ from ..plan.validation import quote
 from ..plan.who import person
 from ..session import PlanSession
 from ..session.verbs import VERBS, nothing_after, run
+from . import say
 
 MagicVerb = Callable[[PlanSession, str], "PlanSession | None"]
 
@@ -24,14 +25,14 @@ def MAGIC() -> dict:  # noqa: N802 - read as a constant: who acts through %plan
 
 def _shared(name: str) -> MagicVerb:
     """A verb of the person's table (session/verbs.py), printing what it did."""
-    return lambda session, rest: print(run(session, name, rest, MAGIC()))
+    return lambda session, rest: say(run(session, name, rest, MAGIC()))
 
 
 def status(session: PlanSession, rest: str) -> None:
     nothing_after("status", rest)
     question = session.open_question_text()
     finished = session.review_data() is not None
-    print(status_line(session.snapshot_data(), question, finished))
+    say(status_line(session.snapshot_data(), question, finished))
 
 
 def history(session: PlanSession, rest: str) -> None:
@@ -40,7 +41,7 @@ def history(session: PlanSession, rest: str) -> None:
     count = int(rest or 10)
     events = session.events(after=max(0, session.cursor() - count))
     told = [describe_event(e) for e in events]
-    print("\n".join(told) or "Nothing has happened yet.")
+    say("\n".join(told) or "Nothing has happened yet.")
 
 
 def new(session: PlanSession, rest: str) -> PlanSession:
@@ -53,7 +54,7 @@ def new(session: PlanSession, rest: str) -> PlanSession:
         number += 1
     fresh = PlanSession(store, f"session-{number}")
     store.set_current_session(fresh.session_id)
-    print("Started a new plan session; earlier ones stay in the plan file.")
+    say("Started a new plan session; earlier ones stay in the plan file.")
     return fresh
 
 
@@ -64,7 +65,7 @@ def export(session: PlanSession, rest: str) -> None:
 
     cursor, files = export(session, rest)
     names = ", ".join(file.name for file in files)
-    print(f"Wrote {names} to {files[0].parent} (cursor {cursor}).")
+    say(f"Wrote {names} to {files[0].parent} (cursor {cursor}).")
 
 
 # The verbs a decision of the person's is made by: after one succeeds, an attached agent

@@ -120,6 +120,35 @@ def test_refusals_are_one_line_on_stderr_and_change_nothing(ip, capsys, line):
     assert session.waiting_messages() == []
 
 
+class Writes:
+    """A stream that keeps each write apart: a kernel sends a flush's writes as one message, and
+    may flush between two writes."""
+
+    def __init__(self):
+        self.writes = []
+
+    def write(self, text):
+        self.writes.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_each_line_the_magic_says_is_one_write(ip, monkeypatch):
+    session = load(ip)
+    out, err = Writes(), Writes()
+    monkeypatch.setattr("sys.stdout", out)
+    monkeypatch.setattr("sys.stderr", err)
+    ip.run_line_magic("plan", "resolve c9")
+    ip.run_line_magic("plan", "Clean sales.csv")
+    ip.run_line_magic("plan", "status")
+    monkeypatch.undo()
+    assert err.writes == ["%plan resolve: nothing to resolve: there is no comment c9\n"]
+    assert out.writes[0] == "Plan mode on; the agent has your task: Clean sales.csv\n"
+    assert len(out.writes) == 2 and out.writes[1].endswith("\n"), out.writes
+    assert session.snapshot().mode == "plan"
+
+
 def test_revise_status_history_and_off(ip, capsys, monkeypatch):
     monkeypatch.setenv("JUPYTERHUB_USER", "analyst")  # the person, named for every reader
     session = load(ip)

@@ -188,7 +188,7 @@ def open_for(notebook: Path | None, where: str, opener, speaker: str):
     store = opener(where)
     claim(store, notebook)
     if notice:
-        print(f"{speaker}: {notice}", file=sys.stderr)
+        sys.stderr.write(f"{speaker}: {notice}\n")  # one write: one stream message in a kernel
     return store
 
 
