@@ -11,6 +11,7 @@ refused by the session as late. Schemas and results come from the shared `Toolbo
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -18,7 +19,6 @@ from typing import Any
 from traitlets import Bool, Float, Int, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
-from ..notebook import say
 from ..plan.models import ToolResult
 from ._io import (
     PLANNING,
@@ -202,7 +202,7 @@ class OpenAIAgent(Configurable):
         except openai_module().APIError as error:
             self._resume = True
             self.out.end_line()
-            say(f"The agent's request failed: {one_line(error)}", err=True)
+            sys.stderr.write(f"The agent's request failed: {one_line(error)}\n")  # one write
             return None
         for index, call in enumerate(calls):  # some local servers send no ids
             call["id"] = call["id"] or f"{self._turn_id}-{len(self.history)}-{index}"
