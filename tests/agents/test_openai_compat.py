@@ -18,6 +18,7 @@ import jupyter_plans
 from jupyter_plans import PlanStore
 from jupyter_plans.agents.openai_compat import AgentError, OpenAIAgent
 from tests.replay_server import ReplayServer, load_recording
+from tests.waiting import wait_until
 
 TASK = "Remove the duplicates from sales and total them."
 
@@ -338,6 +339,10 @@ def test_auto_run_skips_the_asking_but_not_the_guard(session, shell):
 
 def test_leaving_plan_mode_stops_the_stream_between_chunks(session, shell, db):
     def leave_from_another_process():
+        # The person leaves once the first words are on the screen: the words that come after
+        # must not be. (A loaded machine may read the first chunks only after the leaving, and
+        # then rightly shows none of them.)
+        wait_until(lambda: person.output == "Looking at the data now. ", "the first words shown")
         with PlanStore(db) as other:
             other.session(session.session_id).off()
 
