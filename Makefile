@@ -92,12 +92,16 @@ nbval-copy:
 # workers to a core (their tests mostly wait on a kernel, a server or a commit), then the lanes
 # that start browsers, agents and load run one test at a time. Each part runs even if the first
 # fails; either fails it. Each part ends with its 15 slowest tests: the long tail to work on.
+# The fast lanes' files and the server's live in memory where /dev/shm has room (scripts/
+# scratch-dir: a commit's fsync is 4 ms on disk); the serial lanes' on the disk.
 test: $(STAMP) lint docs chromium agents acp-sdk jupyter-ai-env nbval-copy
-	scripts/with-postgres.sh sh -c 'failed=0; \
+	@scratch="$$(scripts/scratch-dir)" && trap 'rm -rf "$$scratch"' EXIT && \
+	echo "the fast lanes' files and the PostgreSQL server's: $$scratch" && \
+	DISK_TMPDIR="$${TMPDIR:-/tmp}" TMPDIR="$$scratch" scripts/with-postgres.sh sh -c 'failed=0; \
 	  $(PY) -m pytest --lane fast --lane postgres -n $(WORKERS) --dist loadfile --durations=15 \
 	    $(TESTS) $(NBVAL) || failed=1; \
-	  $(PY) -m pytest --lane slow --lane real_agents --lane browser --lane jupyter_ai --durations=15 \
-	    $(TESTS) $(NBVAL) || failed=1; exit $$failed'
+	  TMPDIR="$$DISK_TMPDIR" $(PY) -m pytest --lane slow --lane real_agents --lane browser \
+	    --lane jupyter_ai --durations=15 $(TESTS) $(NBVAL) || failed=1; exit $$failed'
 
 # The lanes (tests/lanes.py; docs/development.md): each test is in one, so together they are
 # `make test`. TESTS narrows one to a file or a folder: make test-fast TESTS=tests/plan

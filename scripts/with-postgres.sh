@@ -44,7 +44,7 @@ if [ -z "$PGBOUNCER" ]; then
   PGBOUNCER="$(command -v pgbouncer || ls /usr/sbin/pgbouncer 2>/dev/null)"
 fi
 
-DIR="$(mktemp -d /tmp/jupyter-plans-pg.XXXXXX)"
+DIR="$(mktemp -d "${TMPDIR:-/tmp}/jupyter-plans-pg.XXXXXX")"
 as_owner() {
   if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi
 }

@@ -51,3 +51,11 @@ async def until(
         if loop.time() > deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
         await asyncio.sleep(every)
+
+
+def next_millisecond() -> None:
+    """Return once the wall clock's millisecond has changed: what is made after this is later
+    than what was recorded before it (a rename's move keeps its time in ms, so a notebook made
+    in the same millisecond could be told from one made before it by nothing)."""
+    start = int(time.time() * 1000)
+    wait_until(lambda: int(time.time() * 1000) > start, "the next millisecond", every=0.0005)

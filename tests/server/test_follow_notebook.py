@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_plans import PlanStore
+from tests.helpers.trash import trash_folders
 from tests.http import request
 from tests.server._agent_writer import AgentWriter
 from tests.server._kernel import LOAD, NOTEBOOK, Kernel, make_notebook, plan_of
@@ -159,9 +160,7 @@ def test_a_delete_sends_the_plan_where_the_notebook_goes(server, name):
             store.session("default").call_tool("record_decision", {"title": "x", "rationale": "r"})
         assert not plan_of(root, name).exists()
     # In the trash beside the notebook, with what was committed.
-    trashed = [p for p in Path.home().glob(".local/share/Trash/files/*") if p.name == name]
-    trashed += [p for p in Path("/").glob(f"*/.Trash-*/files/{name}")]
-    trashed += [p for p in root.parents[-2].glob(f".Trash-*/files/{name}")]
+    trashed = [folder / name for folder in trash_folders(root) if (folder / name).exists()]
     assert trashed, "the notebook went to no trash this test knows"
     plan = trashed[0].with_name(plan_of(root, name).name)
     assert decisions(plan) == ["kept"]

@@ -21,6 +21,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.store.following import follow
+from tests.helpers.trash import trash_folders
 from tests.http import request
 from tests.server._kernel import LOAD, Kernel, make_notebook, plan_of
 
@@ -60,9 +61,9 @@ def listing(path: Path) -> list[str]:
     )
 
 
-def trash_listing() -> set[str]:
+def trash_listing(root: Path) -> set[str]:
     found = set()
-    for trash in [Path.home() / ".local/share/Trash/files", *Path("/").glob("*/.Trash-*/files")]:
+    for trash in trash_folders(root):
         if trash.is_dir():
             found |= {p.name for p in trash.iterdir()}
     return found
@@ -125,11 +126,11 @@ def test_a_rename_to_a_name_that_is_no_notebook_leaves_the_plan_as_it_is(server,
     make_notebook(path, "x.ipynb")
     plan = plan_of(path, "x.ipynb")
     decided(plan, "kept")
-    before, inode, trashed = digest(plan), plan.stat().st_ino, trash_listing()
+    before, inode, trashed = digest(plan), plan.stat().st_ino, trash_listing(server["root"])
     assert rename(server, f"{rel}/x.ipynb", f"{rel}/{new_name}") == 200
     assert plan.exists() and digest(plan) == before and plan.stat().st_ino == inode
     assert listing(path) == sorted([new_name, "x.plans.sqlite"])
-    assert trash_listing() == trashed and titles(plan) == ["kept"]
+    assert trash_listing(server["root"]) == trashed and titles(plan) == ["kept"]
 
 
 def _another_notebooks_plan(path: Path) -> None:
@@ -192,13 +193,13 @@ def test_a_rename_onto_a_taken_plan_name_touches_nothing_and_the_next_load_says_
     TAKEN[taken](path)
     holder = path / "analysis.plans.sqlite"
     blocker = {k: v for k, v in _state(path).items() if k.startswith("analysis.plans.sqlite")}
-    trashed = trash_listing()
+    trashed = trash_listing(server["root"])
     make_notebook(path, "Untitled.ipynb")
     decided(plan_of(path, "Untitled.ipynb"), "mine")
     assert rename(server, f"{rel}/Untitled.ipynb", f"{rel}/analysis.ipynb") == 200
     after = _state(path)
     assert {k: v for k, v in after.items() if k.startswith("analysis.plans.sqlite")} == blocker
-    assert trash_listing() == trashed
+    assert trash_listing(server["root"]) == trashed
     # The plan stays where it is, the renamed notebook's now; the server said so in one line.
     assert titles(path / "Untitled.plans.sqlite") == ["mine"]
     assert follow.recorded_notebook(path / "Untitled.plans.sqlite") == "analysis.ipynb"

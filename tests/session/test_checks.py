@@ -14,6 +14,7 @@ from jupyter_plans import DecisionRefused
 from jupyter_plans.plan.checks import CheckRun, check_digest
 from jupyter_plans.plan.fold import fold
 from jupyter_plans.session.checks import due_checks, record_check
+from tests.waiting import next_millisecond
 
 CLEAN = "df['price'].notna().all()"
 FIT = "error < 0.10"
@@ -297,6 +298,7 @@ def test_a_session_made_later_under_a_renamed_ones_id_has_its_own_checks(store):
     old.approve()
     assert checks(old)["clean"]["status"] == "not_run"  # folded, and kept by this process
     assert rename(store, "a.ipynb", "b.ipynb") == "moved"
+    next_millisecond()  # made later: not in the millisecond of the move
     new = store.session("a.ipynb")
     for revision in range(8):  # past the cursor the old session's fold was kept at
         args = {"expected_revision": revision, "steps": steps()}

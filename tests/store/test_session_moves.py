@@ -10,6 +10,7 @@ import pytest
 from jupyter_plans import PlanStore
 from jupyter_plans.store.following.session_moves import copy, deleted, mark_deleted, rename
 from tests.engines import dump_tables
+from tests.waiting import next_millisecond
 
 
 def rows_of(db: str, session_id: str) -> dict:
@@ -80,6 +81,7 @@ def test_a_rename_takes_every_row_along_and_the_session_objects_follow(store, db
 def test_a_notebook_made_later_under_the_old_name_starts_its_own_plan(store):
     busy(store.session("Untitled.ipynb"))
     rename(store, "Untitled.ipynb", "analysis.ipynb")
+    next_millisecond()  # made later: not in the millisecond of the move
     fresh = store.session("Untitled.ipynb")
     assert fresh.snapshot().cursor == 0
     fresh.on()
@@ -196,6 +198,7 @@ def test_the_hooks_guard_follows_a_renamed_session(store, db):
     rename(store, "b.ipynb", "c.ipynb")
     with open_read_only(db) as guard:
         assert guard.gate("a.ipynb") == ("plan", None)
+    next_millisecond()
     store.session("a.ipynb").off()  # a notebook made again under the old name: its own
     with open_read_only(db) as guard:
         assert guard.gate("a.ipynb") == ("default", None)
