@@ -89,7 +89,7 @@ nbval-copy:
 
 # Lint, the documentation site, and every test: a throwaway PostgreSQL on a free port of
 # 127.0.0.1 serves the PostgreSQL half. The fast and PostgreSQL lanes run on every core, two
-# workers to a core (their tests mostly wait on a kernel, a server or a commit), then the lanes
+# workers to a core (four keep 2 cores busy: docs/development.md), then the lanes
 # that start browsers, agents and load run one test at a time. Each part runs even if the first
 # fails; either fails it. Each part ends with its 15 slowest tests: the long tail to work on.
 # The fast lanes' files and the server's live in memory where /dev/shm has room (scripts/
