@@ -107,8 +107,8 @@ test: $(STAMP) lint docs chromium agents acp-sdk jupyter-ai-env nbval-copy
 # `make test`. TESTS narrows one to a file or a folder: make test-fast TESTS=tests/plan
 TESTS ?= tests build/nbval
 NBVAL := --nbval --nbval-current-env
-# Two workers per core, at most 8: the fast lanes' tests mostly wait (on 2 cores, two workers
-# kept 1.2 of them busy, and four took the lanes from 11-12 to 9-10 minutes).
+# Two workers per core, at most 8: on 2 cores, two workers kept 1.2 of them busy and four keep
+# both (62% user, 24% system, 3% idle), so more would only queue (docs/development.md).
 WORKERS ?= $(shell n=$$(( 2 * $$(nproc) )); [ $$n -gt 8 ] && n=8; echo $$n)
 # No browser, real agent, PostgreSQL or second environment, and no network: on every core, a
 # file's tests (a notebook's cells, a module's server) kept on one worker.

@@ -18,3 +18,11 @@ def trash_folders(path: Path) -> list[Path]:
         top / f".Trash-{uid}" / "files",
         top / ".Trash" / str(uid) / "files",
     ]
+
+
+def remove_from_trash(*trashed: Path) -> None:
+    """Empty these files from their trash: each, its SQLite side files and its `.trashinfo`."""
+    for path in trashed:
+        info = path.parent.parent / "info" / f"{path.name}.trashinfo"
+        for each in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), info):
+            each.unlink(missing_ok=True)

@@ -41,30 +41,17 @@ def seen_rows(db: str) -> list[tuple]:
         engine.dispose()
 
 
-def age(db: str, agent: str, by_ms: int) -> None:
+def set_seen(db: str, agent: str, assignments: str, **values: object) -> None:
+    """Change the agent's heartbeat row as a run of its hook at another time would have left
+    it: `assignments` is the SET clause, with `values` bound by name."""
     from sqlalchemy import create_engine, text
 
     engine = create_engine(db if "://" in db else f"sqlite:///{db}")
     try:
         with engine.begin() as conn:
             conn.execute(
-                text("UPDATE guard_seen SET at = at - :by WHERE agent = :agent"),
-                {"by": by_ms, "agent": agent},
-            )
-    finally:
-        engine.dispose()
-
-
-def dated(db: str, agent: str, point: str, at_ms: int) -> None:
-    """The agent's heartbeat, as if its hook at `point` had written it at `at_ms`."""
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(db if "://" in db else f"sqlite:///{db}")
-    try:
-        with engine.begin() as conn:
-            conn.execute(
-                text("UPDATE guard_seen SET point = :point, at = :at WHERE agent = :agent"),
-                {"point": point, "at": at_ms, "agent": agent},
+                text(f"UPDATE guard_seen SET {assignments} WHERE agent = :agent"),
+                {**values, "agent": agent},
             )
     finally:
         engine.dispose()
@@ -94,12 +81,12 @@ def test_each_agent_leaves_a_heartbeat_at_most_once_in_10_s_and_no_event(db, tmp
     # the run is tried again should it end 10 s or more after that.
     for _run in range(3):
         first = now_ms()
-        dated(db, "Claude Code", point, first)
+        set_seen(db, "Claude Code", "point = :point, at = :at", point=point, at=first)
         hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
         if now_ms() - first < HEARTBEAT_MS:
             break
     assert seen_rows(db)[0] == (agent, version, point, first)
-    age(db, "Claude Code", HEARTBEAT_MS)
+    set_seen(db, "Claude Code", "at = at - :by", by=HEARTBEAT_MS)
     hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
     assert seen_rows(db)[0][2] == "Stop" and seen_rows(db)[0][3] >= first
     # Not an event: no cursor moved, no revision, every plan table as it was.
@@ -120,7 +107,7 @@ def test_a_heartbeat_dated_in_the_future_is_replaced_and_ages_on_the_card(db):
     with PlanStore(db) as store:
         store.session("s").on()
     hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
-    age(db, "Claude Code", -3_600_000)  # an hour ahead
+    set_seen(db, "Claude Code", "at = at + 3600000")  # an hour ahead
     with PlanStore(db) as store:
         session = store.session("s")
         (shown,) = guard_data(session, session.snapshot_data(), None)["seen"]
@@ -132,7 +119,7 @@ def test_a_heartbeat_dated_in_the_future_is_replaced_and_ages_on_the_card(db):
     hook("Stop", recorded("claude-code", "Stop"), *at(db), env=env(**CLAUDE_ENV))
     ((_agent, _version, _point, beat),) = seen_rows(db)
     assert beat <= now_ms(), "the hook's heartbeat replaced the one from the future"
-    age(db, "Claude Code", -3_600_000)
+    set_seen(db, "Claude Code", "at = at + 3600000")
     with PlanStore(db) as store, store.write() as tx:
         assert record_seen(tx, "Claude Code", "2.1.332", "acp-bridge")
     assert seen_rows(db)[0][3] <= now_ms()

@@ -347,6 +347,7 @@ class Bridge:
         self.follow_ups.turn_started(session_id)
         self.status.working(True)
         self.track(message, functools.partial(self._turn_answered, key, session_id))
+        await self.modes.ready(session_id)
         first = not agent_session.prompted
         agent_session.prompted = True
         prompt = params.get("prompt")

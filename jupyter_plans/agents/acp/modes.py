@@ -13,6 +13,7 @@ the ACP schema the agent speaks is understood alike.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ...plan import who
@@ -272,11 +273,11 @@ class Modes:
         switch = plan_switch(agent_session, profile)
         if switch is not None and not in_plan(agent_session):
             agent_session.restore.setdefault(switch, value(agent_session, switch))
-            self.spawn(self.set(session_id, switch, PLAN))
+            self._change(session_id, switch, PLAN)
         asking = asking_mode(agent_session, profile)
         if asking is not None and agent_session.mode != asking:
             agent_session.restore.setdefault(MODE, agent_session.mode)
-            self.spawn(self.set(session_id, MODE, asking))
+            self._change(session_id, MODE, asking)
 
     async def _set_again(self, session_id: str, strayed: dict[str, Any]) -> None:
         """The agent said other values of switches while the bridge set them: a move of its own,
@@ -296,7 +297,7 @@ class Modes:
             return  # the agent went into plan mode itself: the safe direction, left as it is
         for switch, to in strayed.items():
             if value(agent_session, switch) != to:
-                self.spawn(self.set(session_id, switch, to))
+                self._change(session_id, switch, to)
 
     async def release(self, session_id: str) -> None:
         """Give the agent back the values it had before plan mode."""
@@ -308,10 +309,34 @@ class Modes:
             if to in (None, PLAN):
                 to = out_of_plan(agent_session, switch)
             if to is not None:
-                self.spawn(self.set(session_id, switch, to))
+                self._change(session_id, switch, to)
         for other, was in restore.items():
             if isinstance(was, str) and value(agent_session, other) != was:
-                self.spawn(self.set(session_id, other, was))
+                self._change(session_id, other, was)
+
+    async def ready(self, session_id: str) -> None:
+        """Before a prompt goes to the agent: where the session is in plan mode (or awaits the
+        person's answer to a proposal), the agent is put in plan mode and in the mode that asks,
+        and the bridge's changes of its switches are answered. A turn that began before the
+        agent took the mode that asks would run its first edits unasked."""
+        try:
+            snapshot = await self.store.snapshot()
+        except Exception as exc:  # noqa: BLE001 - the prompt still goes
+            warn(f"could not read the session ({type(exc).__name__}: {exc})")
+            snapshot = {"mode": None, "pending_proposal_hash": None}
+        if snapshot["mode"] == PLAN or snapshot["pending_proposal_hash"] is not None:
+            await self.hold(session_id)
+        changes = self.sessions.known(session_id).changes
+        if changes:
+            await asyncio.wait(set(changes))
+
+    def _change(self, session_id: str, switch: str, to: str) -> None:
+        """Set the agent's SWITCH to TO on a task of its own, which `ready` waits for."""
+        task = asyncio.ensure_future(self.set(session_id, switch, to))
+        changes = self.sessions.known(session_id).changes
+        changes.add(task)
+        task.add_done_callback(changes.discard)
+        self.spawn(task)
 
     async def set(self, session_id: str, switch: str, to: str) -> None:
         """Set the agent's mode or config option, and tell the client where it is now."""

@@ -4,6 +4,7 @@ person at the client (the chat's user, when the client says who it is)."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,8 @@ class AgentSession:
     restore: dict[str, Any] = field(default_factory=dict)  # what plan mode changed, as it was
     # The bridge's own changes of its modes or options in flight: (switch, value) each.
     setting: list[tuple[str, Any]] = field(default_factory=list)
+    # The tasks that make those changes, from when each is decided: a prompt waits for them.
+    changes: set[asyncio.Task] = field(default_factory=set)
     # The switches the agent said other values of meanwhile -> the value the bridge set.
     strayed: dict[str, Any] = field(default_factory=dict)
     client_sent: dict[str, Any] = field(default_factory=dict)  # switch -> the client's last value

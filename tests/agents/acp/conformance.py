@@ -54,6 +54,34 @@ def prompt(run, session_id: str, words: str) -> asyncio.Task:
     )
 
 
+async def asked_in(run, turn: asyncio.Task, tmp_path: Path):
+    """The request that reaches the client during TURN. Should the turn end first, or nothing
+    come within PROMPT_TIMEOUT, the test fails saying what the model's stand-in answered, the
+    last messages on the wire and the end of the agent's stderr."""
+    asked = asyncio.ensure_future(run.client.asked.get())
+    await asyncio.wait({asked, turn}, timeout=PROMPT_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+    if asked.done():
+        return asked.result()
+    asked.cancel()
+    if not turn.done():
+        why = f"nothing within {PROMPT_TIMEOUT:.0f} s"
+    elif turn.exception() is not None:
+        why = f"the turn failed ({turn.exception()!r})"
+    else:
+        why = f"the turn ended first ({turn.result()!r:.200})"
+    answered = [(r.answer, r.turn) for r in run.model.requests if r.answer != "other"]
+    wire = [
+        (w["t"], w["dir"], w["message"].get("method") or f"reply {w['message'].get('id')}")
+        for w in run.client.wire[-12:]
+    ]
+    stderr = tmp_path / "agent.stderr"
+    tail = stderr.read_text(errors="replace")[-1500:] if stderr.exists() else ""
+    pytest.fail(
+        f"no request reached the client: {why}; the model answered {answered} "
+        f"({run.model.script.left} turns left); last on the wire: {wire}; stderr: {tail}"
+    )
+
+
 async def name_the_person(run, session_id: str, name: str) -> None:
     """What Jupyter AI's persona does before each prompt: name the chat message's sender."""
     await run.conn.ext_notification(PERSON_METHOD[1:], {"sessionId": session_id, "name": name})

@@ -21,6 +21,7 @@ from .conformance import (
     PROMPT_TIMEOUT,
     REFUSED,
     agents_where,
+    asked_in,
     behind_bridge,
     card,
     config_values,
@@ -84,7 +85,7 @@ def test_plan_mode_the_guard_and_the_proposal(name, tmp_path):
             (on,) = person.events("mode_changed")
             assert on.data["by"] == {"name": "alice", "via": "acp-client"}
             turn = prompt(run, sid, "Clean the sales data")
-            asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
+            asked = await asked_in(run, turn, tmp_path)
             # The only request that reached the client is the plan's.
             assert asked.tool_call.kind == "switch_mode"
             snapshot = person.snapshot()
@@ -230,7 +231,7 @@ def test_the_clients_approval_that_stops_edits_asking_is_the_persons_choice(name
             sid = (await run.new_session()).session_id
             await name_the_person(run, sid, "bob")
             turn = prompt(run, sid, "Clean the sales data")
-            asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
+            asked = await asked_in(run, turn, tmp_path)
             digest = person.snapshot()["pending_proposal_hash"]
             asked.choose(agent.stops_asking)
             await asyncio.wait_for(turn, PROMPT_TIMEOUT)

@@ -14,6 +14,7 @@ from jupyter_plans.plan.comments import anchor_words
 from .conformance import (
     PROMPT_TIMEOUT,
     agents_where,
+    asked_in,
     behind_bridge,
     config_values,
     every_agent,
@@ -58,7 +59,7 @@ def test_the_menu_sent_again_after_an_approval_on_the_card_is_no_switch(name, tm
             await name_the_person(run, sid, "alice")
             await plan_mode_from_the_client(run, agent, sid)
             turn = prompt(run, sid, "Clean the sales data")
-            asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
+            asked = await asked_in(run, turn, tmp_path)
             await person("approve", person.snapshot()["pending_proposal_hash"])
             await asyncio.wait_for(turn, PROMPT_TIMEOUT)
             assert person.snapshot()["mode"] == "default"
@@ -134,7 +135,7 @@ def test_a_first_proposal_takes_a_longer_items_words_for_an_active_form(name, tm
             await person("on")
             sid = (await run.new_session()).session_id
             turn = prompt(run, sid, "Clean the sales data")
-            asked = await asyncio.wait_for(run.client.asked.get(), PROMPT_TIMEOUT)
+            asked = await asked_in(run, turn, tmp_path)
             rows = step_rows(person.snapshot())
             assert [d for _, d, _ in rows] == [LONGER, *STEPS[1:]]
             asked.cancel()

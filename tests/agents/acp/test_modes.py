@@ -9,7 +9,7 @@ from jupyter_plans.card.guards import UNGUARDED_HEADLINE, unguarded_note
 from jupyter_plans.plan.who import local_person
 from tests import waiting
 
-from .harness import answers_to, bridged, new_session, prompt, run, script, until
+from .harness import agent_log, answers_to, bridged, new_session, prompt, run, script, until
 
 # The person who answers in the ACP client: the bridge's user (DESIGN section 12).
 CLIENT = {"name": local_person(), "via": "acp-client"}
@@ -56,6 +56,34 @@ def test_the_persons_off_cancels_the_running_prompt_and_sets_default(tmp_path, p
             assert (await client.report("wait_cancel"))["cancelled"] is True
             assert (await client.report("set_mode", 2))["mode"] == "default"
             assert person.snapshot()["mode"] == "default"
+
+    run(main())
+
+
+def test_a_prompt_at_once_after_the_persons_on_reaches_the_agent_in_plan_mode(tmp_path, person):
+    """The person's `on` on another surface and the client's prompt at once: the prompt goes to
+    the agent only after the agent has answered the bridge's switch into plan mode, so the turn
+    cannot begin, and run its first edit, in the mode before."""
+
+    async def main():
+        async with bridged(tmp_path) as (_client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            await person("on")
+            await asyncio.wait_for(prompt(conn, sid, script()), 10)
+        log = [(e["direction"], e["message"]) for e in agent_log(tmp_path)]
+        (switch_at, switch), *_ = [
+            (at, m)
+            for at, (way, m) in enumerate(log)
+            if way == "incoming" and m.get("method") == "session/set_mode"
+        ]
+        assert switch["params"]["modeId"] == "plan"
+        (answered_at,) = [
+            at
+            for at, (way, m) in enumerate(log)
+            if way == "outgoing" and m.get("id") == switch["id"] and "method" not in m
+        ]
+        (prompt_at,) = [at for at, (_, m) in enumerate(log) if m.get("method") == "session/prompt"]
+        assert switch_at < answered_at < prompt_at, [m.get("method", "answer") for _, m in log]
 
     run(main())
 
