@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .calls import OwnCalls
-from .followup import FollowUps
+from .followup import STOPPED, FollowUps
 from .guard import Guard, read_permission_request
 from .methods import (
     CANCEL,
@@ -66,13 +66,19 @@ class Bridge:
         self.own = OwnCalls(agent)
         self.status = AgentStatus(self.plans, self.known)
         self.follow_ups = FollowUps(
-            self.own, self.spawn, self._finish_turn, self._follow_ups_stopped
+            self.own,
+            self.spawn,
+            self._finish_turn,
+            self._follow_ups_stopped,
+            lambda session_id: self.modes.ready(session_id),
         )
         self.guard = Guard(self.plans, agent, client, self.known, self.follow_ups.refused)
         self.proposals = Proposals(
             self.plans, agent, client, self.known, self.mirror, self.sessions.person
         )
-        self.modes = Modes(self.plans, self.sessions, self.own, client, self.spawn, self.status)
+        self.modes = Modes(
+            self.plans, self.sessions, self.own, client, self.spawn, self.status, self._stop_turn
+        )
         self.watch = DecisionWatch(
             session.store, self.plans, self.proposals, self.modes, self._cancel_turns
         )
@@ -347,7 +353,13 @@ class Bridge:
         self.follow_ups.turn_started(session_id)
         self.status.working(True)
         self.track(message, functools.partial(self._turn_answered, key, session_id))
+        line = await self._opened(message, params, line, agent_session)
+        # The last wait before the prompt goes: the agent has taken plan mode where it holds.
         await self.modes.ready(session_id)
+        return line
+
+    async def _opened(self, message: dict, params: dict, line: bytes, agent_session) -> bytes:
+        """The prompt, opened with the blocks it takes."""
         first = not agent_session.prompted
         agent_session.prompted = True
         prompt = params.get("prompt")
@@ -361,6 +373,15 @@ class Bridge:
         if not blocks:
             return line
         return encode({**message, "params": {**params, "prompt": [*blocks, *prompt]}})
+
+    def _stop_turn(self, session_id: str) -> None:
+        """The person's `on` reached a turn that keeps the mode it began in: the turn is
+        cancelled, and its end followed up in plan mode with the guard's words."""
+        warn(
+            "plan mode went on while the agent's turn ran, which keeps the mode it began in: "
+            "the turn is stopped and followed up in plan mode"
+        )
+        self.follow_ups.refused(session_id, STOPPED)
 
     def _cancel_turns(self) -> None:
         """The person's off cancels the running turns: no follow-up goes after them."""

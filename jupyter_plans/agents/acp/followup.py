@@ -4,7 +4,9 @@ client's prompt `cancelled`, the bridge holds that answer and at once sends the 
 follow-up prompt of its own that opens with the refusal's words, so the model hears why and
 goes on (in plan mode: to its proposal). The client's prompt is answered when the follow-up
 ends, with the follow-up's outcome. At most MAX_FOLLOW_UPS a turn; past them the turn ends with
-the refusals recorded. A turn the client or the person cancelled gets none."""
+the refusals recorded. A turn the client or the person cancelled gets none. The person's `on`
+during a turn that keeps the mode it began in is followed up alike (the bridge cancels that
+turn: `STOPPED`); each follow-up goes once the agent has taken plan mode."""
 
 from __future__ import annotations
 
@@ -19,11 +21,17 @@ from .wire import warn
 
 MAX_FOLLOW_UPS = 3
 AFTER = (
-    "This is the plan guard of jupyter-plans, not the person: that refusal ended your turn, "
+    "This is the plan guard of jupyter-plans, not the person: that ended your turn, "
     "so go on from where you were. In plan mode, keep researching with what reads, then "
     "propose your plan for the person to approve."
 )
 
+# Where the person's `on` reached a turn that keeps the mode it began in (the profile's
+# `modes_next_turn`): the bridge cancels the turn and follows it up with these words.
+STOPPED = (
+    "Stopped by the plan guard: the person turned plan mode on while your turn ran, and a turn "
+    "keeps the mode it began in, so the turn was ended before your next step."
+)
 
 ENDED = (
     f"The turn ended: the plan guard refused what the agent tried after {MAX_FOLLOW_UPS} "
@@ -44,14 +52,17 @@ class FollowUps:
         spawn: Spawn,
         finish: Callable[[str, Any, dict], Awaitable[None]],
         stopped: Callable[[str, str, Any], Awaitable[None]],
+        ready: Callable[[str], Awaitable[None]],
     ) -> None:
         """`finish(key, session_id, answer)` answers the client's prompt `key` with the
         agent's `answer` (its id made the client's); `stopped(session_id, why, tool_call_id)`
-        says that the follow-ups stopped, and why, before the turn's end is answered."""
+        says that the follow-ups stopped, and why, before the turn's end is answered;
+        `ready(session_id)` is awaited before each follow-up goes (see modes.ready)."""
         self.agent = agent
         self.spawn = spawn
         self.finish = finish
         self.stopped = stopped
+        self.ready = ready
         self._refused: dict[str, list[str]] = {}  # session -> turn-ending refusals' words
         self._last_call: dict[str, Any] = {}  # session -> the tool call last refused
         self._sent: dict[str, int] = {}  # session -> follow-ups sent this turn
@@ -116,6 +127,7 @@ class FollowUps:
             self._sent[session_id] = self._sent.get(session_id, 0) + 1
             params = {"sessionId": session_id, "prompt": follow_up_prompt(refusals)}
             try:
+                await self.ready(session_id)
                 answer = await self.agent.call(PROMPT, params, None)
             except Exception as exc:  # noqa: BLE001 - the client gets the turn's first end
                 warn(f"the follow-up prompt got no answer ({type(exc).__name__}: {exc})")

@@ -31,7 +31,7 @@ from .forms import (
     value,
 )
 from .methods import CANCEL, FORK, NEW, SET_CONFIG_OPTION, SET_MODE, UPDATE
-from .ports import AgentCalls, AgentSessions, ModeNews, ModeStore, Replies, Spawn
+from .ports import AgentCalls, AgentSessions, ModeNews, ModeStore, Replies, Spawn, StopTurn
 from .state import AgentSession
 from .wire import warn
 
@@ -45,15 +45,19 @@ class Modes:
         client: Replies,
         spawn: Spawn,
         news: ModeNews,
+        stop_turn: StopTurn,
     ) -> None:
         """`sessions`: the agent's ACP sessions and its profile; `news`: told when the agent's
-        mode may have moved, and when it approves itself and cannot be made to ask."""
+        mode may have moved, and when it approves itself and cannot be made to ask;
+        `stop_turn(session_id)`: the person's `on` reached a running turn that keeps its mode,
+        which is cancelled."""
         self.store = store
         self.sessions = sessions
         self.agent = agent
         self.client = client
         self.spawn = spawn
         self.news = news
+        self.stop_turn = stop_turn
         # The mode the agent had in this plan session when an earlier bridge ran it (read at
         # the bridge's start): a session it continues gets it back where it asked.
         self.earlier_mode: str | None = None
@@ -261,6 +265,14 @@ class Modes:
         for session_id, agent_session in self.sessions.items():
             if mode == PLAN:
                 await self.hold(session_id)
+                if (
+                    self.sessions.profile.modes_next_turn
+                    and agent_session.prompts
+                    and agent_session.guarded_turn is False
+                ):
+                    # Its running turn keeps the mode it began in, which does not ask.
+                    self.stop_turn(session_id)
+                    await self.agent.notify(CANCEL, {"sessionId": session_id})
             elif not approved:
                 if agent_session.prompts and in_plan(agent_session):
                     await self.agent.notify(CANCEL, {"sessionId": session_id})
@@ -318,7 +330,10 @@ class Modes:
         """Before a prompt goes to the agent: where the session is in plan mode (or awaits the
         person's answer to a proposal), the agent is put in plan mode and in the mode that asks,
         and the bridge's changes of its switches are answered. A turn that began before the
-        agent took the mode that asks would run its first edits unasked."""
+        agent took the mode that asks would run its first edits unasked. No wait comes after
+        this before the prompt goes: the turn is known to begin guarded or not."""
+        agent_session = self.sessions.known(session_id)
+        agent_session.guarded_turn = None  # being decided: an `on` meanwhile is waited for
         try:
             snapshot = await self.store.snapshot()
         except Exception as exc:  # noqa: BLE001 - the prompt still goes
@@ -326,9 +341,10 @@ class Modes:
             snapshot = {"mode": None, "pending_proposal_hash": None}
         if snapshot["mode"] == PLAN or snapshot["pending_proposal_hash"] is not None:
             await self.hold(session_id)
-        changes = self.sessions.known(session_id).changes
-        if changes:
-            await asyncio.wait(set(changes))
+        while agent_session.changes:
+            await asyncio.wait(set(agent_session.changes))
+        asking = asking_mode(agent_session, self.sessions.profile)
+        agent_session.guarded_turn = in_plan(agent_session) and asking in (None, agent_session.mode)
 
     def _change(self, session_id: str, switch: str, to: str) -> None:
         """Set the agent's SWITCH to TO on a task of its own, which `ready` waits for."""

@@ -150,5 +150,8 @@ class ModeDecisions(Protocol):
     async def session_mode_changed(self, mode: str, approved: bool) -> None: ...
 
 
+# The person's `on` reached a running turn that keeps its mode: its end is followed up.
+StopTurn = Callable[[str], None]
+
 # Run a coroutine beside the relay, ended with the bridge.
 Spawn = Callable[[Awaitable[Any]], None]

@@ -39,6 +39,9 @@ class AgentSession:
     client_sent: dict[str, Any] = field(default_factory=dict)  # switch -> the client's last value
     prompts: set[str] = field(default_factory=set)  # running session/prompt requests
     prompted: bool = False  # its first prompt has gone (with the context block)
+    # Whether its running turn began in plan mode (and the mode that asks); None while the
+    # bridge readies a prompt (see modes.ready).
+    guarded_turn: bool | None = False
     person: str | None = None  # the client's person, as the client named them
     display: str | None = None  # and their display name, where the client gave one
 

@@ -85,6 +85,12 @@ class Dialect:
         escalated = {"sandbox_permissions": "require_escalated", "justification": f"Create {name}"}
         return [[call("exec_command", {"cmd": f"touch {name}", "workdir": str(cwd), **escalated})]]
 
+    def long_command(self, cwd: Path, seconds: int) -> list:
+        """A command that only reads, and runs SECONDS: time for the person to act meanwhile."""
+        if self.name == "claude":
+            return [[call("Bash", {"command": f"sleep {seconds}", "description": "Wait"})]]
+        return [[call("exec_command", {"cmd": f"sleep {seconds}", "workdir": str(cwd)})]]
+
     def enter_plan_mode(self) -> list:
         return [*self.load("EnterPlanMode"), [call("EnterPlanMode", {})]]
 

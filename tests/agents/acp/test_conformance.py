@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from jupyter_plans.agents.acp.followup import ENDED
+from jupyter_plans.agents.acp.followup import ENDED, STOPPED
 from jupyter_plans.agents.context import OPEN
 from jupyter_plans.plan.who import local_person
 
@@ -129,6 +129,36 @@ def test_plan_mode_the_guard_and_the_proposal(name, tmp_path):
                 False,
             )
             assert len(run.client.asked_all) == 1
+
+    run_real(main())
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_the_persons_on_during_a_turn_stops_what_it_does_next(name, tmp_path):
+    """The person's `on` on the card while the agent's turn runs a command: the turn's next
+    edit changes nothing. Where a turn keeps the mode it began in (Codex: its profile's
+    `modes_next_turn`), the bridge cancels the turn and follows it up, in plan mode, with the
+    guard's words; the client's prompt ends once the follow-ups do."""
+    agent = real(name)
+    dialect, profile = agent.dialect, profile_of(agent)
+    cwd = tmp_path / "work"
+    script = [*dialect.long_command(cwd, 4), *dialect.edit(cwd), *dialect.say("Done.")]
+
+    async def main():
+        async with behind_bridge(agent, tmp_path, script) as (run, person):
+            sid = (await run.new_session()).session_id
+            turn = prompt(run, sid, "Clean the sales data")
+            await until(
+                lambda: [u for u in run.client.kinds("tool_call") if u.kind == "execute"],
+                "the command running",
+            )
+            await person("on")
+            done = await asyncio.wait_for(turn, PROMPT_TIMEOUT)
+            assert done.stop_reason == "end_turn"
+            assert not (cwd / "x.txt").exists(), "an edit after the person's on went through"
+            assert person.snapshot()["mode"] == "plan"
+            stopped = [t for t in model_texts(run) if json.dumps(STOPPED)[1:-1] in t]
+            assert bool(stopped) == profile.modes_next_turn, model_texts(run)[-1][-2000:]
 
     run_real(main())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from jupyter_plans.agents.acp.followup import STOPPED
 from jupyter_plans.card.guards import UNGUARDED_HEADLINE, unguarded_note
 from jupyter_plans.plan.who import local_person
 from tests import waiting
@@ -84,6 +85,32 @@ def test_a_prompt_at_once_after_the_persons_on_reaches_the_agent_in_plan_mode(tm
         ]
         (prompt_at,) = [at for at, (_, m) in enumerate(log) if m.get("method") == "session/prompt"]
         assert switch_at < answered_at < prompt_at, [m.get("method", "answer") for _, m in log]
+
+    run(main())
+
+
+def test_the_persons_on_during_a_turn_that_keeps_its_mode_stops_and_follows_it_up(tmp_path, person):
+    """The scripted agent has the default profile, for which a turn keeps the mode it began in:
+    the person's `on` while a turn runs cancels that turn, and the bridge follows it up in plan
+    mode with the guard's words (never the person's); the client's prompt ends with it."""
+
+    async def main():
+        async with bridged(tmp_path) as (client, conn, _):
+            sid = await new_session(conn, tmp_path)
+            running = prompt(conn, sid, script({"wait_cancel": 15}))
+            await client.report("prompt")
+            await person("on")
+            response = await asyncio.wait_for(running, 20)
+            assert (await client.report("wait_cancel"))["cancelled"] is True
+            assert response.stop_reason == "end_turn"
+        log = [(e["direction"], e["message"]) for e in agent_log(tmp_path)]
+        got = [(at, m) for at, (way, m) in enumerate(log) if way == "incoming"]
+        prompts = [(at, m) for at, m in got if m.get("method") == "session/prompt"]
+        assert len(prompts) == 2, [m.get("method") for _, m in got]
+        (follow_up_at, follow_up) = prompts[1]
+        assert follow_up["params"]["prompt"][0]["text"].startswith(STOPPED)
+        (switch_at,) = [at for at, m in got if m.get("method") == "session/set_mode"]
+        assert switch_at < follow_up_at
 
     run(main())
 

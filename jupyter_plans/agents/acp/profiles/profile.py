@@ -38,6 +38,8 @@ class Profile:
     mode_words: dict[str, str] = field(default_factory=dict)  # mode id -> what edits do there
     rejects: tuple[str, ...] = ()  # reject option ids, the preferred first
     turn_ending: tuple[str, ...] = ()  # option ids whose answer ends its turn
+    # A switch of its modes reaches its next turn only: a running turn keeps the one it began in.
+    modes_next_turn: bool = False
     approve: tuple[str, ...] = ()  # allow-once option ids that approve leaving plan mode
     plan_text: tuple[str, ...] = ("content", "rawInput.plan")  # where the plan's text is
     capability: str | None = None  # an `agentCapabilities._meta` key that names this kind
