@@ -22,6 +22,8 @@ import pytest
 
 from jupyter_plans import PlanStore
 from jupyter_plans.card.guards import guard_data
+from jupyter_plans.hooks.tool_use import EVENTS
+from jupyter_plans.store.guards import HEARTBEAT_MS, now_ms
 from tests.agents.acp.real import claude_env
 from tests.standins.anthropic import AnthropicStandin, after_tool, answered_tools, tool_results
 from tests.standins.script import call, text, turn
@@ -116,15 +118,19 @@ def test_claude_code_runs_the_guard_in_plan_mode_and_the_card_shows_it(world, cl
     guards = card_guards(notebook)
     assert [s["agent"] for s in guards["silent"]] == ["Claude Code"]  # installed, not heard yet
 
+    started = now_ms()
     results = claude_p(command, project, home)
+    took = now_ms() - started
     assert not (project / "x.txt").exists() and not (project / "y.txt").exists()
     for tool in ("Write", "Bash"):
         assert "jupyter-plans: " in results[tool] and "plan mode" in results[tool], results
     guards = card_guards(notebook)
     assert guards["silent"] == []
     (seen,) = guards["seen"]
-    # The session's start wrote it; the tools' hooks within 10 s had no need to.
-    assert seen["agent"] == "Claude Code" and seen["point"] == "SessionStart"
+    # The session's start wrote it; the tools' hooks within 10 s had no need to (on a loaded
+    # machine the run may take longer, and a later hook rightly writes it again).
+    assert seen["agent"] == "Claude Code"
+    assert seen["point"] == "SessionStart" if took < HEARTBEAT_MS else seen["point"] in EVENTS
     assert seen["agent_version"] == (cli.version if cli.says_version else None)
 
 
