@@ -36,7 +36,7 @@ from .modes import Modes
 from .plans import BridgedSession
 from .proposals import Proposals
 from .settings import hook_command, with_guard
-from .state import Known, Sessions
+from .state import AgentSession, Known, Sessions
 from .status import AgentStatus
 from .told import tell
 from .watch import DecisionWatch
@@ -358,7 +358,9 @@ class Bridge:
         await self.modes.ready(session_id)
         return line
 
-    async def _opened(self, message: dict, params: dict, line: bytes, agent_session) -> bytes:
+    async def _opened(
+        self, message: dict, params: dict, line: bytes, agent_session: AgentSession
+    ) -> bytes:
         """The prompt, opened with the blocks it takes."""
         first = not agent_session.prompted
         agent_session.prompted = True
