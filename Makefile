@@ -88,20 +88,16 @@ nbval-copy:
 	cp scripts/nbval_conftest.py build/nbval/conftest.py
 
 # Lint, the documentation site, and every test: a throwaway PostgreSQL on a free port of
-# 127.0.0.1 serves the PostgreSQL half. The fast and PostgreSQL lanes run on every core, two
-# workers to a core (four keep 2 cores busy: docs/development.md), then the lanes
-# that start browsers, agents and load run one test at a time. Each part runs even if the first
-# fails; either fails it. Each part ends with its 15 slowest tests: the long tail to work on.
-# The fast lanes' files and the server's live in memory where /dev/shm has room (scripts/
-# scratch-dir: a commit's fsync is 4 ms on disk); the serial lanes' on the disk.
+# 127.0.0.1 serves the PostgreSQL half. Every lane runs at once on every core (WORKERS), a
+# file's tests on one worker; the run ends with its 15 slowest tests, the long tail to work on.
+# The files and the server's data live in memory where /dev/shm has room (scripts/scratch-dir:
+# a commit's fsync is 4 ms on disk), but for the reliability suite's, which stay on the disk
+# (JUPYTER_PLANS_DISK_TMPDIR: tests/reliability/conftest.py).
 test: $(STAMP) lint docs chromium agents acp-sdk jupyter-ai-env nbval-copy
 	@scratch="$$(scripts/scratch-dir)" && trap 'rm -rf "$$scratch"' EXIT && \
-	echo "the fast lanes' files and the PostgreSQL server's: $$scratch" && \
-	DISK_TMPDIR="$${TMPDIR:-/tmp}" TMPDIR="$$scratch" scripts/with-postgres.sh sh -c 'failed=0; \
-	  $(PY) -m pytest --lane fast --lane postgres -n $(WORKERS) --dist loadfile --durations=15 \
-	    $(TESTS) $(NBVAL) || failed=1; \
-	  TMPDIR="$$DISK_TMPDIR" $(PY) -m pytest --lane slow --lane real_agents --lane browser \
-	    --lane jupyter_ai --durations=15 $(TESTS) $(NBVAL) || failed=1; exit $$failed'
+	echo "the tests' files and the PostgreSQL server's: $$scratch" && \
+	JUPYTER_PLANS_DISK_TMPDIR="$${TMPDIR:-/tmp}" TMPDIR="$$scratch" scripts/with-postgres.sh \
+	  $(PY) -m pytest -n $(WORKERS) --dist loadfile --durations=15 $(TESTS) $(NBVAL)
 
 # The lanes (tests/lanes.py; docs/development.md): each test is in one, so together they are
 # `make test`. TESTS narrows one to a file or a folder: make test-fast TESTS=tests/plan

@@ -9,7 +9,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
 from tests.engines import ENGINES, database
-from tests.jupyter_process import SERVER_TOKEN, jupyter, plans_only
+from tests.jupyter_process import plans_server
 from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
     pytest_addoption,
     pytest_collection_modifyitems,
@@ -70,13 +70,8 @@ def ip(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A real `jupyter server` with the plans extension, serving a fresh root, per module."""
-    root = tmp_path_factory.mktemp("root")
-    extension = plans_only()
-    with jupyter("server", root, SERVER_TOKEN, extension, log=root.parent / "server.log") as (
-        process,
-        base,
-    ):
-        yield {"base": base, "root": root, "port": int(base.rsplit(":", 1)[1]), "pid": process.pid}
+    with plans_server(tmp_path_factory.mktemp("root")) as running:
+        yield running
 
 
 @pytest.fixture

@@ -111,3 +111,14 @@ def jupyter_lab(root: Path, token: str, *extra: str, env: dict | None = None):
     )
     with jupyter("lab", root, token, *options, log=root / "lab.log", env=env) as (_, base):
         yield base
+
+
+@contextlib.contextmanager
+def plans_server(root: Path):
+    """A real `jupyter server` with the plans extension alone, serving ROOT (its log beside
+    ROOT); yields its base URL, root, port and process id."""
+    with jupyter("server", root, SERVER_TOKEN, plans_only(), log=root.parent / "server.log") as (
+        process,
+        base,
+    ):
+        yield {"base": base, "root": root, "port": int(base.rsplit(":", 1)[1]), "pid": process.pid}

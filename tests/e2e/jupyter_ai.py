@@ -15,6 +15,7 @@ import pytest
 
 from tests.agents.acp.real import BY_NAME, RealAgent, require
 from tests.e2e.browser import CHROMIUM, require_chromium
+from tests.helpers.procs import command_line, descendants
 from tests.jupyter_process import free_port, jupyter
 from tests.lanes import needs
 
@@ -132,25 +133,7 @@ def browser(viewport=(1500, 1100)):
 
 def processes_under(pid: int) -> list[str]:
     """The command lines of every process PID started, and theirs."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
-    found, queue = [], [pid]
-    while queue:
-        for child in children.get(queue.pop(), []):
-            queue.append(child)
-            try:
-                command = (Path("/proc") / str(child) / "cmdline").read_bytes()
-            except OSError:
-                continue
-            found.append(command.replace(b"\0", b" ").decode(errors="replace"))
-    return found
+    return [c for c in map(command_line, descendants(pid)) if c is not None]
 
 
 def bridges_and_agents(pid: int, agent: RealAgent = AGENT) -> tuple[int, int]:

@@ -10,6 +10,7 @@ from jupyter_plans.card.html import card_html
 from jupyter_plans.card.view import MIME_TYPE, card_data
 from jupyter_plans.plan.text import render_text
 from tests.e2e.notebook_page import open_notebook, run_cells
+from tests.waiting import wait_until
 
 CURRENT = "window.jupyterapp.shell.currentWidget"
 # The open notebook's cards, not those of a notebook an earlier test left in another tab.
@@ -153,3 +154,9 @@ def save_card_output(root, stem, session, kernelspec: dict | None = None) -> Non
     metadata = {"kernelspec": kernelspec} if kernelspec else {}
     notebook = nbformat.v4.new_notebook(cells=[cell], metadata=metadata)
     nbformat.write(notebook, root / f"{stem}.ipynb")
+
+
+def box(locator) -> dict:
+    """The locator's bounding box, read again until it has one: the card draws itself anew on
+    a change, and the node a read finds may be the one just replaced (no box)."""
+    return wait_until(locator.bounding_box, f"a box for {locator}", timeout=30)

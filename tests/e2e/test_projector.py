@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.contrast import failures, focus_rings, measure
-from tests.e2e.lab_actions import live_card, set_theme, settled
+from tests.e2e.lab_actions import box, live_card, set_theme, settled
 from tests.e2e.scenes import install_codex_hook, notebook, projector
 from tests.jupyter_process import jupyter_lab
 
@@ -88,7 +88,8 @@ def test_the_decision_comes_first_and_the_steps_are_compact(page, projector_lab,
     body = card.locator(".jp-plans-body > *")
     assert body.first.evaluate("(node) => node.matches('.jp-plans-banner-waiting')")
     approve = card.get_by_role("button", name="Approve")
-    assert approve.bounding_box()["y"] + approve.bounding_box()["height"] < 1000  # in view
+    approved = box(approve)
+    assert approved["y"] + approved["height"] < 1000  # in view
     warnings = card.locator(".jp-plans-guards > .jp-plans-guard")
     assert warnings.count() == 2
     line = card.locator(".jp-plans-guard-summary").first.evaluate(
@@ -96,8 +97,9 @@ def test_the_decision_comes_first_and_the_steps_are_compact(page, projector_lab,
     )
     for index in range(2):
         warning = warnings.nth(index)
-        assert warning.bounding_box()["y"] > approve.bounding_box()["y"]
-        assert warning.bounding_box()["height"] < 2 * line + 8  # one line: its headline
+        warned = box(warning)
+        assert warned["y"] > box(approve)["y"]
+        assert warned["height"] < 2 * line + 8  # one line: its headline
         assert not warning.locator(".jp-plans-guard-detail").is_visible()
 
     # No row of its own for Comment: on the step's row, shown on hover and on focus.
@@ -106,7 +108,7 @@ def test_the_decision_comes_first_and_the_steps_are_compact(page, projector_lab,
     # Read through the locator, again until it holds: the card draws itself anew on a change
     # (its focus kept), and a node found once may be the one just replaced.
     expect(toggle).to_have_css("opacity", "0")
-    assert step.bounding_box()["height"] < 3 * line + 12  # its words and its line under them
+    assert box(step)["height"] < 3 * line + 12  # its words and its line under them
     step.hover()
     expect(toggle).to_have_css("opacity", "1", timeout=30_000)
     page.mouse.move(0, 0)
@@ -122,9 +124,9 @@ def test_the_decision_comes_first_and_the_steps_are_compact(page, projector_lab,
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
     page.set_viewport_size({"width": 940, "height": 1000})
     settled(page)
-    box = card.bounding_box()
-    assert 740 <= box["width"] <= 780, box
-    assert box["height"] <= MOST_HEIGHT, f"the card is {box['height']} px high at {box['width']}"
+    size = box(card)
+    assert 740 <= size["width"] <= 780, size
+    assert size["height"] <= MOST_HEIGHT, f"the card is {size['height']} px high at {size['width']}"
     errors.assert_none()
 
 
@@ -184,7 +186,7 @@ def test_the_panel_at_its_default_width_overflows_nothing(page, projector_lab, e
     for summary in panel.locator("summary").all():
         summary.click()  # why and the fix, with their commands and paths, in view too
     settled(page)
-    assert abs(panel.bounding_box()["width"] - 250) < 2
+    assert abs(box(panel)["width"] - 250) < 2
     found = page.evaluate(
         """(selector) => {
             const panel = document.querySelector(selector);

@@ -180,7 +180,7 @@ def test_codex_runs_the_guard_only_once_the_hooks_and_the_project_are_trusted(wo
     assert status == 1 and line.startswith("codex: no: ") and "--trust" in line
     tools, untrusted_took = codex_exec(command, project, env, "x.txt", "y.txt")
     assert (project / "x.txt").exists() and (project / "y.txt").exists()
-    assert "Success" in tools["apply_patch"] and "jupyter-plans" not in json.dumps(tools)
+    assert "Success" in tools["apply_patch"] and "jupyter-plans: " not in json.dumps(tools)
     warning = guard_warning(notebook, plan_file, "default", codex_home)
     assert warning is not None and warning.startswith("Plan mode is not enforced in Codex")
     guards = card_guards(notebook)

@@ -13,6 +13,7 @@ import pytest
 from jupyter_plans import PlanStore
 from jupyter_plans.plan.fold import fold
 from tests.engines import pgbouncer_database, postgres_schema
+from tests.reliability._writer import tally
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS, UPDATES = 2, 300
@@ -74,6 +75,7 @@ def test_terminated_backends_lose_and_double_nothing(engine, figure):
         outputs = [w.communicate(timeout=600) for w in writers]
         for writer, (_out, err) in zip(writers, outputs, strict=True):
             assert writer.returncode == 0, err
+        sent_again = sum(tally(out)[1] for out, _ in outputs)
         with PlanStore(db) as store:
             session = store.session("shared")
             events, snapshot = session.events(), session.snapshot()
@@ -87,5 +89,6 @@ def test_terminated_backends_lose_and_double_nothing(engine, figure):
             f"{engine}: {ended} writer connections ended by pg_terminate_backend in {rounds} "
             "rounds; "
             f"{WRITERS} processes x {UPDATES} updates: {len(accepted)} accepted exactly once, "
-            f"seq 1..{len(events)} gap-free"
+            f"seq 1..{len(events)} gap-free; {sent_again} calls sent again by their writer "
+            "once the store's own tries ran out"
         )

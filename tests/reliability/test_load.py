@@ -7,6 +7,7 @@ from pathlib import Path
 
 from jupyter_plans import PlanStore
 from jupyter_plans.plan.fold import fold
+from tests.reliability._writer import tally
 
 ROOT = Path(__file__).resolve().parents[2]
 PROCESSES, UPDATES = 4, 500
@@ -30,7 +31,9 @@ def test_four_writers_lose_no_update_and_leave_no_gap(db, engine, figure):
     seconds = time.perf_counter() - started
     for writer, (_out, err) in zip(writers, outputs, strict=True):
         assert writer.returncode == 0, err
-    stale = sum(int(out.split()[-1]) for out, _ in outputs)
+    tallies = [tally(out) for out, _ in outputs]
+    stale = sum(stale for stale, _ in tallies)
+    assert [lost for _, lost in tallies] == [0] * PROCESSES, "no connection was lost here"
 
     with PlanStore(db) as store:
         session = store.session("shared")

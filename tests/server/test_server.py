@@ -14,6 +14,7 @@ import pytest
 
 from jupyter_plans import PlanStore
 from tests.helpers.plans import ONE_STEP_PROPOSAL as PROPOSAL
+from tests.helpers.procs import cpu_ticks
 from tests.http import next_event, request
 from tests.jupyter_process import SERVER_TOKEN as TOKEN
 from tests.waiting import wait_until
@@ -329,19 +330,13 @@ def _rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-def _cpu_ticks(pid: int) -> int:
-    """The process's CPU time so far (user and system), in clock ticks."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
 def _settled(pid: int):
     """A check that holds once the process has stopped working and growing: between two looks
     it used at most 2 ticks of CPU and its memory moved by less than 1 MB."""
-    last = [_cpu_ticks(pid), _rss_mb(pid)]
+    last = [cpu_ticks(pid), _rss_mb(pid)]
 
     def check() -> bool:
-        now = [_cpu_ticks(pid), _rss_mb(pid)]
+        now = [cpu_ticks(pid), _rss_mb(pid)]
         still = now[0] - last[0] <= 2 and abs(now[1] - last[1]) < 1
         last[:] = now
         return still

@@ -24,6 +24,7 @@ import pytest
 from acp import spawn_agent_process
 from acp.schema import ClientCapabilities, Implementation
 
+from tests.helpers.procs import descendants
 from tests.lanes import needs
 from tests.standins.anthropic import AnthropicStandin
 from tests.standins.responses import ResponsesStandin
@@ -342,7 +343,7 @@ async def started(
                     )
                     yield run
                 finally:
-                    end_descendants(process.pid)
+                    enddescendants(process.pid)
         finally:
             stderr.close()
 
@@ -369,31 +370,12 @@ async def _closing(spawned):
                 raise
 
 
-def end_descendants(pid: int) -> None:
+def enddescendants(pid: int) -> None:
     """End every process PID started (Claude Code's CLI, Codex's app server), deepest first;
     the SDK ends PID itself."""
-    for child in reversed(_descendants(pid)):
+    for child in reversed(descendants(pid)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(child, signal.SIGKILL)
-
-
-def _descendants(pid: int) -> list[int]:
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        parents.setdefault(ppid, []).append(int(entry.name))
-    found, queue = [], [pid]
-    while queue:
-        for child in parents.get(queue.pop(), []):
-            found.append(child)
-            queue.append(child)
-    return found
 
 
 async def answer_all(client: RealClient, choose: Callable[[Asked], str | None]) -> None:

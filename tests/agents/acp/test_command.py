@@ -13,6 +13,7 @@ import pytest
 from acp import RequestError
 
 from jupyter_plans import PlanStore
+from tests.helpers.procs import children, state
 
 from .harness import ROOT, bridged, new_session, prompt, run, script, until
 
@@ -116,19 +117,6 @@ def test_the_agent_ending_first_with_stdout_a_file_ends_the_bridge_cleanly(agent
     assert b"Fatal Python error" not in stderr
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def test_a_session_that_fails_to_start_stops_the_agent_and_the_bridge(tmp_path):
     """The agent answers session/new with an error and runs no session: the client gets the
     error, then the agent and the bridge stop (exit 1, one line saying why); nothing is left
@@ -137,7 +125,7 @@ def test_a_session_that_fails_to_start_stops_the_agent_and_the_bridge(tmp_path):
 
     async def main():
         async with bridged(tmp_path, agent_args=("--fail-new", why)) as (_, conn, process):
-            (agent,) = await until(lambda: _children(process.pid), what="the agent started")
+            (agent,) = await until(lambda: children(process.pid), what="the agent started")
             with pytest.raises(RequestError):
                 await new_session(conn, tmp_path)
             await asyncio.wait_for(process.wait(), 20)
@@ -153,10 +141,7 @@ def test_a_session_that_fails_to_start_stops_the_agent_and_the_bridge(tmp_path):
 
 
 def _zombie(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
+    return state(pid) in (None, "Z")
 
 
 def test_a_signal_to_stop_ends_the_bridge_as_a_close_does(tmp_path):
@@ -213,7 +198,7 @@ def test_a_signal_ends_the_agents_children_and_the_bridge_though_one_holds_its_s
         async with bridged(tmp_path, agent=["sh", "-c", line]) as (_client, conn, process):
             await new_session(conn, tmp_path)
             child = int(await until(lambda: started.exists() and started.read_text().strip()))
-            (agent,) = await until(lambda: _children(process.pid), what="the agent started")
+            (agent,) = await until(lambda: children(process.pid), what="the agent started")
             assert Path(f"/proc/{child}").exists() and not _zombie(child)
             process.send_signal(signum)
             await asyncio.wait_for(process.wait(), 30)  # the bridge exits

@@ -20,6 +20,7 @@ import pytest
 from jupyter_plans.agents.acp import persona
 from jupyter_plans.agents.acp.launch import bridge_executable
 from tests.helpers.imports import graph
+from tests.helpers.procs import children, command_line, state
 
 from .harness import ROOT, Person, plan_mode_proposal, run, until
 
@@ -388,18 +389,8 @@ def test_a_session_that_fails_to_start_is_one_line_in_the_chat_and_nothing_runs(
 
 
 def bridges_of(pid: int) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(state[1]) == pid and state[0] != "Z" and " acp --notebook " in command:
-            found.append(command)
-    return found
+    commands = [command_line(c) for c in children(pid) if state(c) not in (None, "Z")]
+    return [c for c in commands if c is not None and " acp --notebook " in c]
 
 
 def test_an_answer_in_the_chat_is_the_decision_of_the_messages_sender(jupyter_ai, root):
