@@ -15,6 +15,8 @@ import sys
 from jupyter_plans import PlanStore
 from jupyter_plans.errors import ConnectionLost
 
+RESENDS = 20  # calls a writer sends again in all before it gives up, naming the error
+
 
 def arguments(session, name: str, i: int) -> dict:
     snap = session.snapshot()
@@ -52,11 +54,14 @@ def main(db: str, name: str, count: int, trace: bool) -> None:
                 if trace:
                     print(f"{name}-{i} {args['expected_revision']}", flush=True)
                 result = session.call_tool("update_plan", args, call_id=f"{name}-{i}")
-            except ConnectionLost:
+            except ConnectionLost as error:
                 # The store's own tries ran out (a loaded machine, connections ended every
                 # 0.1 s): send the same call again, as an agent would; where it had landed,
                 # its recorded result comes back and nothing is applied twice.
                 lost += 1
+                if lost > RESENDS:
+                    gave_up = f"{name}-{i}: sent again {RESENDS} times, still lost: {error}"
+                    raise SystemExit(gave_up) from None
                 continue
             if not result.is_error:
                 break

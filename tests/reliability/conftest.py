@@ -6,7 +6,9 @@ whose commits take as long as on a person's disk.
 """
 
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -44,29 +46,51 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
-def _on_disk(prefix: str):
-    return tempfile.TemporaryDirectory(prefix=prefix, dir=DISK, ignore_cleanup_errors=True)
+FAILED = pytest.StashKey[set]()  # the tests' files and the tests that failed (session stash)
+KEPT = pytest.StashKey[Path]()  # a test's folder on the disk, in its item's stash
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's folder on the disk is kept, and its report says where."""
+    report = yield
+    if report.failed:
+        item.session.stash.setdefault(FAILED, set()).update((item.path, item.nodeid))
+        if KEPT in item.stash:
+            report.sections.append(("kept", f"the test's files are kept in {item.stash[KEPT]}"))
+    return report
+
+
+@contextmanager
+def _on_disk(prefix: str, node, key):
+    """A new folder on the disk, removed afterwards unless NODE's KEY (its test, or its file)
+    is among the failed."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=DISK))
+    yield folder
+    if key not in node.session.stash.get(FAILED, set()):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
-def tmp_path(tmp_path):
+def tmp_path(request, tmp_path):
     """pytest's tmp_path, on the disk where JUPYTER_PLANS_DISK_TMPDIR names it."""
     if DISK is None:
         yield tmp_path
         return
-    with _on_disk("jupyter-plans-reliability-") as folder:
-        yield Path(folder)
+    with _on_disk("jupyter-plans-reliability-", request.node, request.node.nodeid) as folder:
+        request.node.stash[KEPT] = folder
+        yield folder
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(request, tmp_path_factory):
     """The suite's Jupyter server (tests/conftest.py), its root on the disk likewise."""
     if DISK is None:
         with plans_server(tmp_path_factory.mktemp("root")) as running:
             yield running
         return
-    with _on_disk("jupyter-plans-reliability-server-") as folder:
-        (root := Path(folder) / "root").mkdir()
+    with _on_disk("jupyter-plans-reliability-server-", request.node, request.node.path) as folder:
+        (root := folder / "root").mkdir()
         with plans_server(root) as running:
             yield running
 
