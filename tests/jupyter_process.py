@@ -2,14 +2,17 @@
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 SERVER_TOKEN = "plans-server-token"  # the token of the `server` fixture (tests/conftest.py)
+STOP_S = 60  # a server's time to stop after SIGTERM
 
 
 def plans_only() -> str:
@@ -62,7 +65,7 @@ def jupyter(
             stdout=output,
             stderr=subprocess.STDOUT,
             cwd=root,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, "PYTHONFAULTHANDLER": "1", **(env or {})},
         )
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
@@ -78,12 +81,27 @@ def jupyter(
         try:
             yield process, base
         finally:
-            process.terminate()
-            try:  # it stops its kernels first: slow on a loaded machine, and not what is tested
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=20)
+            _stop(process, f"jupyter {app}", log)
+
+
+def _stop(process: subprocess.Popen, name: str, log: Path) -> None:
+    """Stop a server as Ctrl-C would. It stops its kernels first: slow on a loaded machine, and
+    not what is tested; but one that is still there after STOP_S is asked where it is (Python's
+    faulthandler writes every thread's stack to its log on SIGABRT) and the run is warned."""
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_S)
+        return
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=20)
+    text = log.read_text(errors="replace")
+    where = text[text.find("Fatal Python error") :][:4000]
+    warnings.warn(f"{name} was still stopping after {STOP_S} s: {where}", stacklevel=2)
 
 
 # No news pop-up over the page, and no check for updates: a page the tests (and the docs'
