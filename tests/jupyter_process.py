@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 SERVER_TOKEN = "plans-server-token"  # the token of the `server` fixture (tests/conftest.py)
-STOP_S = 60  # a server's time to stop after SIGTERM
+STOP_S = 20  # a server's time to stop after SIGTERM; it gives its kernels 5 s (jupyter_client)
 
 
 def plans_only() -> str:
