@@ -72,7 +72,12 @@ def test_terminated_backends_lose_and_double_nothing(engine, figure):
                 ended += _terminate_writers(admin, tag)
                 rounds += 1
                 time.sleep(rng.uniform(0.05, 0.15))  # on purpose: ended at any moment
-        outputs = [w.communicate(timeout=600) for w in writers]
+        # Every writer has ended; its output through the reader that read its first line
+        # (communicate() would read the pipe under that reader's buffer).
+        outputs = [(w.stdout.read(), w.stderr.read()) for w in writers]
+        for writer in writers:
+            writer.stdout.close()
+            writer.stderr.close()
         for writer, (_out, err) in zip(writers, outputs, strict=True):
             assert writer.returncode == 0, err
         sent_again = sum(tally(out)[1] for out, _ in outputs)
