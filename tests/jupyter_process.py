@@ -100,8 +100,18 @@ def _stop(process: subprocess.Popen, name: str, log: Path) -> None:
         process.kill()
         process.wait(timeout=20)
     text = log.read_text(errors="replace")
-    where = text[text.find("Fatal Python error") :][:4000]
-    warnings.warn(f"{name} was still stopping after {STOP_S} s: {where}", stacklevel=2)
+    where = text[text.find("Fatal Python error") :]
+    if not _left_an_anyio_worker(where):
+        warnings.warn(f"{name} was still stopping after {STOP_S} s: {where[:4000]}", stacklevel=2)
+
+
+def _left_an_anyio_worker(where: str) -> bool:
+    """Whether the server had stopped and Python's exit waited on an AnyIO worker thread (seen
+    under load only). jupyter_server's contents do their file work on AnyIO's workers, and AnyIO
+    ends a worker when the task that started it ends; where that task had not ended when the
+    server stopped its event loop, nothing ends the worker (neither is this package's)."""
+    current = where[where.find("Current thread") :]
+    return " in _shutdown" in current.split("\n\n")[0] and "anyio/_backends/" in where
 
 
 # No news pop-up over the page, and no check for updates: a page the tests (and the docs'
