@@ -9,6 +9,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_plans import PlanStore
 from tests.engines import ENGINES, database
+from tests.helpers.figures import pytest_terminal_summary  # noqa: F401 - the run's figures
 from tests.jupyter_process import plans_server
 from tests.lanes import (  # noqa: F401 - the lanes' hooks (see tests/lanes.py)
     pytest_addoption,

@@ -14,36 +14,17 @@ from pathlib import Path
 import pytest
 
 from tests.engines import WITH_PGBOUNCER
+from tests.helpers.figures import record
 from tests.jupyter_process import plans_server
 
-FIGURE = "reliability figure"  # the key of a figure among a test's user_properties
 DISK = os.environ.get("JUPYTER_PLANS_DISK_TMPDIR")
 
 
 @pytest.fixture
 def figure(request):
-    """Call with one line; it is printed, with the test's name, after the run (also from
-    pytest-xdist's workers: it travels with the test's report)."""
-
-    def record(line: str) -> None:
-        request.node.user_properties.append((FIGURE, f"{request.node.name}: {line}"))
-
-    return record
-
-
-def pytest_terminal_summary(terminalreporter):
-    lines = [
-        value
-        for reports in terminalreporter.stats.values()
-        for report in reports
-        if getattr(report, "when", None) == "call"
-        for key, value in getattr(report, "user_properties", ())
-        if key == FIGURE
-    ]
-    if lines:
-        terminalreporter.section("reliability figures")
-        for line in lines:
-            terminalreporter.write_line(line)
+    """Call with one line; it is printed, with the test's name, after the run
+    (tests/helpers/figures.py)."""
+    return lambda line: record(request.node, line)
 
 
 FAILED = pytest.StashKey[set]()  # the tests' files and the tests that failed (session stash)
