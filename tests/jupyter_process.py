@@ -100,7 +100,8 @@ def _stop(process: subprocess.Popen, name: str, log: Path) -> None:
         process.kill()
         process.wait(timeout=20)
     text = log.read_text(errors="replace")
-    where = text[text.find("Fatal Python error") :]
+    at = text.find("Fatal Python error")  # where faulthandler's stacks begin
+    where = text[at:] if at >= 0 else text[-4000:]
     if not _left_an_anyio_worker(where):
         warnings.warn(f"{name} was still stopping after {STOP_S} s: {where[:4000]}", stacklevel=2)
 
