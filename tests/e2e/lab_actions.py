@@ -160,3 +160,16 @@ def box(locator) -> dict:
     """The locator's bounding box, read again until it has one: the card draws itself anew on
     a change, and the node a read finds may be the one just replaced (no box)."""
     return wait_until(locator.bounding_box, f"a box for {locator}", timeout=30)
+
+
+def line_height(locator) -> float:
+    """The locator's computed line height in px, read again until it is a number: a node the
+    card has just replaced is out of the document, and its computed style reads `normal`."""
+    return wait_until(
+        lambda: locator.evaluate(
+            "(node) => node.isConnected ? parseFloat(getComputedStyle(node).lineHeight) || null"
+            " : null"
+        ),
+        f"a line height for {locator}",
+        timeout=30,
+    )

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.contrast import failures, focus_rings, measure
-from tests.e2e.lab_actions import box, live_card, set_theme, settled
+from tests.e2e.lab_actions import box, line_height, live_card, set_theme, settled
 from tests.e2e.scenes import install_codex_hook, notebook, projector
 from tests.jupyter_process import jupyter_lab
 
@@ -92,9 +92,7 @@ def test_the_decision_comes_first_and_the_steps_are_compact(page, projector_lab,
     assert approved["y"] + approved["height"] < 1000  # in view
     warnings = card.locator(".jp-plans-guards > .jp-plans-guard")
     assert warnings.count() == 2
-    line = card.locator(".jp-plans-guard-summary").first.evaluate(
-        "(node) => parseFloat(getComputedStyle(node).lineHeight)"
-    )
+    line = line_height(card.locator(".jp-plans-guard-summary").first)
     for index in range(2):
         warning = warnings.nth(index)
         warned = box(warning)
