@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import functools
-import json
 import sys
 
 from .errors import DecisionRefused, PlanStoreError
 from .lazy import LazyModule
 
-# `hook` runs before every tool call of a coding agent, in a new process: it loads no argparse.
+# `hook` runs before every tool call of a coding agent, in a new process: it loads neither.
 argparse = LazyModule("argparse")
+json = LazyModule("json")
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence

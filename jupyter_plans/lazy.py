@@ -3,8 +3,6 @@ regular expressions compiled on first use."""
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False  # typing itself is not loaded: the coding-agent hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -58,6 +56,8 @@ class LazyPattern:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        import re  # not before a pattern is used (the hook loads this module)
+
         value = getattr(re.compile(self.pattern), name)
         setattr(self, name, value)
         return value

@@ -9,9 +9,9 @@ argparse (which takes a tenth of the time it may have); every other one, by argp
 
 from __future__ import annotations
 
-import json
 import sys
 
+from .. import json_lite
 from .tool_use import DEFAULT_GUARD, EVENTS, guard_names, read_command, read_input
 
 
@@ -114,5 +114,5 @@ def main(argv: list[str]) -> int:
         if "systemMessage" in reply:
             print(reply["systemMessage"], file=sys.stderr)
         # ASCII, so the answer parses whatever the locale of the host's pipe.
-        print(json.dumps(reply, separators=(",", ":")))
+        print(json_lite.dumps(reply, separators=(",", ":")))
     return 0

@@ -2,7 +2,8 @@
 shares (the host's input, the answer's shapes, the plan read from the store read-only).
 
 The host runs this before every guarded tool call of every turn, each time in a new process,
-so its path is the one kept short: it loads the standard library's json and sqlite3, and the
+so its path is the one kept short: it loads the standard library's sqlite3 (and json's C
+functions, without importing json: json_lite.py), and the
 few modules of the package it decides with (the read-only store, the guard's words, the
 heartbeat), never pydantic, SQLAlchemy, typing, pathlib, dataclasses or argparse. The command
 line `hook install` writes is read here without argparse; any other goes to argparse
@@ -11,9 +12,9 @@ line `hook install` writes is read here without argparse; any other goes to argp
 
 from __future__ import annotations
 
-import json
 from types import SimpleNamespace
 
+from .. import json_lite
 from ..agents.hosts.registry import own_plan_write
 from .seen import beat
 
@@ -72,7 +73,7 @@ def read_input(stream: Any) -> tuple[dict | None, str | None]:
     if len(data) > MAX_INPUT_BYTES:
         return None, f"the hook input is larger than 1 MiB ({MAX_INPUT_BYTES} bytes); not read"
     try:
-        payload = json.loads(data.decode("utf-8"))
+        payload = json_lite.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else _line(exc)
         return None, f"the hook input is not JSON: {reason}"

@@ -4,13 +4,12 @@ SQLAlchemy (`run_sqlite` runs one on a plain sqlite3 connection). `python -m
 jupyter_plans.store.compiled` writes the file after a change to statements.py or schema.py;
 the tests check it against SQLAlchemy.
 
-Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
-alone: neither pathlib nor typing is loaded here.
+Imported by the coding-agent hook, which starts with the standard library's sqlite3 alone:
+neither json, pathlib nor typing is loaded here.
 """
 
 from __future__ import annotations
 
-import json
 from keyword import iskeyword
 from operator import itemgetter
 
@@ -186,6 +185,8 @@ def shipped() -> dict:
 
 
 def write_shipped() -> None:
+    import json
+
     text = json.dumps(shipped(), indent=1, sort_keys=True) + "\n"
     with open(SHIPPED_PATH, "w", encoding="utf-8") as file:
         file.write(text)

@@ -9,12 +9,12 @@ Imported by the coding-agent hook: nothing here loads SQLAlchemy or pydantic.
 from __future__ import annotations
 
 import _thread  # threading's lock, without the module (the hook loads this one)
-import json
 import time
 
+from .. import json_lite
 from .keys import INSTALLED_KEY
 
-TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's json and sqlite3
+TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's sqlite3
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
@@ -91,7 +91,7 @@ def installed(tx: Any) -> list[dict]:
         if not key.startswith(prefix):
             continue  # LIKE's `_` stands for any character
         try:
-            record = json.loads(value) if value else None
+            record = json_lite.loads(value) if value else None
         except ValueError:
             record = None
         if isinstance(record, dict) and isinstance(record.get("at"), int):
@@ -105,5 +105,5 @@ def installed(tx: Any) -> list[dict]:
 def record_install(tx: Any, host: str, agent: str, file: Path) -> None:
     """In a write transaction: the hooks of `host` (the agent `agent`) were installed for this
     plan, in `file`."""
-    value = json.dumps({"agent": agent, "at": now_ms(), "file": str(file)})
+    value = json_lite.dumps({"agent": agent, "at": now_ms(), "file": str(file)})
     tx.execute("UPSERT_SETTING", {"key": INSTALLED_KEY.format(host=host), "value": value})

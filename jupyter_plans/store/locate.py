@@ -4,8 +4,8 @@ environment, else the defaults (`analysis.ipynb` -> `analysis.plans.sqlite` besi
 file's current session). The kernel, the server extension, the command line and the hooks all
 ask `resolve`.
 
-Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
-alone: a path as `hook install` writes it (absolute, as pathlib writes it) is worked with as
+Imported by the coding-agent hook, which starts with the standard library's sqlite3 alone:
+a path as `hook install` writes it (absolute, as pathlib writes it) is worked with as
 text, as pathlib would; pathlib loads for any other (see preflight.py's plain_path).
 """
 

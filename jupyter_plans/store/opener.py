@@ -17,8 +17,8 @@ connection still writes into. So a plan file is opened here and only by SQLite:
 Sizes come from `os.stat` and headers from SQLite itself (preflight.py). The only descriptor
 of a plan file opened otherwise is `sync_unplaced`'s, on a copy no connection has open.
 
-Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
-alone: this module loads os and sqlite3, nothing else.
+Imported by the coding-agent hook, which starts with the standard library's sqlite3 alone:
+this module loads os and sqlite3, nothing else.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a file must be before it is opened as a plan file: a look that writes nothing.
 
-Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
-alone: paths are looked at with os.path, and neither pathlib nor typing is loaded.
+Imported by the coding-agent hook, which starts with the standard library's sqlite3 alone:
+paths are looked at with os.path, and neither pathlib nor typing is loaded.
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
 """What ships with the package for SQLite, made ahead by compiled.py: every statement's compiled
 form and the tables of a new plan file, read once per process.
 
-Imported by the coding-agent hook, which starts with the standard library's json and sqlite3
-alone: neither pathlib nor typing is loaded here (SHIPPED, a Path, loads pathlib when asked for).
+Imported by the coding-agent hook, which starts with the standard library's sqlite3 alone:
+neither json, pathlib nor typing is loaded here (SHIPPED, a Path, loads pathlib when asked for).
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
+
+from .. import json_lite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,6 +33,6 @@ def shipped_forms() -> dict[str, Any]:
     """The compiled forms for SQLite that ship with the package (statements.py)."""
     try:
         with open(SHIPPED_PATH, encoding="utf-8") as file:
-            return json.load(file)
+            return json_lite.loads(file.read())
     except FileNotFoundError:
         return {}

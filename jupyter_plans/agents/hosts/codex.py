@@ -2,15 +2,16 @@
 is, the trust it needs before it runs them (codex_trust.py reads it, codex_config.py records
 it), and what `hook doctor codex` says.
 
-Imported by the hook's PreToolUse: the standard library's json and os alone at import time.
+Imported by the hook's PreToolUse: the standard library's os and stat alone at import time.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
+
+from ... import json_lite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def version(environ: Any) -> str | None:
             data = os.read(fd, 65536) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
         finally:
             os.close(fd)
-        found = json.loads(data)["version"]
+        found = json_lite.loads(data.decode("utf-8"))["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return found if isinstance(found, str) else None

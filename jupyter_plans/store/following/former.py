@@ -14,7 +14,7 @@ from ..compiled import set_setting, setting
 from ..guards import WRITE_WAIT_SECONDS
 from ..keys import FORMER_KEY, TOLD_KEY
 
-TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's json and sqlite3
+TYPE_CHECKING = False  # nor typing: the hook starts with the standard library's sqlite3
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
