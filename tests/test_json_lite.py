@@ -17,7 +17,13 @@ SEPARATORS = [(",", ":"), (", ", ": ")]
 texts = st.text(alphabet=st.characters(exclude_categories=()), max_size=40)  # surrogates too
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | texts,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
+    # keys as json takes them: text, and numbers, booleans and None, which it writes as text
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            texts | st.integers() | st.floats() | st.booleans() | st.none(), inner, max_size=4
+        )
+    ),
     max_leaves=20,
 )
 # Text near JSON: pieces of it, whitespace json takes and json does not, a BOM, broken escapes.
