@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 import uuid
 from pathlib import Path
@@ -213,8 +214,12 @@ def test_a_rename_while_the_kernel_writes(served):
         kernel.run(LOAD + WRITING)
         count = "print(len(_accepted))"
         wait_until(lambda: int(kernel.run(count)) >= 20, "the kernel's first 20 writes")
-        status, body = request(served, "PATCH", f"/api/contents/{old}", {"path": new})
+        # No limit on how soon (a loaded machine's rename waited more than 10 s, not yet
+        # explained: docs/development.md, Under load); it prints how long it took.
+        asked = time.monotonic()
+        status, body = request(served, "PATCH", f"/api/contents/{old}", {"path": new}, timeout=120)
         assert status == 200, body
+        print(f"the rename answered in {time.monotonic() - asked:.2f} s")
         at_rename = int(kernel.run(count))
         wait_until(lambda: int(kernel.run(count)) >= at_rename + 20, "20 writes after it")
         said = kernel.run(
