@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 try:
     from _json import encode_basestring_ascii, make_encoder, make_scanner
 except ImportError:  # a Python without json's accelerator: json answers
-    make_scanner = None
+    make_encoder = make_scanner = None
 
 WHITESPACE = " \t\n\r"  # json.decoder.WHITESPACE's characters
 # json.JSONDecoder()'s settings, which the C scanner reads: the same values for every number
@@ -53,7 +53,7 @@ def loads(text: str) -> Any:
 
 def dumps(value: Any, separators: tuple[str, str] = (", ", ": ")) -> str:
     """`json.dumps(value, separators=separators)`: ASCII, keys in their order."""
-    if make_scanner is not None:
+    if make_encoder is not None:
         try:
             # markers, default, encoder, indent, separators, sort_keys, skipkeys, allow_nan
             encode = make_encoder(

@@ -2,10 +2,10 @@
 shares (the host's input, the answer's shapes, the plan read from the store read-only).
 
 The host runs this before every guarded tool call of every turn, each time in a new process,
-so its path is the one kept short: it loads the standard library's sqlite3 (and json's C
-functions, without importing json: json_lite.py), and the
-few modules of the package it decides with (the read-only store, the guard's words, the
-heartbeat), never pydantic, SQLAlchemy, typing, pathlib, dataclasses or argparse. The command
+so its path is the one kept short: it loads the standard library's sqlite3, json's C functions
+(json_lite.py: not json itself, whose import compiles regular expressions) and the few modules
+of the package it decides with (the read-only store, the guard's words, the heartbeat), never
+pydantic, SQLAlchemy, typing, pathlib, dataclasses or argparse. The command
 line `hook install` writes is read here without argparse; any other goes to argparse
 (command.py), which reads it as before. The other hook points are points.py's.
 """

@@ -58,7 +58,7 @@ def version(environ: Any) -> str | None:
             data = os.read(fd, 65536) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
         finally:
             os.close(fd)
-        found = json_lite.loads(data.decode("utf-8"))["version"]
+        found = json_lite.loads(data.decode("utf-8-sig"))["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return found if isinstance(found, str) else None
